@@ -1,0 +1,1 @@
+//! Budget stage: per-command truncation, repeat folding, model profiles and the token ceiling.

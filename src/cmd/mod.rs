@@ -1,0 +1,6 @@
+//! One module per subcommand, each implementing [`Run`].
+
+/// A subcommand: runs and returns the process exit status.
+pub trait Run {
+    fn run(self) -> anyhow::Result<i32>;
+}

@@ -1,0 +1,1 @@
+//! Format stage: text, markdown and json renderings of a [`crate::model::ContextDoc`].

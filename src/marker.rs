@@ -1,0 +1,1 @@
+//! Finds omnish's own markers in the shell's output.

@@ -1,0 +1,109 @@
+//! Types shared by the context pipeline stages.
+//!
+//! `select` yields [`crate::store::CommandRecord`]s; `read` + `render` + `redact` turn each into a
+//! [`CommandContext`]; `budget` trims the list and fills a [`BudgetReport`]; `format` prints a
+//! [`ContextDoc`].
+
+use serde::Serialize;
+
+/// One command, prepared for a language model: what ran, where, how it ended, and the text the
+/// user saw (already rendered and redacted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommandContext {
+    pub session_id: String,
+    pub seq: u64,
+    /// The command line exactly as typed (redacted). May contain newlines.
+    pub command_line: String,
+    /// Working directory the command ran in ("" when unknown).
+    pub cwd: String,
+    /// Milliseconds since the Unix epoch.
+    pub started_at: u64,
+    /// Milliseconds since the Unix epoch; `None` while the command is still running or when the
+    /// recording was cut off.
+    pub ended_at: Option<u64>,
+    /// `None` when unknown (still running, or the recorder died before the command ended).
+    pub exit_code: Option<i32>,
+    /// The command had not finished when the context was taken.
+    pub running: bool,
+    /// Rendered output lines (no trailing newline characters). After truncation this holds only
+    /// the kept lines; an elision point is given by `omitted_at`.
+    pub output: Vec<String>,
+    /// Number of lines the full rendered output had.
+    pub output_lines: usize,
+    /// Lines removed by truncation (`--max-lines`) or budget.
+    pub omitted_lines: usize,
+    /// Index into `output` before which the omitted lines stood (`None` when nothing omitted).
+    /// Formatters print a `... (N lines omitted) ...` line there.
+    pub omitted_at: Option<usize>,
+    /// How many times this same command ran back to back with the same output (1 = once).
+    pub repeat: usize,
+    /// The budget compressed this command to a one-line summary: `output` is empty and
+    /// formatters print only command, status and `output_lines`.
+    pub summarized: bool,
+}
+
+impl CommandContext {
+    /// A context with no output yet; the other fields as given.
+    pub fn new(session_id: impl Into<String>, seq: u64, command_line: impl Into<String>) -> Self {
+        CommandContext {
+            session_id: session_id.into(),
+            seq,
+            command_line: command_line.into(),
+            cwd: String::new(),
+            started_at: 0,
+            ended_at: None,
+            exit_code: None,
+            running: false,
+            output: Vec::new(),
+            output_lines: 0,
+            omitted_lines: 0,
+            omitted_at: None,
+            repeat: 1,
+            summarized: false,
+        }
+    }
+}
+
+/// What the budget stage did, so the formatter can say it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct BudgetReport {
+    /// The ceiling in tokens, if one was set.
+    pub budget: Option<usize>,
+    /// Tokens the formatted result counts, if a budget was set.
+    pub tokens: Option<usize>,
+    /// Name of the tokenizer used for counting.
+    pub tokenizer: Option<String>,
+    /// Commands compressed to one-line summaries (session_id, seq).
+    pub summarized: Vec<(String, u64)>,
+    /// Commands dropped entirely, oldest first (session_id, seq).
+    pub dropped: Vec<(String, u64)>,
+}
+
+impl BudgetReport {
+    /// Whether anything was compressed or dropped.
+    pub fn changed_anything(&self) -> bool {
+        !self.summarized.is_empty() || !self.dropped.is_empty()
+    }
+}
+
+/// Which parts of each command to show.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Parts {
+    /// Command line, status and output.
+    #[default]
+    All,
+    /// Only outputs, no command lines (`--results-only`).
+    ResultsOnly,
+    /// Command lines, statuses and cwd, no output (`--commands-only`).
+    CommandsOnly,
+}
+
+/// Everything a formatter prints: the commands (oldest first, grouped by session when
+/// `group_sessions` is set; the current session last) and what the budget did.
+#[derive(Debug, Clone, Default)]
+pub struct ContextDoc {
+    pub commands: Vec<CommandContext>,
+    pub group_sessions: bool,
+    pub parts: Parts,
+    pub report: BudgetReport,
+}

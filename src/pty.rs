@@ -1,0 +1,1 @@
+//! Runs the shell in a pseudo-terminal.

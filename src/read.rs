@@ -1,0 +1,1 @@
+//! Read stage of the context pipeline.

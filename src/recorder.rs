@@ -1,0 +1,1 @@
+//! Turns markers and output into the session store.

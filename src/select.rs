@@ -1,0 +1,1 @@
+//! Select stage of the context pipeline.

@@ -1,0 +1,1 @@
+//! Shell detection and hook injection.
