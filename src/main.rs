@@ -1,10 +1,34 @@
+//! omnish: parse, dispatch, and map errors to exit statuses in one place.
+
 use clap::Parser;
 use omnish::cli::{Cli, Command};
+use omnish::cmd::Run;
+use omnish::error::ExitError;
+use std::io::ErrorKind;
 
 fn main() {
     let cli = Cli::parse();
-    let code = match cli.command {
-        Command::Wrap(_) => 0,
+    let result = match cli.command {
+        Command::Wrap(args) => args.run(),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(err) => exit_code_for(&err),
     };
     std::process::exit(code);
+}
+
+/// Prints the error in one line and picks the exit status. A closed stdout (`| head`) is
+/// success: the reader got what it wanted.
+fn exit_code_for(err: &anyhow::Error) -> i32 {
+    for cause in err.chain() {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            if io.kind() == ErrorKind::BrokenPipe {
+                return 0;
+            }
+        }
+    }
+    let message: Vec<String> = err.chain().map(|c| c.to_string()).collect();
+    eprintln!("omnish: {}", message.join(": "));
+    err.downcast_ref::<ExitError>().map_or(1, |e| e.code)
 }

@@ -1,1 +1,514 @@
-//! Finds omnish's own markers in the shell's output.
+//! Finds omnish's own markers in the shell's output and separates them from everything else.
+//!
+//! The hooks in `shell/` emit these OSC sequences, always BEL-terminated, each carrying the
+//! session's random token `T` (see SHELL-INTEGRATION.md §1 and §6):
+//!
+//! | bytes after `ESC ]`        | meaning                                              |
+//! |----------------------------|------------------------------------------------------|
+//! | `133;A;aid=T`              | prompt start                                         |
+//! | `133;B;aid=T`              | prompt end, typed input follows (bash PS1)           |
+//! | `133;C;aid=T`              | input end, output start                              |
+//! | `133;D;<status>;aid=T`     | command end with its exit status                     |
+//! | `133;D;aid=T`              | nothing ran (empty line, Ctrl-C at the prompt)       |
+//! | `133;Z;aid=T`              | output end: zsh's PROMPT_SP filler follows           |
+//! | `633;E;<escaped>;T`        | the command line, escaped                            |
+//! | `633;P;Cwd=<escaped>;T`    | the working directory, escaped                       |
+//!
+//! Escaping (as VS Code's OSC 633): `\` → `\\`, `;` and bytes below 0x20 and 0x7f → `\xHH`.
+//!
+//! A sequence without the token is ordinary output and passes through untouched: `cat` of a
+//! log full of OSC 133, a nested shell or ssh with their own integration can never forge or end
+//! a command. Our own markers are removed from the byte stream.
+//!
+//! The scanner is a small state machine rather than a full terminal parser: it only has to know
+//! where an OSC starts and ends, which it decides exactly as `vte` does (any ESC ends an OSC,
+//! CAN/SUB abort it; a property test checks the two agree). It holds back at most
+//! [`MAX_MARKER`] bytes of a candidate marker, so an unterminated `ESC ]133;` flood from program
+//! output costs bounded memory and is released as ordinary output.
+
+/// Longest marker payload held back while waiting for its terminator.
+pub const MAX_MARKER: usize = 256 * 1024;
+
+const ESC: u8 = 0x1b;
+const BEL: u8 = 0x07;
+const CAN: u8 = 0x18;
+const SUB: u8 = 0x1a;
+
+/// One of the hooks' markers, token checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Marker {
+    PromptStart,
+    PromptEnd,
+    OutputStart,
+    /// `Some(status)` after a command ran, `None` when nothing ran.
+    CommandEnd(Option<i32>),
+    OutputEnd,
+    CommandLine(String),
+    Cwd(String),
+}
+
+/// What the scanner finds, in stream order.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    /// Bytes to forward to the terminal and record as output.
+    Text(&'a [u8]),
+    Marker(Marker),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Ground,
+    /// `held` is `ESC`.
+    Esc,
+    /// `held` is `ESC ]` plus a payload that may still be one of ours.
+    Osc,
+    /// `held` is `ESC ] payload ESC`.
+    OscEsc,
+}
+
+/// Splits a byte stream into text and markers; feed it reads of any size.
+pub struct Scanner {
+    token: Vec<u8>,
+    state: State,
+    held: Vec<u8>,
+}
+
+impl Scanner {
+    pub fn new(token: &str) -> Scanner {
+        Scanner {
+            token: token.as_bytes().to_vec(),
+            state: State::Ground,
+            held: Vec::new(),
+        }
+    }
+
+    /// Whether bytes of a possible marker are held back, waiting for more input.
+    pub fn holding(&self) -> bool {
+        !self.held.is_empty()
+    }
+
+    /// Scans `input`, calling `sink` with text runs and markers in order. Bytes of an unfinished
+    /// candidate marker are held until a later call decides what they are.
+    pub fn feed(&mut self, input: &[u8], sink: &mut dyn FnMut(Piece<'_>)) {
+        let mut i = 0;
+        // Start of the current run of plain text inside `input`.
+        let mut text_start = 0;
+        while i < input.len() {
+            match self.state {
+                State::Ground => match memchr(ESC, &input[i..]) {
+                    None => i = input.len(),
+                    Some(k) => {
+                        let at = i + k;
+                        if at > text_start {
+                            sink(Piece::Text(&input[text_start..at]));
+                        }
+                        self.held.push(ESC);
+                        self.state = State::Esc;
+                        i = at + 1;
+                        text_start = i;
+                    }
+                },
+                State::Esc => {
+                    let b = input[i];
+                    if b == b']' {
+                        self.held.push(b);
+                        self.state = State::Osc;
+                        i += 1;
+                        text_start = i;
+                    } else {
+                        // Not an OSC: the ESC and what follows are text.
+                        self.release(sink);
+                        text_start = i;
+                    }
+                }
+                State::Osc => {
+                    let b = input[i];
+                    match b {
+                        BEL => {
+                            i += 1;
+                            self.finish_osc(&[BEL], sink);
+                            text_start = i;
+                        }
+                        ESC => {
+                            self.held.push(ESC);
+                            self.state = State::OscEsc;
+                            i += 1;
+                            text_start = i;
+                        }
+                        CAN | SUB => {
+                            self.release(sink);
+                            text_start = i;
+                        }
+                        _ => {
+                            self.held.push(b);
+                            i += 1;
+                            text_start = i;
+                            if !could_be_ours(&self.held[2..]) || self.held.len() > MAX_MARKER {
+                                self.release(sink);
+                            }
+                        }
+                    }
+                }
+                State::OscEsc => {
+                    if input[i] == b'\\' {
+                        i += 1;
+                        self.held.pop();
+                        self.finish_osc(b"\x1b\\", sink);
+                        text_start = i;
+                    } else {
+                        // ESC ended the OSC (not ours: we always terminate properly); the ESC
+                        // starts a new sequence.
+                        self.held.pop();
+                        self.release(sink);
+                        self.held.push(ESC);
+                        self.state = State::Esc;
+                        text_start = i;
+                    }
+                }
+            }
+        }
+        if self.state == State::Ground && text_start < input.len() {
+            sink(Piece::Text(&input[text_start..]));
+        }
+    }
+
+    /// Gives up on a held candidate (end of stream, or it waited too long): its bytes are text.
+    pub fn flush(&mut self, sink: &mut dyn FnMut(Piece<'_>)) {
+        if !self.held.is_empty() {
+            self.release(sink);
+        }
+    }
+
+    fn release(&mut self, sink: &mut dyn FnMut(Piece<'_>)) {
+        let held = std::mem::take(&mut self.held);
+        sink(Piece::Text(&held));
+        self.held = held;
+        self.held.clear();
+        self.state = State::Ground;
+    }
+
+    /// `held` is `ESC ] payload`, terminated by `terminator` (already consumed).
+    fn finish_osc(&mut self, terminator: &[u8], sink: &mut dyn FnMut(Piece<'_>)) {
+        match parse(&self.held[2..], &self.token) {
+            Some(marker) => {
+                self.held.clear();
+                self.state = State::Ground;
+                sink(Piece::Marker(marker));
+            }
+            None => {
+                self.held.extend_from_slice(terminator);
+                self.release(sink);
+            }
+        }
+    }
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+/// Whether an OSC payload seen so far can still become one of our markers.
+fn could_be_ours(payload: &[u8]) -> bool {
+    let n = payload.len().min(4);
+    &payload[..n] == &b"133;"[..n] || &payload[..n] == &b"633;"[..n]
+}
+
+/// Parses a complete OSC payload; `None` unless it is one of ours with the right token.
+pub fn parse(payload: &[u8], token: &[u8]) -> Option<Marker> {
+    if let Some(rest) = payload.strip_prefix(b"133;") {
+        let rest = rest.strip_suffix(token)?.strip_suffix(b"aid=")?;
+        return match rest {
+            b"A;" => Some(Marker::PromptStart),
+            b"B;" => Some(Marker::PromptEnd),
+            b"C;" => Some(Marker::OutputStart),
+            b"Z;" => Some(Marker::OutputEnd),
+            b"D;" => Some(Marker::CommandEnd(None)),
+            _ => {
+                let status = rest.strip_prefix(b"D;")?.strip_suffix(b";")?;
+                let status = std::str::from_utf8(status).ok()?.parse().ok()?;
+                Some(Marker::CommandEnd(Some(status)))
+            }
+        };
+    }
+    let rest = payload.strip_prefix(b"633;")?;
+    let rest = rest.strip_suffix(token)?.strip_suffix(b";")?;
+    if let Some(cmd) = rest.strip_prefix(b"E;") {
+        return Some(Marker::CommandLine(unescape(cmd)?));
+    }
+    if let Some(cwd) = rest.strip_prefix(b"P;Cwd=") {
+        return Some(Marker::Cwd(unescape(cwd)?));
+    }
+    None
+}
+
+/// Escapes a value for a marker payload, as the hooks do.
+pub fn escape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            ';' => out.push_str("\\x3b"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Reverses [`escape`]; `None` when the payload holds raw control bytes or a broken escape,
+/// which our hooks never send.
+pub fn unescape(payload: &[u8]) -> Option<String> {
+    let mut out = Vec::with_capacity(payload.len());
+    let mut i = 0;
+    while i < payload.len() {
+        let b = payload[i];
+        if b < 0x20 || b == b';' {
+            return None;
+        }
+        if b != b'\\' {
+            out.push(b);
+            i += 1;
+            continue;
+        }
+        match payload.get(i + 1) {
+            Some(b'\\') => {
+                out.push(b'\\');
+                i += 2;
+            }
+            Some(b'x' | b'X') => {
+                let hex = payload.get(i + 2..i + 4)?;
+                let hex = std::str::from_utf8(hex).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 4;
+            }
+            _ => return None,
+        }
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const T: &str = "0123abcd";
+
+    /// Text and markers with adjacent text runs merged, so splits do not matter.
+    fn scan_chunks(chunks: &[&[u8]]) -> (Vec<u8>, Vec<(usize, Marker)>) {
+        let mut s = Scanner::new(T);
+        let mut text = Vec::new();
+        let mut markers = Vec::new();
+        let mut sink = |p: Piece<'_>| match p {
+            Piece::Text(t) => text.extend_from_slice(t),
+            Piece::Marker(m) => markers.push((text.len(), m)),
+        };
+        for c in chunks {
+            s.feed(c, &mut sink);
+        }
+        s.flush(&mut sink);
+        (text, markers)
+    }
+
+    fn scan(bytes: &[u8]) -> (Vec<u8>, Vec<(usize, Marker)>) {
+        scan_chunks(&[bytes])
+    }
+
+    fn osc(payload: &str) -> String {
+        format!("\x1b]{payload}\x07")
+    }
+
+    #[test]
+    fn own_markers_are_removed_and_reported_in_place() {
+        let input = format!(
+            "prompt$ {}ls\r\n{}a b\r\n{}{}",
+            osc(&format!("133;B;aid={T}")),
+            osc(&format!("133;C;aid={T}")),
+            osc(&format!("133;D;0;aid={T}")),
+            osc(&format!("133;A;aid={T}")),
+        );
+        let (text, markers) = scan(input.as_bytes());
+        assert_eq!(text, b"prompt$ ls\r\na b\r\n");
+        assert_eq!(
+            markers,
+            vec![
+                (8, Marker::PromptEnd),
+                (12, Marker::OutputStart),
+                (17, Marker::CommandEnd(Some(0))),
+                (17, Marker::PromptStart),
+            ]
+        );
+    }
+
+    #[test]
+    fn forged_marker_without_token_is_plain_output() {
+        let forged = format!("{}{}", osc("133;D;0"), osc("133;D;1;aid=wrongtoken"));
+        let (text, markers) = scan(forged.as_bytes());
+        assert_eq!(text, forged.as_bytes());
+        assert!(markers.is_empty());
+    }
+
+    #[test]
+    fn other_osc_sequences_pass_through() {
+        let input = "\x1b]0;title\x07\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\\x1b[31mred";
+        let (text, markers) = scan(input.as_bytes());
+        assert_eq!(text, input.as_bytes());
+        assert!(markers.is_empty());
+    }
+
+    #[test]
+    fn st_terminated_marker_is_accepted() {
+        let input = format!("a\x1b]133;C;aid={T}\x1b\\b");
+        let (text, markers) = scan(input.as_bytes());
+        assert_eq!(text, b"ab");
+        assert_eq!(markers, vec![(1, Marker::OutputStart)]);
+    }
+
+    #[test]
+    fn command_line_and_cwd_are_unescaped() {
+        let cmd = "echo 'a;b' \\ \t\x1b[1m\nnext ünï 字";
+        let input = format!(
+            "{}{}",
+            osc(&format!("633;E;{};{T}", escape(cmd))),
+            osc(&format!("633;P;Cwd={};{T}", escape("/tmp/x;y"))),
+        );
+        let (text, markers) = scan(input.as_bytes());
+        assert!(text.is_empty());
+        assert_eq!(
+            markers,
+            vec![
+                (0, Marker::CommandLine(cmd.to_string())),
+                (0, Marker::Cwd("/tmp/x;y".to_string()))
+            ]
+        );
+    }
+
+    #[test]
+    fn negative_and_large_statuses_parse() {
+        let (_, m) = scan(osc(&format!("133;D;130;aid={T}")).as_bytes());
+        assert_eq!(m, vec![(0, Marker::CommandEnd(Some(130)))]);
+        let (_, m) = scan(osc(&format!("133;D;aid={T}")).as_bytes());
+        assert_eq!(m, vec![(0, Marker::CommandEnd(None))]);
+        let (t, m) = scan(osc(&format!("133;D;x1;aid={T}")).as_bytes());
+        assert!(m.is_empty());
+        assert!(!t.is_empty());
+    }
+
+    #[test]
+    fn can_aborts_a_candidate() {
+        let input = format!("\x1b]133;C;aid=\x18{T}\x07rest");
+        let (text, markers) = scan(input.as_bytes());
+        assert_eq!(text, input.as_bytes());
+        assert!(markers.is_empty());
+    }
+
+    #[test]
+    fn unterminated_flood_is_released_with_bounded_memory() {
+        let mut s = Scanner::new(T);
+        let mut out = 0usize;
+        let mut sink = |p: Piece<'_>| {
+            if let Piece::Text(t) = p {
+                out += t.len()
+            }
+        };
+        s.feed(b"\x1b]133;", &mut sink);
+        let chunk = vec![b'x'; 64 * 1024];
+        for _ in 0..10 {
+            s.feed(&chunk, &mut sink);
+            assert!(s.held.len() <= MAX_MARKER + 1);
+        }
+        s.flush(&mut sink);
+        assert_eq!(out, 6 + 640 * 1024);
+    }
+
+    #[test]
+    fn raw_control_byte_in_payload_is_not_ours() {
+        let input = format!("\x1b]633;E;a\nb;{T}\x07");
+        let (text, markers) = scan(input.as_bytes());
+        assert!(markers.is_empty());
+        assert_eq!(text, input.as_bytes());
+    }
+
+    #[test]
+    fn escape_round_trips_every_control_byte() {
+        let all: String = (0u8..=0x7f).map(char::from).collect();
+        assert_eq!(unescape(escape(&all).as_bytes()).as_deref(), Some(all.as_str()));
+    }
+
+    fn sample_stream() -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(osc(&format!("133;A;aid={T}")).as_bytes());
+        v.extend_from_slice(b"\x1b[1mme@host\x1b[0m $ ");
+        v.extend_from_slice(osc(&format!("133;B;aid={T}")).as_bytes());
+        v.extend_from_slice(b"cat log\r\n");
+        v.extend_from_slice(osc(&format!("633;E;{};{T}", escape("cat log; echo ü"))).as_bytes());
+        v.extend_from_slice(format!("\x1b]133;C;aid={T}\x1b\\").as_bytes());
+        v.extend_from_slice(b"\x1b]133;D;0\x07forged\x1b]0;t\x07\x1b]133;A;aid=zz\x1b\\x\x1b");
+        v.extend_from_slice(b"[K\x1b]1");
+        v.extend_from_slice(osc(&format!("133;D;7;aid={T}")).as_bytes());
+        v.extend_from_slice(b"tail");
+        v
+    }
+
+    #[test]
+    fn markers_split_across_reads_at_every_byte() {
+        let stream = sample_stream();
+        let whole = scan(&stream);
+        assert_eq!(whole.1.len(), 5);
+        for cut in 0..=stream.len() {
+            let (a, b) = stream.split_at(cut);
+            assert_eq!(scan_chunks(&[a, b]), whole, "split at {cut}");
+        }
+    }
+
+    /// Records where vte dispatches OSCs and what they contain.
+    struct VteOscs(Vec<Vec<Vec<u8>>>);
+    impl vte::Perform for VteOscs {
+        fn osc_dispatch(&mut self, params: &[&[u8]], _bell: bool) {
+            self.0.push(params.iter().map(|p| p.to_vec()).collect());
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_split_gives_the_same_result(cuts in proptest::collection::vec(0usize..400, 0..6)) {
+            let stream = sample_stream();
+            let whole = scan(&stream);
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (stream.len() + 1)).collect();
+            cuts.sort();
+            let mut chunks = Vec::new();
+            let mut last = 0;
+            for c in cuts { chunks.push(&stream[last..c]); last = c; }
+            chunks.push(&stream[last..]);
+            prop_assert_eq!(scan_chunks(&chunks), whole);
+        }
+
+        #[test]
+        fn foreign_bytes_pass_through_unchanged(bytes in proptest::collection::vec(
+            prop_oneof![Just(0x1bu8), Just(b']'), Just(0x07u8), Just(b'1'), Just(b'3'), Just(b';'),
+                        Just(0x18u8), Just(b'\\'), any::<u8>()], 0..300)) {
+            // Without the token nothing can be a marker, so the text is the input.
+            let (text, markers) = scan(&bytes);
+            prop_assert!(markers.is_empty());
+            prop_assert_eq!(text, bytes);
+        }
+
+        #[test]
+        fn our_markers_agree_with_vte(pre in "[a-z \\x1b\\[0-9;m]{0,20}", cmd in "\\PC{0,30}") {
+            // Whatever precedes it, vte sees our marker as an OSC exactly when the scanner does.
+            let marker = osc(&format!("633;E;{};{T}", escape(&cmd)));
+            let input = format!("{pre}\x07{marker}");
+            let (_, markers) = scan(input.as_bytes());
+            let mut vte_oscs = VteOscs(Vec::new());
+            let mut parser = vte::Parser::new();
+            parser.advance(&mut vte_oscs, input.as_bytes());
+            let vte_found = vte_oscs.0.iter().any(|p| p.len() == 4 && p[0] == b"633" && p[1] == b"E");
+            prop_assert_eq!(vte_found, !markers.is_empty());
+            if let Some((_, Marker::CommandLine(c))) = markers.first() {
+                prop_assert_eq!(c, &cmd);
+            }
+        }
+    }
+}

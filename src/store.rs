@@ -1,1 +1,433 @@
-//! The session store on disk.
+//! The session store on disk: the contract between `omnish wrap` and everything that reads.
+//!
+//! ```text
+//! $OMNISH_DATA_DIR (default: the platform data dir, e.g. ~/.local/share/omnish)
+//!   sessions/<session-id>/          0700; ids sort by start time
+//!     meta.json                     SessionMeta, replaced atomically (temp file + rename)
+//!     stream.bin                    StreamEntry values back to back, each a MessagePack array
+//!                                   [timestamp_ms, direction, data] with data as bin
+//!     commands.jsonl                one CommandRecord per line, appended when a command ends
+//! ```
+//! Every file is 0600. Readers skip a torn last frame or line (crash, disk full).
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Direction of a [`StreamEntry`]: bytes the shell wrote.
+pub const OUTPUT: u8 = 1;
+/// Direction of a [`StreamEntry`]: bytes the user typed (only while the terminal echoed them).
+pub const INPUT: u8 = 0;
+
+pub const META: &str = "meta.json";
+pub const STREAM: &str = "stream.bin";
+pub const COMMANDS: &str = "commands.jsonl";
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The data root: `$OMNISH_DATA_DIR`, else the platform data directory.
+pub fn data_root() -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("OMNISH_DATA_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("", "", "omnish")
+        .map(|d| d.data_dir().to_path_buf())
+        .context("cannot find a home directory for the session store; set OMNISH_DATA_DIR")
+}
+
+pub fn sessions_dir(root: &Path) -> PathBuf {
+    root.join("sessions")
+}
+
+/// Creates `dir` and missing parents with mode 0700 (an existing `dir` is tightened to 0700).
+pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+}
+
+/// Opens `path` for appending, creating it 0600.
+pub fn open_append(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// A session id: UTC start time to the millisecond, then random hex, so ids are unique and sort
+/// by start time (`20261122T183045.123Z-9f3a1c`).
+pub fn new_session_id(started_at_ms: u64) -> String {
+    let t = UNIX_EPOCH + std::time::Duration::from_millis(started_at_ms);
+    let stamp = humantime::format_rfc3339_millis(t).to_string();
+    let compact: String = stamp.chars().filter(|c| *c != '-' && *c != ':').collect();
+    format!("{compact}-{}", random_hex(3))
+}
+
+/// `n` random bytes as lowercase hex, from the kernel's generator.
+pub fn random_hex(n: usize) -> String {
+    let mut buf = vec![0u8; n];
+    let filled = File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut buf));
+    if filled.is_err() {
+        // No /dev/urandom (a strange chroot): fall back to time and pid, still unpredictable
+        // enough to separate sessions, not a secret.
+        let seed = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0)
+            ^ (std::process::id() as u128) << 64;
+        for (i, b) in buf.iter_mut().enumerate() {
+            *b = (seed >> ((i % 16) * 8)) as u8;
+        }
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionState {
+    Running,
+    Exited,
+    Interrupted,
+}
+
+/// The command that has started but not ended, so readers can show it with its output so far.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunningCommand {
+    pub seq: u64,
+    pub command_line: String,
+    pub cwd: String,
+    pub started_at: u64,
+    pub stream_offset: u64,
+}
+
+/// `meta.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionMeta {
+    pub id: String,
+    /// Path of the shell program.
+    pub shell: String,
+    pub argv: Vec<String>,
+    /// Process id of the shell.
+    pub pid: Option<u32>,
+    /// Process id of the recorder.
+    pub recorder_pid: u32,
+    pub hostname: String,
+    pub cwd: String,
+    pub started_at: u64,
+    pub ended_at: Option<u64>,
+    /// The shell's exit status (128+N when killed by signal N).
+    pub exit_status: Option<i32>,
+    pub omnish_version: String,
+    pub state: SessionState,
+    /// Terminal size at the start.
+    pub cols: u16,
+    pub rows: u16,
+    /// Whether the shell's hooks were loaded (commands are split); false for `-c` and for
+    /// shells omnish cannot hook.
+    pub hooked: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running_command: Option<RunningCommand>,
+}
+
+/// One line of `commands.jsonl`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandRecord {
+    /// `<session_id>:<seq>`.
+    pub command_id: String,
+    pub session_id: String,
+    /// 1, 2, 3, ... in the order the commands started.
+    pub seq: u64,
+    pub command_line: String,
+    pub cwd: String,
+    pub started_at: u64,
+    pub ended_at: u64,
+    /// `None` when the end was never seen (the recorder lost its hooks).
+    pub exit_code: Option<i32>,
+    /// Byte offset in stream.bin of this command's first output frame.
+    pub stream_offset: u64,
+    /// Length in bytes of the frames holding exactly this command's output (keystroke frames
+    /// typed meanwhile may sit among them).
+    pub stream_length: u64,
+    /// Terminal width when the command started (for rendering).
+    pub cols: u16,
+    /// Where `command_line` came from: `hook` (the shell reported it) or `screen` (read back
+    /// from what the terminal showed, when the shell kept the line out of its history).
+    pub command_source: String,
+}
+
+/// A frame of `stream.bin`, borrowed for writing.
+#[derive(Serialize)]
+struct EntryRef<'a>(u64, u8, #[serde(with = "serde_bytes")] &'a [u8]);
+
+/// A frame of `stream.bin`: `[timestamp_ms, direction, data]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamEntry(
+    pub u64,
+    pub u8,
+    #[serde(with = "serde_bytes")] pub Vec<u8>,
+);
+
+impl StreamEntry {
+    pub fn timestamp_ms(&self) -> u64 {
+        self.0
+    }
+    pub fn direction(&self) -> u8 {
+        self.1
+    }
+    pub fn data(&self) -> &[u8] {
+        &self.2
+    }
+}
+
+/// Appends frames to `stream.bin`, knowing the offset of the next one.
+pub struct StreamWriter {
+    out: BufWriter<File>,
+    offset: u64,
+    encoded: Vec<u8>,
+}
+
+impl StreamWriter {
+    pub fn create(path: &Path) -> io::Result<StreamWriter> {
+        let file = open_append(path)?;
+        let offset = file.metadata()?.len();
+        Ok(StreamWriter {
+            out: BufWriter::with_capacity(64 * 1024, file),
+            offset,
+            encoded: Vec::with_capacity(64 * 1024),
+        })
+    }
+
+    /// Offset in the file where the next frame will start.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    pub fn write(&mut self, timestamp_ms: u64, direction: u8, data: &[u8]) -> io::Result<()> {
+        self.encoded.clear();
+        rmp_serde::encode::write(&mut self.encoded, &EntryRef(timestamp_ms, direction, data))
+            .map_err(io::Error::other)?;
+        self.out.write_all(&self.encoded)?;
+        self.offset += self.encoded.len() as u64;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Decodes frames from `bytes`, stopping silently at a torn or corrupt frame.
+pub fn decode_entries(bytes: &[u8]) -> Vec<StreamEntry> {
+    let mut entries = Vec::new();
+    let mut cursor = io::Cursor::new(bytes);
+    while (cursor.position() as usize) < bytes.len() {
+        match rmp_serde::decode::from_read::<_, StreamEntry>(&mut cursor) {
+            Ok(e) => entries.push(e),
+            Err(_) => break,
+        }
+    }
+    entries
+}
+
+/// Reads the frames in `[offset, offset+length)` of a stream file: cost grows with `length`
+/// only. A range running past the end of the file (a live session) reads what is there.
+pub fn read_range(path: &Path, offset: u64, length: Option<u64>) -> io::Result<Vec<StreamEntry>> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut bytes = Vec::new();
+    match length {
+        Some(len) => file.take(len).read_to_end(&mut bytes)?,
+        None => file.read_to_end(&mut bytes)?,
+    };
+    Ok(decode_entries(&bytes))
+}
+
+/// Concatenated output bytes (direction 1) of a range of frames.
+pub fn output_bytes(entries: &[StreamEntry]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for e in entries.iter().filter(|e| e.direction() == OUTPUT) {
+        out.extend_from_slice(e.data());
+    }
+    out
+}
+
+/// Writes `value` as JSON to `path` atomically: a 0600 temp file beside it, then a rename.
+pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        serde_json::to_writer_pretty(&mut f, value).map_err(io::Error::other)?;
+        f.write_all(b"\n")?;
+    }
+    fs::rename(&tmp, path)
+}
+
+/// Appends one record to `commands.jsonl` (opened per append, so a removed directory is noticed).
+pub fn append_command(dir: &Path, record: &CommandRecord) -> io::Result<()> {
+    let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
+    line.push(b'\n');
+    open_append(&dir.join(COMMANDS))?.write_all(&line)
+}
+
+pub fn read_meta(dir: &Path) -> Result<SessionMeta> {
+    let path = dir.join(META);
+    let text =
+        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("{} is not valid", path.display()))
+}
+
+/// All records of a session, in order; a torn or invalid line is skipped.
+pub fn read_commands(dir: &Path) -> io::Result<Vec<CommandRecord>> {
+    let file = match File::open(dir.join(COMMANDS)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut records = Vec::new();
+    for line in BufReader::new(file).split(b'\n') {
+        if let Ok(r) = serde_json::from_slice::<CommandRecord>(&line?) {
+            records.push(r);
+        }
+    }
+    Ok(records)
+}
+
+/// Session directories under `root`, oldest first.
+pub fn list_sessions(root: &Path) -> io::Result<Vec<PathBuf>> {
+    let dir = sessions_dir(root);
+    let mut out: Vec<PathBuf> = match fs::read_dir(&dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+            .map(|e| e.path())
+            .collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn session_ids_sort_by_start_time() {
+        let a = new_session_id(1_700_000_000_000);
+        let b = new_session_id(1_700_000_000_001);
+        let c = new_session_id(1_800_000_000_000);
+        assert!(a < b && b < c, "{a} {b} {c}");
+        assert!(a.starts_with("20231114T221320.000Z-"), "{a}");
+    }
+
+    #[test]
+    fn frames_are_msgpack_arrays_with_bin_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STREAM);
+        let mut w = StreamWriter::create(&path).unwrap();
+        w.write(5, OUTPUT, b"hi").unwrap();
+        w.flush().unwrap();
+        let bytes = fs::read(&path).unwrap();
+        // fixarray(3), positive fixint 5, 1, bin8 len 2, "hi"
+        assert_eq!(bytes, [0x93, 0x05, 0x01, 0xc4, 0x02, b'h', b'i']);
+        assert_eq!(w.offset(), 7);
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn torn_last_frame_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(STREAM);
+        let mut w = StreamWriter::create(&path).unwrap();
+        w.write(1, OUTPUT, b"one").unwrap();
+        w.write(2, INPUT, b"two").unwrap();
+        w.flush().unwrap();
+        let mut bytes = fs::read(&path).unwrap();
+        bytes.truncate(bytes.len() - 1);
+        let entries = decode_entries(&bytes);
+        assert_eq!(entries, vec![StreamEntry(1, OUTPUT, b"one".to_vec())]);
+    }
+
+    #[test]
+    fn torn_last_command_line_is_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let rec = CommandRecord {
+            command_id: "s:1".into(),
+            session_id: "s".into(),
+            seq: 1,
+            command_line: "ls".into(),
+            cwd: "/".into(),
+            started_at: 1,
+            ended_at: 2,
+            exit_code: Some(0),
+            stream_offset: 0,
+            stream_length: 0,
+            cols: 80,
+            command_source: "hook".into(),
+        };
+        append_command(dir.path(), &rec).unwrap();
+        let mut f = open_append(&dir.path().join(COMMANDS)).unwrap();
+        f.write_all(b"{\"command_id\":\"s:2\",\"sess").unwrap();
+        assert_eq!(read_commands(dir.path()).unwrap(), vec![rec]);
+    }
+
+    #[test]
+    fn atomic_json_is_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(META);
+        write_json_atomic(&path, &serde_json::json!({"a": 1})).unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert!(!path.with_extension("json.tmp").exists());
+    }
+
+    proptest! {
+        #[test]
+        fn frames_round_trip_and_ranges_read_exactly(
+            frames in proptest::collection::vec((any::<u64>(), 0u8..2, proptest::collection::vec(any::<u8>(), 0..300)), 0..20),
+            pick in any::<proptest::sample::Index>(),
+            cut in 0usize..4000,
+        ) {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join(STREAM);
+            let mut w = StreamWriter::create(&path).unwrap();
+            let mut offsets = Vec::new();
+            for (t, d, data) in &frames {
+                offsets.push(w.offset());
+                w.write(*t, *d, data).unwrap();
+            }
+            offsets.push(w.offset());
+            w.flush().unwrap();
+            let all: Vec<StreamEntry> = frames.iter().map(|(t, d, x)| StreamEntry(*t, *d, x.clone())).collect();
+            prop_assert_eq!(read_range(&path, 0, None).unwrap(), all.clone());
+            if !frames.is_empty() {
+                let i = pick.index(frames.len());
+                let one = read_range(&path, offsets[i], Some(offsets[i + 1] - offsets[i])).unwrap();
+                prop_assert_eq!(one, vec![all[i].clone()]);
+            }
+            // Any truncation yields a prefix of the frames, never an error or garbage.
+            let bytes = fs::read(&path).unwrap();
+            let cut = cut.min(bytes.len());
+            let got = decode_entries(&bytes[..cut]);
+            prop_assert!(all.starts_with(&got));
+        }
+    }
+}

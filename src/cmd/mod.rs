@@ -1,5 +1,7 @@
 //! One module per subcommand, each implementing [`Run`].
 
+pub mod wrap;
+
 /// A subcommand: runs and returns the process exit status.
 pub trait Run {
     fn run(self) -> anyhow::Result<i32>;

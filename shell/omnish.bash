@@ -1,0 +1,125 @@
+# omnish bash integration, loaded by `omnish wrap` as `bash --rcfile <this> -i`.
+# The lines above this file (written by omnish into a private 0600 file) set:
+#   __omnish_token   the session's marker token (never exported)
+#   __omnish_login   1 to read the login files instead of ~/.bashrc
+#   __omnish_rcfile  the user's --rcfile, or empty
+#   __omnish_norc    1 for --norc
+# Markers: see src/marker.rs. Every expansion is guarded (`${v-}`) for `set -u` users, and
+# builtins are called as builtins against aliases and functions of the same name.
+
+# 1. The user's own startup files, as bash would have read them.
+if [[ ${__omnish_login-} == 1 ]]; then
+    [[ -r /etc/profile ]] && builtin source /etc/profile
+    for __omnish_f in ~/.bash_profile ~/.bash_login ~/.profile; do
+        if [[ -r $__omnish_f ]]; then
+            builtin source "$__omnish_f"
+            break
+        fi
+    done
+    builtin unset __omnish_f
+elif [[ ${__omnish_norc-} != 1 ]]; then
+    if [[ -n ${__omnish_rcfile-} ]]; then
+        [[ -r $__omnish_rcfile ]] && builtin source "$__omnish_rcfile"
+    elif [[ -r ~/.bashrc ]]; then
+        builtin source ~/.bashrc
+    fi
+fi
+
+# 2. The hooks.
+__omnish_seq=0
+__omnish_seen=0
+__omnish_e=''
+__omnish_histcmd=''
+__omnish_b="\\[\\e]133;B;aid=${__omnish_token}\\a\\]"
+# Counts commands in the live shell without a fork (bash expands PS0 once per non-empty line),
+# then reports the command line from a subshell (PS0's $(...) cannot change the shell).
+__omnish_ps0='${__omnish_e:$((__omnish_seq+=1)):0}$(__omnish_preexec >/dev/tty)'
+
+# Escapes $1 into __omnish_esc: `\` → `\\`, `;`, control bytes and DEL → \xHH.
+__omnish_escape() {
+    local s=${1-} i h c
+    s=${s//\\/\\\\}
+    s=${s//;/\\x3b}
+    if [[ $s == *[[:cntrl:]]* ]]; then
+        for i in {1..31} 127; do
+            builtin printf -v h '%02x' "$i"
+            builtin printf -v c "\\x$h"
+            [[ $s == *"$c"* ]] && s=${s//"$c"/\\x$h}
+        done
+    fi
+    __omnish_esc=$s
+}
+
+# First in PROMPT_COMMAND: ends the previous command with its real status, reports the cwd and
+# the prompt start, and hands the status (and `$_`) on unchanged.
+__omnish_precmd() {
+    local __omnish_st=$?
+    [[ -n ${__omnish_token-} ]] || builtin return "$__omnish_st"
+    if [[ ${__omnish_seq-0} != "${__omnish_seen-0}" ]]; then
+        __omnish_seen=${__omnish_seq-0}
+        builtin printf '\e]133;D;%s;aid=%s\a' "$__omnish_st" "$__omnish_token"
+    else
+        builtin printf '\e]133;D;aid=%s\a' "$__omnish_token"
+    fi
+    __omnish_escape "${PWD-}"
+    builtin printf '\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' "$__omnish_esc" "$__omnish_token" "$__omnish_token"
+    __omnish_histcmd=${HISTCMD-}
+    builtin return "$__omnish_st"
+}
+
+# Last in PROMPT_COMMAND: marks the end of the prompt (after any PROMPT_COMMAND that rewrote
+# PS1, as starship does) and keeps the hooks in place.
+__omnish_prompt() {
+    local __omnish_st=$?
+    [[ -n ${__omnish_token-} ]] || builtin return "$__omnish_st"
+    [[ ${PS1-} == *"$__omnish_b" ]] || PS1=${PS1-}$__omnish_b
+    __omnish_install
+    builtin return "$__omnish_st"
+}
+
+# Runs in PS0's subshell just before the command: reports its line and the output start.
+__omnish_preexec() {
+    [[ -n ${__omnish_token-} ]] || builtin return 0
+    if [[ ${HISTCMD-} != "${__omnish_histcmd-}" ]]; then
+        # The line went into history (HISTCMD moved), so `history 1` is this line. Otherwise
+        # (ignorespace, ignoredups, set +o history) omnish reads the line off the screen.
+        local line
+        line=$(HISTTIMEFORMAT='' builtin history 1)
+        if [[ $line =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]](.*)$ ]]; then
+            __omnish_escape "${BASH_REMATCH[1]}"
+            builtin printf '\e]633;E;%s;%s\a' "$__omnish_esc" "$__omnish_token"
+        fi
+    fi
+    builtin printf '\e]133;C;aid=%s\a' "$__omnish_token"
+}
+
+# Puts __omnish_precmd first and __omnish_prompt last in PROMPT_COMMAND (string or array, as
+# the user has it) and the PS0 hook at the end of PS0. Idempotent; cheap when nothing changed.
+__omnish_install() {
+    [[ ${PS0-} == *"$__omnish_ps0"* ]] || PS0=${PS0-}$__omnish_ps0
+    local first='__omnish_precmd "$_"' last='__omnish_prompt' attrs=''
+    [[ -v PROMPT_COMMAND ]] && attrs=${PROMPT_COMMAND@a}
+    if [[ $attrs == *a* ]]; then
+        local n=${#PROMPT_COMMAND[@]} e
+        [[ ${PROMPT_COMMAND[0]-} == "$first" && ${PROMPT_COMMAND[n - 1]-} == "$last" ]] && builtin return 0
+        local -a kept=()
+        for e in "${PROMPT_COMMAND[@]}"; do
+            [[ $e == "$first" || $e == "$last" ]] || kept+=("$e")
+        done
+        PROMPT_COMMAND=("$first" "${kept[@]}" "$last")
+    else
+        local pc=${PROMPT_COMMAND-}
+        [[ $pc == "$first"$'\n'*$'\n'"$last" || $pc == "$first"$'\n'"$last" ]] && builtin return 0
+        pc=${pc//"$first"$'\n'/}
+        pc=${pc//$'\n'"$last"/}
+        # Newlines, not `;`, so a user value ending in `;` stays valid.
+        PROMPT_COMMAND="$first"$'\n'"${pc:+$pc$'\n'}$last"
+    fi
+    # An exported PROMPT_COMMAND reaches child shells; let them find harmless functions there
+    # (they see no token and only pass `$?` on).
+    if [[ $attrs == *x* ]]; then
+        builtin export -f __omnish_precmd __omnish_prompt __omnish_install __omnish_escape
+    fi
+}
+
+__omnish_install

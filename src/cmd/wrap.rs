@@ -1,0 +1,148 @@
+//! `omnish wrap [SHELL [ARGS...]]`: run a shell in a recorded pseudo-terminal.
+
+use crate::cli::WrapArgs;
+use crate::cmd::Run;
+use crate::marker::Scanner;
+use crate::pty::{self, Session};
+use crate::recorder::Recorder;
+use crate::shell;
+use crate::store::{self, SessionMeta, SessionState};
+use anyhow::{Context, Result};
+use portable_pty::CommandBuilder;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+impl Run for WrapArgs {
+    fn run(self) -> Result<i32> {
+        let argv = shell_argv(self.shell);
+        if let Some(session) = nested_session() {
+            eprintln!(
+                "omnish: this terminal is already recorded by session {session}; starting {} without a second recorder",
+                argv[0]
+            );
+            return exec_plain(&argv);
+        }
+
+        let started_at = store::now_ms();
+        let id = store::new_session_id(started_at);
+        let token = store::random_hex(16);
+        let launch = shell::prepare(&argv, &token)?;
+        let (cols, rows) = pty::terminal_size()
+            .or_else(size_from_env)
+            .unwrap_or((80, 24));
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+
+        let root = store::data_root()?;
+        let dir = store::sessions_dir(&root).join(&id);
+        let meta = SessionMeta {
+            id: id.clone(),
+            shell: launch.program.clone(),
+            argv: argv.clone(),
+            pid: None,
+            recorder_pid: std::process::id(),
+            hostname: nix::unistd::gethostname()
+                .map(|h| h.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            cwd: cwd.to_string_lossy().into_owned(),
+            started_at,
+            ended_at: None,
+            exit_status: None,
+            omnish_version: env!("CARGO_PKG_VERSION").to_string(),
+            state: SessionState::Running,
+            cols,
+            rows,
+            hooked: launch.hooked,
+            running_command: None,
+        };
+        // A recorder that cannot start must not keep the user from their shell.
+        let recorder = match Recorder::create(&dir, meta) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!(
+                    "omnish: cannot record to {}: {e}; starting {} without recording",
+                    dir.display(),
+                    argv[0]
+                );
+                None
+            }
+        };
+        if recorder.is_some() && !launch.hooked && launch.kind == shell::ShellKind::Other {
+            eprintln!(
+                "omnish: {} has no omnish hooks (bash and zsh do); its whole run is recorded as one command",
+                argv[0]
+            );
+        }
+
+        let mut command = CommandBuilder::new(&launch.program);
+        command.args(&launch.args);
+        command.cwd(&cwd);
+        for (k, v) in &launch.env {
+            command.env(k, v);
+        }
+        command.env("OMNISH_SESSION_ID", &id);
+        command.env("OMNISH_SESSION_DIR", dir.as_os_str());
+        if std::env::var_os("TERM").is_none_or(|t| t.is_empty()) {
+            command.env("TERM", "xterm-256color");
+        }
+
+        let session = Session {
+            command,
+            scanner: launch.hooked.then(|| Scanner::new(&token)),
+            recorder,
+            rc_dir: launch.rc_dir,
+            whole_run_command: (!launch.hooked).then(|| launch.command_line.clone()),
+        };
+        let outcome = pty::run(session, (cols, rows))?;
+        Ok(outcome.status)
+    }
+}
+
+/// The shell to run: as given, else `$SHELL`, else /bin/sh.
+fn shell_argv(given: Vec<String>) -> Vec<String> {
+    if !given.is_empty() {
+        return given;
+    }
+    let shell = std::env::var("SHELL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "/bin/sh".to_string());
+    vec![shell]
+}
+
+fn size_from_env() -> Option<(u16, u16)> {
+    let cols = std::env::var("COLUMNS").ok()?.parse().ok()?;
+    let rows = std::env::var("LINES").ok()?.parse().ok()?;
+    Some((cols, rows))
+}
+
+/// The session already recording this terminal, if any: `OMNISH_SESSION_ID` is set and one of
+/// our standard streams is the recorder's terminal (or none is a terminal at all). A new
+/// terminal inside a recorded shell (a tmux pane) is not nested and gets its own recorder.
+fn nested_session() -> Option<String> {
+    let id = std::env::var("OMNISH_SESSION_ID")
+        .ok()
+        .filter(|s| !s.is_empty())?;
+    let recorded = std::env::var_os("OMNISH_PTY").map(PathBuf::from);
+    let ours: Vec<PathBuf> = [0, 1, 2]
+        .into_iter()
+        .filter_map(|fd| {
+            // SAFETY: borrows a standard descriptor for the call.
+            let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
+            fd.is_terminal()
+                .then(|| nix::unistd::ttyname(fd).ok())
+                .flatten()
+        })
+        .collect();
+    let nested = match recorded {
+        Some(pty) => ours.is_empty() || ours.contains(&pty),
+        None => true,
+    };
+    nested.then_some(id)
+}
+
+/// Replaces omnish with the plain shell.
+fn exec_plain(argv: &[String]) -> Result<i32> {
+    use std::os::unix::process::CommandExt;
+    let err = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
+    Err(err).with_context(|| format!("cannot run {}", argv[0]))
+}
