@@ -30,6 +30,8 @@ __omnish_seq=0
 __omnish_seen=0
 __omnish_e=''
 __omnish_histcmd=''
+# PS1 is wrapped in these: A also marks the prompt when PROMPT_COMMAND was replaced later.
+__omnish_a="\\[\\e]133;A;aid=${__omnish_token}\\a\\]"
 __omnish_b="\\[\\e]133;B;aid=${__omnish_token}\\a\\]"
 # Counts commands in the live shell without a fork (bash expands PS0 once per non-empty line),
 # then reports the command line from a subshell (PS0's $(...) cannot change the shell).
@@ -72,7 +74,12 @@ __omnish_precmd() {
 __omnish_prompt() {
     local __omnish_st=$?
     [[ -n ${__omnish_token-} ]] || builtin return "$__omnish_st"
-    [[ ${PS1-} == *"$__omnish_b" ]] || PS1=${PS1-}$__omnish_b
+    if [[ ${PS1-} != "$__omnish_a"*"$__omnish_b" ]]; then
+        local p=${PS1-}
+        p=${p#"$__omnish_a"}
+        p=${p%"$__omnish_b"}
+        PS1=$__omnish_a$p$__omnish_b
+    fi
     __omnish_install
     builtin return "$__omnish_st"
 }

@@ -3,7 +3,11 @@
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "omnish", version, about = "Record your shell; hand its recent commands and output to a language model")]
+#[command(
+    name = "omnish",
+    version,
+    about = "Record your shell; hand its recent commands and output to a language model"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -18,6 +22,10 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 pub struct WrapArgs {
     /// The shell and its arguments (default: $SHELL, then /bin/sh).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "SHELL [ARGS]...")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "SHELL [ARGS]..."
+    )]
     pub shell: Vec<String>,
 }

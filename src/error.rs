@@ -11,7 +11,10 @@ pub struct ExitError {
 
 impl ExitError {
     pub fn usage(message: impl Into<String>) -> Self {
-        ExitError { code: 2, message: message.into() }
+        ExitError {
+            code: 2,
+            message: message.into(),
+        }
     }
 }
 

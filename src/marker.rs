@@ -434,7 +434,10 @@ mod tests {
     #[test]
     fn escape_round_trips_every_control_byte() {
         let all: String = (0u8..=0x7f).map(char::from).collect();
-        assert_eq!(unescape(escape(&all).as_bytes()).as_deref(), Some(all.as_str()));
+        assert_eq!(
+            unescape(escape(&all).as_bytes()).as_deref(),
+            Some(all.as_str())
+        );
     }
 
     fn sample_stream() -> Vec<u8> {

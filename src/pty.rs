@@ -110,7 +110,10 @@ impl Signals {
             (SIGQUIT, &stop),
         ] {
             ids.push(signal_hook::flag::register(sig, Arc::clone(flag))?);
-            ids.push(signal_hook::low_level::pipe::register(sig, write.try_clone()?)?);
+            ids.push(signal_hook::low_level::pipe::register(
+                sig,
+                write.try_clone()?,
+            )?);
         }
         Ok(Signals {
             pipe: read,
@@ -222,7 +225,11 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
 
     let signals = Signals::install()?;
     let stdin_is_tty = io::stdin().is_terminal();
-    let raw = if stdin_is_tty { RawMode::enable() } else { None };
+    let raw = if stdin_is_tty {
+        RawMode::enable()
+    } else {
+        None
+    };
     let started = Instant::now();
     let mut recorder = session.recorder;
     if let Some(r) = recorder.as_mut() {
@@ -265,7 +272,12 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
             let mut fds = vec![
                 libc::pollfd {
                     fd: master,
-                    events: libc::POLLIN | if to_shell.is_empty() { 0 } else { libc::POLLOUT },
+                    events: libc::POLLIN
+                        | if to_shell.is_empty() {
+                            0
+                        } else {
+                            libc::POLLOUT
+                        },
                     revents: 0,
                 },
                 libc::pollfd {
@@ -479,12 +491,8 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
     }
     let status = match exit_status {
         Some(s) => s,
-        None => wait_status(pid, true).unwrap_or_else(|| {
-            child
-                .wait()
-                .map(|s| s.exit_code() as i32)
-                .unwrap_or(1)
-        }),
+        None => wait_status(pid, true)
+            .unwrap_or_else(|| child.wait().map(|s| s.exit_code() as i32).unwrap_or(1)),
     };
     if let Some(mut r) = recorder {
         r.finish(now_ms(), Some(status), interrupted);
@@ -501,4 +509,3 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
         interrupted,
     })
 }
-

@@ -361,9 +361,12 @@ mod tests {
     }
 
     fn output_of(dir: &Path, r: &CommandRecord) -> Vec<u8> {
-        let entries =
-            store::read_range(&dir.join(store::STREAM), r.stream_offset, Some(r.stream_length))
-                .unwrap();
+        let entries = store::read_range(
+            &dir.join(store::STREAM),
+            r.stream_offset,
+            Some(r.stream_length),
+        )
+        .unwrap();
         store::output_bytes(&entries)
     }
 
@@ -442,7 +445,10 @@ mod tests {
         r.marker(1, Marker::CommandLine("exit 3".into()));
         r.marker(1, Marker::OutputStart);
         assert_eq!(
-            store::read_meta(&dir).unwrap().running_command.map(|c| c.seq),
+            store::read_meta(&dir)
+                .unwrap()
+                .running_command
+                .map(|c| c.seq),
             Some(1)
         );
         r.output(2, b"exit\r\n");

@@ -272,8 +272,7 @@ pub fn sh_quote(s: &str) -> String {
 
 fn sh_quote_if_needed(s: &str) -> String {
     let plain = !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
     if plain { s.to_string() } else { sh_quote(s) }
 }
@@ -311,7 +310,10 @@ mod tests {
 
     #[test]
     fn bash_login_and_rc_options_are_replayed_by_the_hooks() {
-        let a = parse(ShellKind::Bash, &["-l", "--rcfile", "/x/rc", "-O", "extglob"]);
+        let a = parse(
+            ShellKind::Bash,
+            &["-l", "--rcfile", "/x/rc", "-O", "extglob"],
+        );
         assert!(a.login);
         assert_eq!(a.rcfile.as_deref(), Some("/x/rc"));
         assert_eq!(a.passthrough, vec!["-O", "extglob"]);
@@ -340,8 +342,14 @@ mod tests {
         assert!(text.starts_with("__omnish_token=tok123\n"));
         assert!(l.env.iter().all(|(_, v)| !v.contains("tok123")));
         let dir = l.rc_dir.as_ref().unwrap().path();
-        assert_eq!(fs::metadata(dir).unwrap().permissions().mode() & 0o777, 0o700);
-        assert_eq!(fs::metadata(rc).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        assert_eq!(
+            fs::metadata(rc).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
     }
 
     #[test]
@@ -351,6 +359,9 @@ mod tests {
         assert!(!l.hooked);
         assert_eq!(l.command_line, "make test");
         let argv: Vec<String> = ["sh", "my script.sh"].map(String::from).to_vec();
-        assert_eq!(prepare(&argv, "t").unwrap().command_line, "sh 'my script.sh'");
+        assert_eq!(
+            prepare(&argv, "t").unwrap().command_line,
+            "sh 'my script.sh'"
+        );
     }
 }

@@ -51,7 +51,10 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
 
 /// Creates `dir` and missing parents with mode 0700 (an existing `dir` is tightened to 0700).
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
     fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
 }
 
@@ -171,11 +174,7 @@ struct EntryRef<'a>(u64, u8, #[serde(with = "serde_bytes")] &'a [u8]);
 
 /// A frame of `stream.bin`: `[timestamp_ms, direction, data]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StreamEntry(
-    pub u64,
-    pub u8,
-    #[serde(with = "serde_bytes")] pub Vec<u8>,
-);
+pub struct StreamEntry(pub u64, pub u8, #[serde(with = "serde_bytes")] pub Vec<u8>);
 
 impl StreamEntry {
     pub fn timestamp_ms(&self) -> u64 {

@@ -159,7 +159,9 @@ impl Harness {
     }
 
     pub fn wait_screen(&self, text: &str) {
-        self.wait_until(&format!("{text:?} on screen"), || self.screen().contains(text));
+        self.wait_until(&format!("{text:?} on screen"), || {
+            self.screen().contains(text)
+        });
     }
 
     pub fn records(&self) -> Vec<CommandRecord> {
