@@ -32,7 +32,8 @@
 //! Each command is a `console` fenced block holding `$ cmd` and its output; the fence is longer
 //! than any run of backticks in the block, so no output line can close it. Status and repeat
 //! notes follow the block as plain lines, the working directory precedes it as ``cwd: `/path` ``,
-//! and sessions get `## Session <id>` headings.
+//! and sessions get `## Session <id>` headings. A summarized one-line command is a single line:
+//! `` `$ make` [exit 2, 240 lines of output omitted] ``.
 //!
 //! ## JSON — stable schema v1
 //!
@@ -437,15 +438,23 @@ impl Formatter for MarkdownFormatter {
             if doc.parts != Parts::CommandsOnly && !c.summarized {
                 body.extend(output_with_gaps(c));
             }
-            if !body.is_empty() {
-                let fence = fence_for(&body);
-                b.push(format!("{fence}console"));
-                b.extend(body);
-                b.push(fence);
+            if c.summarized && doc.parts == Parts::All && body.len() == 1 {
+                // One line, like the text format: `$ make` [exit 2, 240 lines of output omitted]
+                b.push(format!("{} {}", code_span(&body[0]), summary_note(c)));
+            } else {
+                if !body.is_empty() {
+                    let fence = fence_for(&body);
+                    b.push(format!("{fence}console"));
+                    b.extend(body);
+                    b.push(fence);
+                }
+                if c.summarized && doc.parts != Parts::CommandsOnly {
+                    b.push(summary_note(c));
+                }
             }
-            if c.summarized && doc.parts != Parts::CommandsOnly {
-                b.push(summary_note(c));
-            } else if doc.parts != Parts::ResultsOnly {
+            // A summary note already carries the status.
+            let noted = c.summarized && doc.parts != Parts::CommandsOnly;
+            if !noted && doc.parts != Parts::ResultsOnly {
                 if let Some(s) = status_note(c) {
                     b.push(format!("[{s}]"));
                 }
@@ -863,15 +872,19 @@ mod tests {
                 .iter()
                 .all(|l| !l.starts_with("`````"))
         );
-        let summ = doc(vec![{
-            let mut c = cmd("s", 1, "echo `date`", "/a`b", 1, &[]);
+        let summarized = |line: &str| {
+            let mut c = cmd("s", 1, line, "/a`b", 1, &[]);
             c.summarized = true;
             c.output_lines = 4;
-            c
-        }]);
+            doc(vec![c])
+        };
         assert_eq!(
-            format(&summ, Format::Markdown),
-            "cwd: `` /a`b ``\n```console\n$ echo `date`\n```\n[exit 1, 4 lines of output omitted]\n"
+            format(&summarized("echo `date`"), Format::Markdown),
+            "cwd: `` /a`b ``\n`` $ echo `date` `` [exit 1, 4 lines of output omitted]\n"
+        );
+        assert_eq!(
+            format(&summarized("echo a \\\n  b"), Format::Markdown),
+            "cwd: `` /a`b ``\n```console\n$ echo a \\\n  b\n```\n[exit 1, 4 lines of output omitted]\n"
         );
     }
 
