@@ -129,6 +129,8 @@ pub const MODELS: &[ModelProfile] = &[
     profile("mistral", &[], 4_096, 0.4, "cl100k"),
     profile("codellama", &["code-llama"], 4_096, 0.4, "cl100k"),
     profile("deepseek-coder", &[], 4_096, 0.4, "cl100k"),
+    profile("deepseek-r1", &[], 8_192, 0.5, "cl100k"),
+    profile("gpt-oss", &[], 8_192, 0.5, "o200k"),
 ];
 
 /// The profile for a model name as users write it: case-insensitive, with any `provider/` prefix
@@ -218,12 +220,10 @@ fn kept_indices(lines: &[String], max: usize) -> Vec<usize> {
         (head, tail) = split(e);
         errors = middle_errors(head, tail);
     }
+    // The loop ends with at least `e` middle errors; the earliest `e` are kept.
     errors.truncate(e);
-    // Slots errors did not use go to the tail.
-    tail += e - errors.len();
-    let tail = tail.min(n - head);
     let mut keep: Vec<usize> = (0..head).collect();
-    keep.extend(errors.into_iter().filter(|&i| i < n - tail));
+    keep.extend(errors);
     keep.extend(n - tail..n);
     keep
 }
@@ -642,6 +642,8 @@ mod tests {
             ("mistral:7b-instruct", "mistral"),
             ("codellama:13b", "codellama"),
             ("deepseek-coder:6.7b", "deepseek-coder"),
+            ("deepseek-r1:8b", "deepseek-r1"),
+            ("gpt-oss:20b", "gpt-oss"),
             (
                 "hf.co/bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M",
                 "llama3.2",

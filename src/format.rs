@@ -57,9 +57,10 @@
 //!       "output": "string" | null,      // kept lines joined by "\n" (no trailing newline);
 //!                                       // null with commands-only
 //!       "gaps": [ { "at": 3, "omitted": 40 } ],  // `omitted` lines stood before kept line `at`
-//!                                       // (`at` may equal the number of kept lines: at the end)
+//!                                       // (`at` may equal the number of kept lines: at the end;
+//!                                       // a summarized command has one gap holding everything)
 //!       "output_lines": 60,             // lines the full output had
-//!       "omitted_lines": 40,            // sum of the gaps (or all lines when summarized)
+//!       "omitted_lines": 40,            // sum of the gaps
 //!       "repeat": 1,                    // times it ran back to back with the same output
 //!       "summarized": false             // budget reduced it to a summary: output is ""
 //!     }
