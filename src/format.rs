@@ -1,1 +1,999 @@
 //! Format stage: text, markdown and json renderings of a [`crate::model::ContextDoc`].
+//!
+//! All three print the commands in the order given (oldest first) and say what the budget stage
+//! did. Statuses are explained where the number alone says little ([`explain_status`]).
+//!
+//! ## Text (default)
+//!
+//! ```text
+//! # cwd: /home/me/proj
+//! $ cargo build
+//!    Compiling omnish v0.1.0
+//! ... (12 lines omitted) ...
+//! error[E0308]: mismatched types
+//! [exit 101]
+//!
+//! $ ./missing
+//! bash: ./missing: command not found
+//! [exit 127: command not found]
+//!
+//! [omnish: budget 2000 tokens (o200k): 3 commands summarized, 2 dropped]
+//! ```
+//!
+//! A `# cwd:` line precedes a block whose working directory differs from the previous block's
+//! (and the first block of each session). Multi-line commands print their continuation lines as
+//! typed. A summarized command is one line: `$ make  [exit 2, 240 lines of output omitted]`.
+//! Status lines: `[exit N]` / `[exit N: explanation]` for non-zero, `[still running]`,
+//! `[exit status unknown]` (recording cut off); `[ran N times]` for folded repeats. With
+//! `group_sessions` each session starts with `=== Session <id> ===`.
+//!
+//! ## Markdown
+//!
+//! Each command is a `console` fenced block holding `$ cmd` and its output; the fence is longer
+//! than any run of backticks in the block, so no output line can close it. Status and repeat
+//! notes follow the block as plain lines, the working directory precedes it as ``cwd: `/path` ``,
+//! and sessions get `## Session <id>` headings. A summarized one-line command is a single line:
+//! `` `$ make` [exit 2, 240 lines of output omitted] ``.
+//!
+//! ## JSON — stable schema v1
+//!
+//! One pretty-printed document, followed by a newline:
+//!
+//! ```text
+//! {
+//!   "version": 1,                       // bumped on incompatible changes
+//!   "parts": "all" | "results-only" | "commands-only",
+//!   "commands": [                       // oldest first
+//!     {
+//!       "session_id": "string",
+//!       "seq": 12,                      // command number within its session
+//!       "command_line": "string" | null,// as typed, may contain "\n"; null with results-only
+//!       "cwd": "string",                // "" when unknown
+//!       "started_at": 1700000000000,    // ms since the Unix epoch
+//!       "ended_at": 1700000001234 | null,   // null while running or when cut off
+//!       "exit_code": 0 | null,          // null when unknown
+//!       "exit_explanation": "command not found" | null,
+//!       "running": false,
+//!       "output": "string" | null,      // kept lines joined by "\n" (no trailing newline);
+//!                                       // null with commands-only
+//!       "gaps": [ { "at": 3, "omitted": 40 } ],  // `omitted` lines stood before kept line `at`
+//!                                       // (`at` may equal the number of kept lines: at the end;
+//!                                       // a summarized command has one gap holding everything)
+//!       "output_lines": 60,             // lines the full output had
+//!       "omitted_lines": 40,            // sum of the gaps
+//!       "repeat": 1,                    // times it ran back to back with the same output
+//!       "summarized": false             // budget reduced it to a summary: output is ""
+//!     }
+//!   ],
+//!   "sessions": [ { "session_id": "string", "commands": 3 } ],  // order of first appearance
+//!   "summarized": [ { "session_id": "string", "seq": 3 } ],
+//!   "dropped": [ { "session_id": "string", "seq": 1 } ],        // oldest first
+//!   "budget": { "budget": 2000, "tokens": 1873 | null, "tokenizer": "o200k" | null } | null
+//! }
+//! ```
+
+use serde::Serialize;
+
+use crate::model::{CommandContext, ContextDoc, Parts};
+
+/// Output format of `omnish context`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Plain text, like the terminal showed it.
+    Text,
+    /// Markdown with fenced blocks.
+    Markdown,
+    /// One JSON document (schema v1).
+    Json,
+}
+
+/// Turns a document into text for stdout.
+pub trait Formatter {
+    fn format(&self, doc: &ContextDoc) -> String;
+}
+
+/// The formatter for `f`.
+pub fn formatter(f: Format) -> Box<dyn Formatter> {
+    match f {
+        Format::Text => Box::new(TextFormatter),
+        Format::Markdown => Box::new(MarkdownFormatter),
+        Format::Json => Box::new(JsonFormatter),
+    }
+}
+
+/// `doc` rendered as `f`.
+pub fn format(doc: &ContextDoc, f: Format) -> String {
+    formatter(f).format(doc)
+}
+
+/// What an exit status means when the number alone says little: 126, 127 and deaths by signal
+/// (128 + N). Ordinary failures (1, 2, ...) give `None`.
+pub fn explain_status(code: i32) -> Option<String> {
+    match code {
+        126 => Some("not executable".into()),
+        127 => Some("command not found".into()),
+        130 => Some("interrupted (Ctrl-C)".into()),
+        137 => Some("killed (SIGKILL, often out of memory)".into()),
+        143 => Some("terminated (SIGTERM)".into()),
+        129..=192 => {
+            let n = code - 128;
+            Some(match signal_name(n) {
+                Some(name) => format!("killed by signal {n} ({name})"),
+                None => format!("killed by signal {n}"),
+            })
+        }
+        _ => None,
+    }
+}
+
+fn signal_name(n: i32) -> Option<&'static str> {
+    const NAMES: &[(i32, &str)] = &[
+        (libc::SIGHUP, "SIGHUP"),
+        (libc::SIGINT, "SIGINT"),
+        (libc::SIGQUIT, "SIGQUIT"),
+        (libc::SIGILL, "SIGILL"),
+        (libc::SIGTRAP, "SIGTRAP"),
+        (libc::SIGABRT, "SIGABRT"),
+        (libc::SIGBUS, "SIGBUS"),
+        (libc::SIGFPE, "SIGFPE"),
+        (libc::SIGKILL, "SIGKILL"),
+        (libc::SIGUSR1, "SIGUSR1"),
+        (libc::SIGSEGV, "SIGSEGV"),
+        (libc::SIGUSR2, "SIGUSR2"),
+        (libc::SIGPIPE, "SIGPIPE"),
+        (libc::SIGALRM, "SIGALRM"),
+        (libc::SIGTERM, "SIGTERM"),
+        (libc::SIGCHLD, "SIGCHLD"),
+        (libc::SIGCONT, "SIGCONT"),
+        (libc::SIGSTOP, "SIGSTOP"),
+        (libc::SIGTSTP, "SIGTSTP"),
+        (libc::SIGTTIN, "SIGTTIN"),
+        (libc::SIGTTOU, "SIGTTOU"),
+        (libc::SIGURG, "SIGURG"),
+        (libc::SIGXCPU, "SIGXCPU"),
+        (libc::SIGXFSZ, "SIGXFSZ"),
+        (libc::SIGVTALRM, "SIGVTALRM"),
+        (libc::SIGPROF, "SIGPROF"),
+        (libc::SIGWINCH, "SIGWINCH"),
+        (libc::SIGSYS, "SIGSYS"),
+    ];
+    NAMES
+        .iter()
+        .find(|(num, _)| *num == n)
+        .map(|(_, name)| *name)
+}
+
+/// The status note for a command, without brackets: `exit 2`, `exit 127: command not found`,
+/// `still running`, `exit status unknown`; `None` for success.
+fn status_note(c: &CommandContext) -> Option<String> {
+    if c.running {
+        return Some("still running".into());
+    }
+    match c.exit_code {
+        Some(0) => None,
+        Some(code) => Some(match explain_status(code) {
+            Some(why) => format!("exit {code}: {why}"),
+            None => format!("exit {code}"),
+        }),
+        None => Some("exit status unknown".into()),
+    }
+}
+
+/// The bracketed note of a summarized command: `[exit 1, 240 lines of output omitted]`.
+fn summary_note(c: &CommandContext) -> String {
+    let status = status_note(c).unwrap_or_else(|| "exit 0".into());
+    let lines = match c.output_lines {
+        0 => "no output".to_string(),
+        1 => "1 line of output omitted".to_string(),
+        n => format!("{n} lines of output omitted"),
+    };
+    format!("[{status}, {lines}]")
+}
+
+fn gap_line(n: usize) -> String {
+    if n == 1 {
+        "... (1 line omitted) ...".into()
+    } else {
+        format!("... ({n} lines omitted) ...")
+    }
+}
+
+/// Output lines with `... (N lines omitted) ...` at each gap.
+fn output_with_gaps(c: &CommandContext) -> Vec<String> {
+    let gaps = c.elisions();
+    let mut out = Vec::with_capacity(c.output.len() + gaps.len());
+    let mut g = gaps.iter().peekable();
+    for (i, line) in c.output.iter().enumerate() {
+        while let Some(&&(at, n)) = g.peek() {
+            if at > i {
+                break;
+            }
+            out.push(gap_line(n));
+            g.next();
+        }
+        out.push(line.clone());
+    }
+    for &(_, n) in g {
+        out.push(gap_line(n));
+    }
+    out
+}
+
+fn command_lines(c: &CommandContext) -> Vec<&str> {
+    let cmd = c.command_line.trim_end_matches(['\n', '\r']);
+    cmd.split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .collect()
+}
+
+/// The report line, without brackets: `omnish: budget 2000 tokens (o200k): 3 commands
+/// summarized, 2 dropped`.
+fn report_note(doc: &ContextDoc) -> String {
+    let r = &doc.report;
+    let mut s = String::from("omnish: ");
+    match r.budget {
+        Some(b) => {
+            s.push_str(&format!("budget {b} tokens"));
+            if let Some(t) = &r.tokenizer {
+                s.push_str(&format!(" ({t})"));
+            }
+            s.push_str(": ");
+        }
+        None => s.push_str("context reduced: "),
+    }
+    let mut parts = Vec::new();
+    if !r.summarized.is_empty() {
+        parts.push(plural(r.summarized.len(), "command", "summarized"));
+    }
+    if !r.dropped.is_empty() {
+        if doc.commands.is_empty() {
+            let all = if r.dropped.len() == 1 { "the" } else { "all" };
+            parts.push(format!(
+                "{all} {} dropped, nothing fit",
+                plural_noun(r.dropped.len(), "command")
+            ));
+        } else {
+            parts.push(if parts.is_empty() {
+                plural(r.dropped.len(), "older command", "dropped")
+            } else {
+                format!("{} dropped", r.dropped.len())
+            });
+        }
+    }
+    s.push_str(&parts.join(", "));
+    s
+}
+
+fn plural_noun(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn plural(n: usize, noun: &str, verb: &str) -> String {
+    format!("{} {verb}", plural_noun(n, noun))
+}
+
+/// Plain text, close to what the terminal showed.
+pub struct TextFormatter;
+
+impl Formatter for TextFormatter {
+    fn format(&self, doc: &ContextDoc) -> String {
+        let mut blocks: Vec<Vec<String>> = Vec::new();
+        let mut prev_session: Option<&str> = None;
+        let mut prev_cwd: Option<&str> = None;
+        // A session header waits for the session's first non-empty block.
+        let mut header: Option<String> = None;
+        for c in &doc.commands {
+            let mut b = Vec::new();
+            if prev_session != Some(c.session_id.as_str()) {
+                prev_cwd = None;
+                header = doc
+                    .group_sessions
+                    .then(|| format!("=== Session {} ===", c.session_id));
+            }
+            prev_session = Some(&c.session_id);
+            if doc.parts != Parts::ResultsOnly {
+                if !c.cwd.is_empty() && prev_cwd != Some(c.cwd.as_str()) {
+                    b.push(format!("# cwd: {}", c.cwd));
+                }
+                prev_cwd = Some(&c.cwd);
+                let cmd = command_lines(c);
+                let last = cmd.len() - 1;
+                for (i, l) in cmd.iter().enumerate() {
+                    let mut line = if i == 0 {
+                        format!("$ {l}")
+                    } else {
+                        l.to_string()
+                    };
+                    if i == last && c.summarized && doc.parts == Parts::All {
+                        line.push_str("  ");
+                        line.push_str(&summary_note(c));
+                    }
+                    b.push(line);
+                }
+            }
+            match doc.parts {
+                Parts::All => {
+                    if !c.summarized {
+                        b.extend(output_with_gaps(c));
+                    }
+                }
+                Parts::ResultsOnly => {
+                    if c.summarized {
+                        b.push(summary_note(c));
+                    } else {
+                        b.extend(output_with_gaps(c));
+                    }
+                }
+                Parts::CommandsOnly => {}
+            }
+            if doc.parts != Parts::ResultsOnly && !(c.summarized && doc.parts == Parts::All) {
+                if let Some(s) = status_note(c) {
+                    b.push(format!("[{s}]"));
+                }
+            }
+            if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
+                b.push(format!("[ran {} times]", c.repeat));
+            }
+            if b.is_empty() {
+                continue; // results-only and no output: nothing to show
+            }
+            if let Some(h) = header.take() {
+                b.insert(0, h);
+            }
+            blocks.push(b);
+        }
+        if doc.report.changed_anything() {
+            blocks.push(vec![format!("[{}]", report_note(doc))]);
+        }
+        join_blocks(&blocks)
+    }
+}
+
+fn join_blocks(blocks: &[Vec<String>]) -> String {
+    let mut s = String::new();
+    for (i, b) in blocks.iter().enumerate() {
+        if i > 0 {
+            s.push('\n');
+        }
+        for l in b {
+            s.push_str(l);
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// Markdown: one `console` fenced block per command.
+pub struct MarkdownFormatter;
+
+/// A backtick fence longer than any run of backticks in `lines` (at least three).
+fn fence_for(lines: &[String]) -> String {
+    let mut longest = 0;
+    for l in lines {
+        let mut run = 0;
+        for ch in l.chars() {
+            if ch == '`' {
+                run += 1;
+                longest = longest.max(run);
+            } else {
+                run = 0;
+            }
+        }
+    }
+    "`".repeat((longest + 1).max(3))
+}
+
+/// `text` as an inline code span that its own backticks cannot end.
+fn code_span(text: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for ch in text.chars() {
+        if ch == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    let ticks = "`".repeat(longest + 1);
+    if longest > 0 || text.starts_with(' ') || text.ends_with(' ') {
+        format!("{ticks} {text} {ticks}")
+    } else {
+        format!("{ticks}{text}{ticks}")
+    }
+}
+
+impl Formatter for MarkdownFormatter {
+    fn format(&self, doc: &ContextDoc) -> String {
+        let mut blocks: Vec<Vec<String>> = Vec::new();
+        let mut prev_session: Option<&str> = None;
+        let mut prev_cwd: Option<&str> = None;
+        let mut header: Option<String> = None;
+        for c in &doc.commands {
+            if prev_session != Some(c.session_id.as_str()) {
+                prev_cwd = None;
+                header = doc
+                    .group_sessions
+                    .then(|| format!("## Session {}", c.session_id));
+            }
+            prev_session = Some(&c.session_id);
+            let mut b = Vec::new();
+            let mut body: Vec<String> = Vec::new();
+            if doc.parts != Parts::ResultsOnly {
+                if !c.cwd.is_empty() && prev_cwd != Some(c.cwd.as_str()) {
+                    b.push(format!("cwd: {}", code_span(&c.cwd)));
+                }
+                prev_cwd = Some(&c.cwd);
+                for (i, l) in command_lines(c).into_iter().enumerate() {
+                    body.push(if i == 0 {
+                        format!("$ {l}")
+                    } else {
+                        l.to_string()
+                    });
+                }
+            }
+            if doc.parts != Parts::CommandsOnly && !c.summarized {
+                body.extend(output_with_gaps(c));
+            }
+            if c.summarized && doc.parts == Parts::All && body.len() == 1 {
+                // One line, like the text format: `$ make` [exit 2, 240 lines of output omitted]
+                b.push(format!("{} {}", code_span(&body[0]), summary_note(c)));
+            } else {
+                if !body.is_empty() {
+                    let fence = fence_for(&body);
+                    b.push(format!("{fence}console"));
+                    b.extend(body);
+                    b.push(fence);
+                }
+                if c.summarized && doc.parts != Parts::CommandsOnly {
+                    b.push(summary_note(c));
+                }
+            }
+            // A summary note already carries the status.
+            let noted = c.summarized && doc.parts != Parts::CommandsOnly;
+            if !noted && doc.parts != Parts::ResultsOnly {
+                if let Some(s) = status_note(c) {
+                    b.push(format!("[{s}]"));
+                }
+            }
+            if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
+                b.push(format!("[ran {} times]", c.repeat));
+            }
+            if !b.is_empty() {
+                if let Some(h) = header.take() {
+                    blocks.push(vec![h]);
+                }
+                blocks.push(b);
+            }
+        }
+        if doc.report.changed_anything() {
+            blocks.push(vec![format!("*{}*", report_note(doc))]);
+        }
+        join_blocks(&blocks)
+    }
+}
+
+/// One JSON document, schema v1 (see the module docs).
+pub struct JsonFormatter;
+
+#[derive(Serialize)]
+struct JsonDoc<'a> {
+    version: u32,
+    parts: &'static str,
+    commands: Vec<JsonCommand<'a>>,
+    sessions: Vec<JsonSession<'a>>,
+    summarized: Vec<JsonId<'a>>,
+    dropped: Vec<JsonId<'a>>,
+    budget: Option<JsonBudget<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonCommand<'a> {
+    session_id: &'a str,
+    seq: u64,
+    command_line: Option<&'a str>,
+    cwd: &'a str,
+    started_at: u64,
+    ended_at: Option<u64>,
+    exit_code: Option<i32>,
+    exit_explanation: Option<String>,
+    running: bool,
+    output: Option<String>,
+    gaps: Vec<JsonGap>,
+    output_lines: usize,
+    omitted_lines: usize,
+    repeat: usize,
+    summarized: bool,
+}
+
+#[derive(Serialize)]
+struct JsonGap {
+    at: usize,
+    omitted: usize,
+}
+
+#[derive(Serialize)]
+struct JsonSession<'a> {
+    session_id: &'a str,
+    commands: usize,
+}
+
+#[derive(Serialize)]
+struct JsonId<'a> {
+    session_id: &'a str,
+    seq: u64,
+}
+
+#[derive(Serialize)]
+struct JsonBudget<'a> {
+    budget: usize,
+    tokens: Option<usize>,
+    tokenizer: Option<&'a str>,
+}
+
+fn id_list(ids: &[(String, u64)]) -> Vec<JsonId<'_>> {
+    ids.iter()
+        .map(|(s, q)| JsonId {
+            session_id: s,
+            seq: *q,
+        })
+        .collect()
+}
+
+fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
+    let with_output = parts != Parts::CommandsOnly;
+    JsonCommand {
+        session_id: &c.session_id,
+        seq: c.seq,
+        command_line: (parts != Parts::ResultsOnly).then_some(c.command_line.as_str()),
+        cwd: &c.cwd,
+        started_at: c.started_at,
+        ended_at: c.ended_at,
+        exit_code: c.exit_code,
+        exit_explanation: c.exit_code.and_then(explain_status),
+        running: c.running,
+        output: with_output.then(|| c.output.join("\n")),
+        gaps: if with_output {
+            c.elisions()
+                .into_iter()
+                .map(|(at, omitted)| JsonGap { at, omitted })
+                .collect()
+        } else {
+            Vec::new()
+        },
+        output_lines: c.output_lines,
+        omitted_lines: c.omitted_lines,
+        repeat: c.repeat,
+        summarized: c.summarized,
+    }
+}
+
+impl Formatter for JsonFormatter {
+    fn format(&self, doc: &ContextDoc) -> String {
+        let mut sessions: Vec<JsonSession> = Vec::new();
+        for c in &doc.commands {
+            match sessions.iter_mut().find(|s| s.session_id == c.session_id) {
+                Some(s) => s.commands += 1,
+                None => sessions.push(JsonSession {
+                    session_id: &c.session_id,
+                    commands: 1,
+                }),
+            }
+        }
+        let r = &doc.report;
+        let v = JsonDoc {
+            version: 1,
+            parts: match doc.parts {
+                Parts::All => "all",
+                Parts::ResultsOnly => "results-only",
+                Parts::CommandsOnly => "commands-only",
+            },
+            commands: doc
+                .commands
+                .iter()
+                .map(|c| command_json(c, doc.parts))
+                .collect(),
+            sessions,
+            summarized: id_list(&r.summarized),
+            dropped: id_list(&r.dropped),
+            budget: r.budget.map(|budget| JsonBudget {
+                budget,
+                tokens: r.tokens,
+                tokenizer: r.tokenizer.as_deref(),
+            }),
+        };
+        let mut s = serde_json::to_string_pretty(&v).expect("plain structs always serialize");
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::BudgetReport;
+
+    fn cmd(
+        session: &str,
+        seq: u64,
+        line: &str,
+        cwd: &str,
+        exit: i32,
+        out: &[&str],
+    ) -> CommandContext {
+        let mut c = CommandContext::new(session, seq, line);
+        c.cwd = cwd.into();
+        c.started_at = 1_700_000_000_000 + seq * 1000;
+        c.ended_at = Some(c.started_at + 500);
+        c.exit_code = Some(exit);
+        c.output = out.iter().map(|s| s.to_string()).collect();
+        c.output_lines = out.len();
+        c
+    }
+
+    fn doc(commands: Vec<CommandContext>) -> ContextDoc {
+        ContextDoc {
+            commands,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn explains_statuses() {
+        assert_eq!(explain_status(0), None);
+        assert_eq!(explain_status(1), None);
+        assert_eq!(explain_status(2), None);
+        assert_eq!(explain_status(128), None);
+        assert_eq!(explain_status(255), None);
+        assert_eq!(explain_status(127).as_deref(), Some("command not found"));
+        assert_eq!(explain_status(126).as_deref(), Some("not executable"));
+        assert_eq!(explain_status(130).as_deref(), Some("interrupted (Ctrl-C)"));
+        assert_eq!(
+            explain_status(137).as_deref(),
+            Some("killed (SIGKILL, often out of memory)")
+        );
+        assert_eq!(explain_status(143).as_deref(), Some("terminated (SIGTERM)"));
+        assert_eq!(
+            explain_status(128 + libc::SIGSEGV).as_deref(),
+            Some(format!("killed by signal {} (SIGSEGV)", libc::SIGSEGV).as_str())
+        );
+        assert_eq!(
+            explain_status(128 + libc::SIGPIPE).as_deref(),
+            Some(format!("killed by signal {} (SIGPIPE)", libc::SIGPIPE).as_str())
+        );
+        assert_eq!(
+            explain_status(128 + 40).as_deref(),
+            Some("killed by signal 40")
+        );
+    }
+
+    #[test]
+    fn text_golden() {
+        let mut build = cmd(
+            "s1",
+            1,
+            "cargo build",
+            "/p",
+            101,
+            &["   Compiling x", "error: boom"],
+        );
+        build.gaps = vec![(1, 12)];
+        build.omitted_at = Some(1);
+        build.omitted_lines = 12;
+        build.output_lines = 14;
+        let d = doc(vec![
+            build,
+            cmd(
+                "s1",
+                2,
+                "./missing",
+                "/p",
+                127,
+                &["bash: ./missing: command not found"],
+            ),
+            cmd(
+                "s1",
+                3,
+                "for f in *; do\n  echo $f\ndone",
+                "/p/sub",
+                0,
+                &["a", "b"],
+            ),
+            cmd("s1", 4, "ls", "/p/sub", 0, &[]),
+        ]);
+        assert_eq!(
+            format(&d, Format::Text),
+            "# cwd: /p\n\
+             $ cargo build\n   Compiling x\n... (12 lines omitted) ...\nerror: boom\n[exit 101]\n\
+             \n\
+             $ ./missing\nbash: ./missing: command not found\n[exit 127: command not found]\n\
+             \n\
+             # cwd: /p/sub\n\
+             $ for f in *; do\n  echo $f\ndone\na\nb\n\
+             \n\
+             $ ls\n"
+        );
+    }
+
+    #[test]
+    fn text_statuses_repeat_summary_and_report() {
+        let mut running = cmd("s", 1, "sleep 100", "", 0, &["zzz"]);
+        running.exit_code = None;
+        running.ended_at = None;
+        running.running = true;
+        let mut cut = cmd("s", 2, "make", "", 0, &[]);
+        cut.exit_code = None;
+        cut.ended_at = None;
+        let mut rep = cmd("s", 3, "true", "", 0, &[]);
+        rep.repeat = 3;
+        let mut summ = cmd("s", 4, "make test", "", 2, &[]);
+        summ.output_lines = 240;
+        summ.omitted_lines = 240;
+        summ.summarized = true;
+        let mut d = doc(vec![running, cut, rep, summ]);
+        d.report = BudgetReport {
+            budget: Some(2000),
+            tokens: Some(1900),
+            tokenizer: Some("o200k".into()),
+            summarized: vec![("s".into(), 4)],
+            dropped: vec![("s".into(), 0), ("s".into(), 5)],
+        };
+        assert_eq!(
+            format(&d, Format::Text),
+            "$ sleep 100\nzzz\n[still running]\n\
+             \n\
+             $ make\n[exit status unknown]\n\
+             \n\
+             $ true\n[ran 3 times]\n\
+             \n\
+             $ make test  [exit 2, 240 lines of output omitted]\n\
+             \n\
+             [omnish: budget 2000 tokens (o200k): 1 command summarized, 2 dropped]\n"
+        );
+    }
+
+    #[test]
+    fn report_line_variants() {
+        let mut d = doc(vec![]);
+        assert_eq!(format(&d, Format::Text), "");
+        d.report.budget = Some(5);
+        d.report.tokenizer = Some("chars4".into());
+        assert_eq!(format(&d, Format::Text), "", "no change, no report line");
+        d.report.dropped = vec![("s".into(), 1), ("s".into(), 2)];
+        assert_eq!(
+            format(&d, Format::Text),
+            "[omnish: budget 5 tokens (chars4): all 2 commands dropped, nothing fit]\n"
+        );
+        d.commands.push(cmd("s", 3, "ls", "", 0, &[]));
+        assert_eq!(
+            format(&d, Format::Text),
+            "$ ls\n\n[omnish: budget 5 tokens (chars4): 2 older commands dropped]\n"
+        );
+    }
+
+    #[test]
+    fn cwd_printed_on_change_and_per_session() {
+        let mut d = doc(vec![
+            cmd("a", 1, "pwd", "/x", 0, &[]),
+            cmd("a", 2, "pwd", "/x", 0, &[]),
+            cmd("a", 3, "pwd", "", 0, &[]),
+            cmd("a", 4, "pwd", "/x", 0, &[]),
+            cmd("b", 1, "pwd", "/x", 0, &[]),
+        ]);
+        let text = format(&d, Format::Text);
+        assert_eq!(text.matches("# cwd: /x").count(), 3, "{text}");
+        d.group_sessions = true;
+        assert_eq!(
+            format(&d, Format::Text),
+            "=== Session a ===\n# cwd: /x\n$ pwd\n\n$ pwd\n\n$ pwd\n\n# cwd: /x\n$ pwd\n\n\
+             === Session b ===\n# cwd: /x\n$ pwd\n"
+        );
+        let md = format(&d, Format::Markdown);
+        assert!(
+            md.starts_with("## Session a\n\ncwd: `/x`\n```console\n$ pwd\n```\n"),
+            "{md}"
+        );
+        assert!(md.contains("\n## Session b\n\ncwd: `/x`\n"), "{md}");
+    }
+
+    #[test]
+    fn parts_results_only_and_commands_only() {
+        let mut summ = cmd("s", 3, "make", "/p", 2, &[]);
+        summ.output_lines = 50;
+        summ.summarized = true;
+        let mut d = doc(vec![
+            cmd("s", 1, "echo hi", "/p", 0, &["hi"]),
+            cmd("s", 2, "false", "/p", 1, &[]),
+            summ,
+        ]);
+        d.parts = Parts::ResultsOnly;
+        assert_eq!(
+            format(&d, Format::Text),
+            "hi\n\n[exit 2, 50 lines of output omitted]\n"
+        );
+        d.parts = Parts::CommandsOnly;
+        assert_eq!(
+            format(&d, Format::Text),
+            "# cwd: /p\n$ echo hi\n\n$ false\n[exit 1]\n\n$ make\n[exit 2]\n"
+        );
+        let md = format(&d, Format::Markdown);
+        assert!(!md.lines().any(|l| l == "hi"), "{md}");
+        assert!(md.contains("$ echo hi\n```"), "{md}");
+        d.parts = Parts::ResultsOnly;
+        let md = format(&d, Format::Markdown);
+        assert!(!md.contains("$ "), "{md}");
+        assert!(md.contains("```console\nhi\n```"), "{md}");
+    }
+
+    #[test]
+    fn markdown_golden() {
+        let mut c = cmd(
+            "s",
+            1,
+            "cargo test",
+            "/p",
+            101,
+            &["running 2 tests", "FAILED"],
+        );
+        c.gaps = vec![(1, 3)];
+        c.omitted_at = Some(1);
+        c.omitted_lines = 3;
+        c.repeat = 2;
+        let d = doc(vec![c, cmd("s", 2, "ls", "/p", 0, &["a"])]);
+        assert_eq!(
+            format(&d, Format::Markdown),
+            "cwd: `/p`\n```console\n$ cargo test\nrunning 2 tests\n... (3 lines omitted) ...\n\
+             FAILED\n```\n[exit 101]\n[ran 2 times]\n\
+             \n\
+             ```console\n$ ls\na\n```\n"
+        );
+    }
+
+    #[test]
+    fn markdown_fence_outlasts_backticks_in_output() {
+        let d = doc(vec![cmd(
+            "s",
+            1,
+            "cat README.md",
+            "",
+            0,
+            &["```rust", "fn main() {}", "```", "and ```` four"],
+        )]);
+        let md = format(&d, Format::Markdown);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines[0], "`````console");
+        assert_eq!(lines[lines.len() - 1], "`````");
+        // No line inside could close it: none starts with five backticks.
+        assert!(
+            lines[1..lines.len() - 1]
+                .iter()
+                .all(|l| !l.starts_with("`````"))
+        );
+        let summarized = |line: &str| {
+            let mut c = cmd("s", 1, line, "/a`b", 1, &[]);
+            c.summarized = true;
+            c.output_lines = 4;
+            doc(vec![c])
+        };
+        assert_eq!(
+            format(&summarized("echo `date`"), Format::Markdown),
+            "cwd: `` /a`b ``\n`` $ echo `date` `` [exit 1, 4 lines of output omitted]\n"
+        );
+        assert_eq!(
+            format(&summarized("echo a \\\n  b"), Format::Markdown),
+            "cwd: `` /a`b ``\n```console\n$ echo a \\\n  b\n```\n[exit 1, 4 lines of output omitted]\n"
+        );
+    }
+
+    #[test]
+    fn json_round_trips_with_schema_fields() {
+        let mut a = cmd("s1", 1, "make", "/p", 127, &["x", "y"]);
+        a.gaps = vec![(1, 5), (2, 3)];
+        a.omitted_at = Some(1);
+        a.omitted_lines = 8;
+        a.output_lines = 10;
+        let mut b = cmd("s2", 7, "sleep 9", "/q", 0, &[]);
+        b.exit_code = None;
+        b.ended_at = None;
+        b.running = true;
+        let mut d = doc(vec![a, b]);
+        d.report = BudgetReport {
+            budget: Some(100),
+            tokens: Some(90),
+            tokenizer: Some("o200k".into()),
+            summarized: vec![],
+            dropped: vec![("s1".into(), 0)],
+        };
+        let text = format(&d, Format::Json);
+        assert!(text.ends_with("}\n"));
+        assert!(text.starts_with("{\n  \"version\": 1,"), "{text}");
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["version"], 1);
+        assert_eq!(v["parts"], "all");
+        let c0 = &v["commands"][0];
+        assert_eq!(c0["session_id"], "s1");
+        assert_eq!(c0["seq"], 1);
+        assert_eq!(c0["command_line"], "make");
+        assert_eq!(c0["cwd"], "/p");
+        assert_eq!(c0["started_at"], 1_700_000_001_000u64);
+        assert_eq!(c0["ended_at"], 1_700_000_001_500u64);
+        assert_eq!(c0["exit_code"], 127);
+        assert_eq!(c0["exit_explanation"], "command not found");
+        assert_eq!(c0["running"], false);
+        assert_eq!(c0["output"], "x\ny");
+        assert_eq!(
+            c0["gaps"],
+            serde_json::json!([{"at": 1, "omitted": 5}, {"at": 2, "omitted": 3}])
+        );
+        assert_eq!(c0["output_lines"], 10);
+        assert_eq!(c0["omitted_lines"], 8);
+        assert_eq!(c0["repeat"], 1);
+        assert_eq!(c0["summarized"], false);
+        let c1 = &v["commands"][1];
+        assert!(c1["ended_at"].is_null());
+        assert!(c1["exit_code"].is_null());
+        assert!(c1["exit_explanation"].is_null());
+        assert_eq!(c1["running"], true);
+        assert_eq!(c1["output"], "");
+        assert_eq!(
+            v["sessions"],
+            serde_json::json!([{"session_id": "s1", "commands": 1}, {"session_id": "s2", "commands": 1}])
+        );
+        assert_eq!(
+            v["dropped"],
+            serde_json::json!([{"session_id": "s1", "seq": 0}])
+        );
+        assert_eq!(v["summarized"], serde_json::json!([]));
+        assert_eq!(
+            v["budget"],
+            serde_json::json!({"budget": 100, "tokens": 90, "tokenizer": "o200k"})
+        );
+
+        d.report = BudgetReport::default();
+        d.parts = Parts::CommandsOnly;
+        let v: serde_json::Value = serde_json::from_str(&format(&d, Format::Json)).unwrap();
+        assert!(v["budget"].is_null());
+        assert!(v["commands"][0]["output"].is_null());
+        assert_eq!(v["commands"][0]["gaps"], serde_json::json!([]));
+        assert_eq!(v["parts"], "commands-only");
+        d.parts = Parts::ResultsOnly;
+        let v: serde_json::Value = serde_json::from_str(&format(&d, Format::Json)).unwrap();
+        assert!(v["commands"][0]["command_line"].is_null());
+        assert_eq!(v["commands"][0]["output"], "x\ny");
+    }
+
+    #[test]
+    fn single_gap_from_omitted_at_only() {
+        // Stages that set only omitted_at/omitted_lines still get a marker.
+        let mut c = cmd("s", 1, "seq 100", "", 0, &["1", "100"]);
+        c.omitted_at = Some(1);
+        c.omitted_lines = 98;
+        c.output_lines = 100;
+        let d = doc(vec![c]);
+        assert_eq!(
+            format(&d, Format::Text),
+            "$ seq 100\n1\n... (98 lines omitted) ...\n100\n"
+        );
+        let v: serde_json::Value = serde_json::from_str(&format(&d, Format::Json)).unwrap();
+        assert_eq!(
+            v["commands"][0]["gaps"],
+            serde_json::json!([{"at": 1, "omitted": 98}])
+        );
+    }
+
+    #[test]
+    fn gap_at_end_and_singular() {
+        let mut c = cmd("s", 1, "x", "", 0, &["a"]);
+        c.gaps = vec![(0, 1), (1, 4)];
+        c.omitted_at = Some(0);
+        c.omitted_lines = 5;
+        assert_eq!(
+            format(&doc(vec![c]), Format::Text),
+            "$ x\n... (1 line omitted) ...\na\n... (4 lines omitted) ...\n"
+        );
+    }
+}

@@ -35,6 +35,11 @@ pub struct CommandContext {
     /// Index into `output` before which the omitted lines stood (`None` when nothing omitted).
     /// Formatters print a `... (N lines omitted) ...` line there.
     pub omitted_at: Option<usize>,
+    /// Every elision point, in order: `(index into output, lines omitted there)`. Truncation that
+    /// keeps error lines from the middle of the output leaves several gaps; `omitted_at` is then
+    /// the first gap's index and `omitted_lines` the sum of all gaps. May be left empty by stages
+    /// that only set `omitted_at`/`omitted_lines`; read it through [`CommandContext::elisions`].
+    pub gaps: Vec<(usize, usize)>,
     /// How many times this same command ran back to back with the same output (1 = once).
     pub repeat: usize,
     /// The budget compressed this command to a one-line summary: `output` is empty and
@@ -58,8 +63,23 @@ impl CommandContext {
             output_lines: 0,
             omitted_lines: 0,
             omitted_at: None,
+            gaps: Vec::new(),
             repeat: 1,
             summarized: false,
+        }
+    }
+}
+
+impl CommandContext {
+    /// The elision points `(index into output, lines omitted there)`, in order: `gaps` when set,
+    /// else the single point given by `omitted_at`/`omitted_lines`.
+    pub fn elisions(&self) -> Vec<(usize, usize)> {
+        if !self.gaps.is_empty() {
+            return self.gaps.clone();
+        }
+        match self.omitted_at {
+            Some(at) if self.omitted_lines > 0 => vec![(at, self.omitted_lines)],
+            _ => Vec::new(),
         }
     }
 }
