@@ -179,6 +179,22 @@ fn pty_echoes(master: RawFd) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether a Ctrl-D ending piped input can go now. Written while a command runs, the terminal
+/// (in canonical mode) would swallow it as end-of-file for that command; the line editors of
+/// bash and zsh read in non-canonical mode, so the prompt is back when canonical mode is off.
+/// Shells without a line editor read canonically at the prompt too: after a quiet second, send.
+fn eot_due(master: RawFd, hooked: bool, waiting: &mut Option<Instant>) -> bool {
+    // SAFETY: the master descriptor stays open for the whole session.
+    let fd = unsafe { BorrowedFd::borrow_raw(master) };
+    let canonical = termios::tcgetattr(fd)
+        .map(|t| t.local_flags.contains(LocalFlags::ICANON))
+        .unwrap_or(true);
+    if !hooked || !canonical {
+        return true;
+    }
+    waiting.get_or_insert_with(Instant::now).elapsed() >= Duration::from_secs(1)
+}
+
 fn wait_status(pid: i32, block: bool) -> Option<i32> {
     let mut status = 0;
     let flags = if block { 0 } else { libc::WNOHANG };
@@ -254,6 +270,8 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
     let mut exit_deadline: Option<Instant> = None;
     let mut prompt_ready = !hooked || stdin_is_tty;
     let mut first_prompt: Option<Instant> = None;
+    let mut eot_pending = false;
+    let mut eot_wait: Option<Instant> = None;
     let stdout = io::stdout();
 
     let result: Result<()> = (|| {
@@ -293,7 +311,7 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                     revents: 0,
                 });
             }
-            let timeout = if exit_status.is_some() {
+            let timeout = if exit_status.is_some() || eot_pending {
                 20
             } else if held_since.is_some() || (!prompt_ready && stdin_open) {
                 50
@@ -367,11 +385,8 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                 match read_fd(0, &mut buf) {
                     Ok(0) => {
                         stdin_open = false;
-                        if !stdin_is_tty {
-                            // Input from a pipe ended: like Ctrl-D at the prompt once the shell
-                            // has read everything before it.
-                            to_shell.push(0x04);
-                        }
+                        // Input from a pipe ended: Ctrl-D, once the shell is back at its prompt.
+                        eot_pending = !stdin_is_tty;
                     }
                     Ok(n) => {
                         if let Some(r) = recorder.as_mut() {
@@ -388,6 +403,10 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                         ) => {}
                     Err(_) => stdin_open = false,
                 }
+            }
+            if eot_pending && to_shell.is_empty() && eot_due(master, hooked, &mut eot_wait) {
+                to_shell.push(0x04);
+                eot_pending = false;
             }
             if !to_shell.is_empty() && !master_eof {
                 match write_fd(master, &to_shell) {

@@ -2,6 +2,7 @@
 
 use crate::cli::WrapArgs;
 use crate::cmd::Run;
+use crate::error::ExitError;
 use crate::marker::Scanner;
 use crate::pty::{self, Session};
 use crate::recorder::Recorder;
@@ -15,6 +16,7 @@ use std::path::PathBuf;
 impl Run for WrapArgs {
     fn run(self) -> Result<i32> {
         let argv = shell_argv(self.shell);
+        let program = resolve_program(&argv[0])?;
         if let Some(session) = nested_session() {
             eprintln!(
                 "omnish: this terminal is already recorded by session {session}; starting {} without a second recorder",
@@ -26,7 +28,9 @@ impl Run for WrapArgs {
         let started_at = store::now_ms();
         let id = store::new_session_id(started_at);
         let token = store::random_hex(16);
-        let launch = shell::prepare(&argv, &token)?;
+        let mut resolved = argv.clone();
+        resolved[0] = program.to_string_lossy().into_owned();
+        let launch = shell::prepare(&resolved, &token)?;
         let (cols, rows) = pty::terminal_size()
             .or_else(size_from_env)
             .unwrap_or((80, 24));
@@ -138,6 +142,38 @@ fn nested_session() -> Option<String> {
         None => true,
     };
     nested.then_some(id)
+}
+
+/// Finds `name` as a shell would: a path as given, else the first executable on PATH.
+fn resolve_program(name: &str) -> Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &std::path::Path| {
+        p.metadata()
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
+    };
+    let not_found = |why: &str| {
+        anyhow::Error::new(ExitError {
+            code: 127,
+            message: format!(
+                "cannot run shell '{name}': {why}; name one, as in `omnish wrap bash`"
+            ),
+        })
+    };
+    if name.contains('/') {
+        let p = PathBuf::from(name);
+        return if executable(&p) {
+            Ok(p)
+        } else {
+            Err(not_found("no such executable file"))
+        };
+    }
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(name))
+        .find(|p| executable(p))
+        .ok_or_else(|| not_found("not found in PATH"))
 }
 
 /// Replaces omnish with the plain shell.
