@@ -22,7 +22,8 @@
 //! | `jwt`                     | `eyJ…`.`eyJ…`.signature                                            |
 //! | `url-password`            | the password in `scheme://user:PASSWORD@host` (scheme, user, host kept) |
 //! | `authorization`           | the credential of an `Authorization:`/`Proxy-Authorization:` header (any case, also in JSON and curl `-H`); header name and scheme word (`Bearer`, `Basic`, `token`, …) kept |
-//! | `assignment`              | the value assigned to a secret-looking name (see below)          |
+//! | `authorization` (also)    | the password of `curl -u user:PASSWORD` / `--user` / `--proxy-user` on a line mentioning `curl`, `wget` or `http` |
+//! | `assignment`              | the value assigned to a secret-looking name (see below), and the `password` of a `.netrc` entry (`login u password p`) |
 //!
 //! # Assignments
 //!
@@ -290,6 +291,26 @@ static DETECTORS: &[Detector] = &[
         pattern: || format!(r"(?i)--([A-Za-z0-9-]*{NAME_END})[ \t]+({VALUE})"),
         run: |re, text, marker, out| detect_assignment(re, text, marker, out, true),
     },
+    Detector {
+        pattern: || format!(r#"(?i){B}(?:login|user)\s+\S+\s+password[ \t]+([^\s'"`]+)"#),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let v = c.get(1).unwrap();
+                // A `.netrc` entry starts with `machine <host>` or `default`.
+                let before = &text[..c.get(0).unwrap().start()];
+                let entry = before.contains("machine") || before.contains("default");
+                if entry && !is_non_secret(v.as_str(), true) {
+                    out.push(cand(v.range(), "assignment", P_ASSIGN));
+                }
+            }
+        },
+    },
+    Detector {
+        pattern: || {
+            r#"(?:^|[ \t])(?:-u|--user|--proxy-user|-U)[ \t]*['"]?[^\s:'"]+:([^\s'"]+)"#.into()
+        },
+        run: detect_user_password,
+    },
 ];
 
 static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
@@ -362,18 +383,69 @@ const AUTH_SCHEMES: &[&str] = &[
     "gnap",
 ];
 
+/// Like `captures_iter`, but a match that `check` rejects (returns `Err(resume)`) does not hide
+/// the matches starting inside it: the search resumes at `resume`. Without this, redacting an
+/// accepted match could uncover a match that was hidden the first time, breaking idempotence
+/// (`Authorization: ${Authorization: x}` or `TOKEN=--token --token x`).
+fn scan<'t>(
+    re: &Regex,
+    text: &'t str,
+    mut check: impl FnMut(&Captures<'t>) -> Result<Option<Cand>, usize>,
+    out: &mut Vec<Cand>,
+) {
+    let mut pos = 0;
+    while let Some(c) = re.captures_at(text, pos) {
+        let whole = c.get(0).unwrap();
+        pos = match check(&c) {
+            Ok(found) => {
+                out.extend(found);
+                whole.end().max(whole.start() + 1)
+            }
+            Err(resume) => resume.max(whole.start() + 1),
+        };
+        while !text.is_char_boundary(pos) {
+            pos += 1;
+        }
+        if pos > text.len() {
+            break;
+        }
+    }
+}
+
 fn detect_authorization(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
-    for c in re.captures_iter(text) {
+    let check = |c: &Captures<'_>| {
         let cred = c.get(2).unwrap();
         let value = cred.as_str().trim_end();
         if value.is_empty()
             || is_non_secret(value, true)
             || AUTH_SCHEMES.contains(&value.to_ascii_lowercase().as_str())
         {
-            continue;
+            return Err(cred.start());
         }
         let start = cred.start();
-        out.push(cand(start..start + value.len(), "authorization", P_AUTH));
+        Ok(Some(cand(
+            start..start + value.len(),
+            "authorization",
+            P_AUTH,
+        )))
+    };
+    scan(re, text, check, out);
+}
+
+/// `curl -u user:password` (also `--user`, `--proxy-user`, `wget`-style `-U`): only on a line
+/// that mentions `curl`, `wget` or `http`, as `-u uid:gid` means something else elsewhere.
+fn detect_user_password(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
+    for c in re.captures_iter(text) {
+        let pw = c.get(1).unwrap();
+        let line_start = text[..pw.start()].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[pw.end()..]
+            .find('\n')
+            .map_or(text.len(), |i| pw.end() + i);
+        let line = &text[line_start..line_end];
+        let web = ["curl", "wget", "http"].iter().any(|w| line.contains(w));
+        if web && !is_non_secret(pw.as_str(), true) {
+            out.push(cand(pw.range(), "authorization", P_AUTH));
+        }
     }
 }
 
@@ -384,19 +456,11 @@ fn detect_assignment(
     out: &mut Vec<Cand>,
     flag: bool,
 ) {
-    let mut pos = 0;
-    while let Some(c) = re.captures_at(text, pos) {
-        let whole = c.get(0).unwrap();
-        pos = match assignment(&c, text, marker_follows, flag) {
-            Some(found) => {
-                out.push(found);
-                whole.end()
-            }
-            // A rejected match must not hide one that starts inside its value
-            // (`TOKEN=--token --token x`): otherwise redacting the text would expose it.
-            None => c.get(c.len() - 1).unwrap().start(),
-        };
-    }
+    let check = |c: &Captures<'_>| match assignment(c, text, marker_follows, flag) {
+        Some(found) => Ok(Some(found)),
+        None => Err(c.get(c.len() - 1).unwrap().start()),
+    };
+    scan(re, text, check, out);
 }
 
 fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) -> Option<Cand> {
@@ -1062,6 +1126,63 @@ mod tests {
     }
 
     #[test]
+    fn netrc_and_curl_user() {
+        assert_eq!(
+            r("machine api.example.com\n  login ada\n  password s3cret!\n"),
+            "machine api.example.com\n  login ada\n  password [REDACTED:assignment]\n"
+        );
+        assert_eq!(
+            r("machine h login u password p4ss"),
+            "machine h login u password [REDACTED:assignment]"
+        );
+        assert_eq!(
+            r("curl -u ada:s3cret https://api.x/"),
+            "curl -u ada:[REDACTED:authorization] https://api.x/"
+        );
+        assert_eq!(
+            r("curl --user 'ada:pa55' -X GET http://h"),
+            "curl --user 'ada:[REDACTED:authorization]' -X GET http://h"
+        );
+        unchanged("docker run -u 1000:1000 img && docker exec -u root:root c sh");
+        unchanged("git push -u origin main");
+        unchanged("login with password prompt");
+        unchanged("curl -u ada https://api.x/ # prompts for the password");
+    }
+
+    #[test]
+    fn realistic_tool_outputs() {
+        let session = format!("IQoJb3JpZ2luX2VjE{}", "Pz9Xr2Lq".repeat(12));
+        let sts = format!(
+            "{{\n    \"Credentials\": {{\n        \"AccessKeyId\": \"{}\",\n        \"SecretAccessKey\": \"{}\",\n        \"SessionToken\": \"{session}\",\n        \"Expiration\": \"2026-11-22T19:00:00+00:00\"\n    }}\n}}",
+            ["ASIA", "Q7ZX3M9PL2R8TK4V"].concat(),
+            aws_secret()
+        );
+        let out = r(&sts);
+        assert!(out.contains("\"AccessKeyId\": \"[REDACTED:aws-access-key]\""));
+        assert!(out.contains("\"SecretAccessKey\": \"[REDACTED:aws-secret-key]\""));
+        assert!(out.contains("\"SessionToken\": \"[REDACTED:assignment]\""));
+        assert!(out.contains("2026-11-22T19:00:00+00:00"));
+
+        let kube = "apiVersion: v1\ndata:\n  password: cGFzc3dvcmQxMjM=\n  tls.key: LS0tLS1CRUdJTg==\n  username: YWRh\nkind: Secret\nmetadata:\n  name: db-creds\ntype: Opaque";
+        assert_eq!(
+            r(kube),
+            kube.replace("cGFzc3dvcmQxMjM=", "[REDACTED:assignment]")
+                .replace("LS0tLS1CRUdJTg==", "[REDACTED:assignment]")
+        );
+
+        let npmrc = "//registry.npmjs.org/:_authToken=npm_abcDEF123456";
+        assert_eq!(
+            r(npmrc),
+            "//registry.npmjs.org/:_authToken=[REDACTED:assignment]"
+        );
+
+        unchanged(
+            "SSH_AUTH_SOCK=/tmp/ssh-XXXX/agent.1\nGIT_ASKPASS=/usr/lib/ssh/ssh-askpass\nKEYTIMEOUT=1\n\
+             GNOME_KEYRING_CONTROL=/run/user/1000/keyring\nPasswordAuthentication=no\nuser.signingkey=4BCB2A9F",
+        );
+    }
+
+    #[test]
     fn non_secret_values() {
         unchanged("KEY_LENGTH=32");
         unchanged("API_KEY=1234");
@@ -1142,6 +1263,17 @@ mod tests {
             assert!(matches!(redact(&once), Cow::Borrowed(_)));
             assert!(!once.contains("[REDACTED:[") && once.matches("[REDACTED:").count() >= 1);
             assert!(!nested.is_match(&once), "{once}");
+        }
+        // Found by the fragment proptest in `tests/redact_corpus.rs`.
+        for s in [
+            "TOKEN=0${--token a",
+            "TOKEN=--token --token \"private_key\": \"",
+            "-----BEGIN RSA PRIVATE KEY-----\"password\": \"[REDACTED:assignment]TOKEN=--token ",
+            "api_key: Aapi_key: =-----BEGIN RSA PRIVATE KEY-----",
+            "--token Authorization: ${Authorization: --token ",
+        ] {
+            let once = r(s);
+            assert_eq!(r(&once), once, "{s:?}");
         }
     }
 

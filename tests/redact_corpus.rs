@@ -176,6 +176,10 @@ fn secret_strategy() -> impl Strategy<Value = (String, String)> {
             .prop_map(|v| (format!("export MY_API_TOKEN={v}"), v)),
         "[A-Za-z0-9][A-Za-z0-9 !%^*+~/=-]{8,39}".prop_map(|v| (format!("password: \"{v}\""), v)),
         "[A-Za-z0-9]{9,40}".prop_map(|v| (format!("--client-secret {v}"), v)),
+        "[A-Za-z0-9][A-Za-z0-9!%^*+~]{5,29}"
+            .prop_map(|v| (format!("machine h.example\n  login ada\n  password {v}"), v)),
+        "[A-Za-z0-9][A-Za-z0-9!%^*+~]{5,29}"
+            .prop_map(|v| (format!("curl -u ada:{v} https://h.example/"), v)),
         "[A-Za-z0-9+/=\n]{20,200}".prop_map(|b| (
             format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{b}\n-----END OPENSSH PRIVATE KEY-----"),
             b
