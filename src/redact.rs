@@ -37,7 +37,8 @@
 //! shell and env files (`export NAME=v`, `NAME='v w'`, `NAME="v"`), YAML/TOML/INI/JSON
 //! (`name: v`, `name = "v"`, `"name": "v"`, `name => v`, `name := v`), header-like lines
 //! (`X-Api-Key: v`), URL query parameters (`?access_token=v&…`) and long CLI flags
-//! (`--password v`, `--password=v`, `--api-key v`). `-p` and other short flags are left alone.
+//! (`--password v`, `--password=v`, `--api-key v`; not switches such as `--no-password`,
+//! `--ask-pass` before a space). `-p` and other short flags are left alone.
 //! An unquoted value ends at whitespace or at one of ``'"`;&|<>(){}[]`` (a trailing `,` is
 //! dropped); a quoted value is replaced inside its quotes.
 //!
@@ -77,8 +78,10 @@
 //! # Speed
 //!
 //! All patterns are compiled once; a [`RegexSet`] pass decides which detectors can match at all,
-//! and only those run (per stretch between existing markers). Only the linear-time `regex` crate is used; context checks (word
-//! boundaries beyond `\b`, value rules) are done in code.
+//! and only those run (per stretch between existing markers). Only the linear-time `regex` crate
+//! is used, with ASCII `\b` so the lazy DFA handles non-ASCII output; context checks (what
+//! precedes or follows a match, value rules) are done in code. A match a check rejects does not
+//! hide matches that start inside it.
 
 use regex::{Captures, Regex, RegexSet};
 use std::borrow::Cow;
@@ -477,6 +480,16 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
         return None;
     }
     let kind = secret_name_kind(name.as_str())?;
+    // `--no-password db`, `--ask-pass site.yml`: switches, the next word is not their value.
+    if flag {
+        let first = split_name(name.as_str())
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        if SWITCH_PREFIX.contains(&first.as_str()) {
+            return None;
+        }
+    }
     let raw = value.as_str();
     let quote = raw.chars().next().filter(|&q| q == '"' || q == '\'');
     let (inner, range) = match quote {
@@ -572,6 +585,12 @@ fn looks_like_type(s: &str) -> bool {
                 | "object"
         )
 }
+
+/// First words of long flags that are switches (`--no-password`, `--ask-pass`).
+const SWITCH_PREFIX: &[&str] = &[
+    "no", "ask", "prompt", "show", "print", "require", "skip", "disable", "enable", "generate",
+    "reset", "change", "use", "with",
+];
 
 /// Previous words that make `…_key` a non-secret name.
 const BENIGN_KEY_PREFIX: &[&str] = &[
@@ -1180,6 +1199,21 @@ mod tests {
             "SSH_AUTH_SOCK=/tmp/ssh-XXXX/agent.1\nGIT_ASKPASS=/usr/lib/ssh/ssh-askpass\nKEYTIMEOUT=1\n\
              GNOME_KEYRING_CONTROL=/run/user/1000/keyring\nPasswordAuthentication=no\nuser.signingkey=4BCB2A9F",
         );
+    }
+
+    #[test]
+    fn templates_switches_and_unicode() {
+        unchanged(
+            "env:\n  GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}\n  password: \"{{ vault_pw }}\"",
+        );
+        unchanged("psql --no-password db && ansible-playbook --ask-pass site.yml");
+        let t = ghp();
+        assert_eq!(r(&format!("→ «{t}» ✓")), "→ «[REDACTED:github-token]» ✓");
+        assert_eq!(
+            r("пароль: x\nGITHUB_TOKEN=ключ42 ✓"),
+            "пароль: x\nGITHUB_TOKEN=[REDACTED:assignment] ✓"
+        );
+        unchanged("ünïcödé ─ token │ key ═ password…");
     }
 
     #[test]
