@@ -1,4 +1,1340 @@
 //! Redact stage: secrets out of command lines and output.
 //!
-//! Interface (to be implemented): `pub fn redact(text: &str) -> std::borrow::Cow<'_, str>`,
-//! replacing each secret by `[REDACTED:<kind>]`.
+//! [`redact`] replaces every secret found in a text (a command line, or a whole command output
+//! joined by `\n`) by `[REDACTED:<kind>]`; [`find_secrets`] returns what would be replaced.
+//!
+//! # Kinds
+//!
+//! | kind                      | what                                                              |
+//! |---------------------------|-------------------------------------------------------------------|
+//! | `private-key`             | a whole `-----BEGIN … PRIVATE KEY-----` … `-----END …-----` block (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP `PRIVATE KEY BLOCK`); an unterminated block runs to the end of the text |
+//! | `gcp-service-account-key` | the value of `"private_key": "-----BEGIN…"` in service-account JSON |
+//! | `aws-access-key`          | `AKIA`/`ASIA`/`ABIA`/`ACCA` + 16 upper-case letters or digits      |
+//! | `aws-secret-key`          | the value assigned to `aws_secret_access_key`, `AWS_SECRET_ACCESS_KEY`, `SecretAccessKey`, … |
+//! | `google-api-key`          | `AIza` + 35 characters                                            |
+//! | `github-token`            | `ghp_ gho_ ghu_ ghs_ ghr_` + 36 or more, `github_pat_…`           |
+//! | `gitlab-token`            | `glpat-…` (and `glptt- gldt- glrt- glcbt- glsoat- glffct-`)        |
+//! | `openai-key`              | `sk-…`, `sk-proj-…` (body of ≥ 20 with an upper-case letter and a digit) |
+//! | `anthropic-key`           | `sk-ant-…`                                                        |
+//! | `slack-token`             | `xoxb- xoxp- xoxa- xoxr- xoxs- xoxo- xoxe-` + digits/letters      |
+//! | `slack-webhook`           | the path after `https://hooks.slack.com/services/` (host kept)    |
+//! | `stripe-key`              | `sk_live_ sk_test_ rk_live_ rk_test_ pk_live_` + ≥ 10             |
+//! | `jwt`                     | `eyJ…`.`eyJ…`.signature                                            |
+//! | `url-password`            | the password in `scheme://user:PASSWORD@host` (scheme, user, host kept) |
+//! | `authorization`           | the credential of an `Authorization:`/`Proxy-Authorization:` header (any case, also in JSON and curl `-H`); header name and scheme word (`Bearer`, `Basic`, `token`, …) kept |
+//! | `authorization` (also)    | the password of `curl -u user:PASSWORD` / `--user` / `--proxy-user` on a line mentioning `curl`, `wget` or `http` |
+//! | `assignment`              | the value assigned to a secret-looking name (see below), and the `password` of a `.netrc` entry (`login u password p`) |
+//!
+//! # Assignments
+//!
+//! A *secret-looking name* is split into words at `_ - .` and at camelCase humps; it is secret
+//! when its last word is `token`, `secret`, `password`, `passwd`, `passphrase`, `apikey`,
+//! `credential(s)` (or a word ending in `password`/`passwd`/`token`/`secret`, e.g. `PGPASSWORD`),
+//! or `pwd`/`pass`/`key` preceded by at least one other word (`DB_PWD`, `FOO_KEY`, `api-key`).
+//! A lone `key`, `pass` or `PWD`, names with a `public`/`pub` word, and `…_key` names whose
+//! previous word is benign (`sort_key`, `primaryKey`, `cache_key`, `--recv-key`, …) are not.
+//! Recognised forms (name and operator kept, only the value replaced):
+//! shell and env files (`export NAME=v`, `NAME='v w'`, `NAME="v"`), YAML/TOML/INI/JSON
+//! (`name: v`, `name = "v"`, `"name": "v"`, `name => v`, `name := v`), header-like lines
+//! (`X-Api-Key: v`), URL query parameters (`?access_token=v&…`) and long CLI flags
+//! (`--password v`, `--password=v`, `--api-key v`; not switches such as `--no-password`,
+//! `--ask-pass` before a space). `-p` and other short flags are left alone.
+//! An unquoted value ends at whitespace or at one of ``'"`;&|<>(){}[]`` (a trailing `,` is
+//! dropped); a quoted value is replaced inside its quotes.
+//!
+//! # Not redacted
+//!
+//! * Anything not in a recognised context: bare hex (git commit ids, `sha256:` digests,
+//!   `sha256sum` output, docker image ids), UUIDs, paths (`~/.ssh/id_ed25519.pub`,
+//!   `src/token.rs`), identifiers (`tokenizer_key_test`), prose ("the key is to retry",
+//!   "password prompt", "password: (none)"). Context decides: 40 hex digits after
+//!   `Authorization: Bearer`, `token=` or `GITHUB_TOKEN=` are a secret, after `commit ` or alone
+//!   they are not.
+//! * Values that are obviously not secrets (for assignments, URL passwords and
+//!   `Authorization` credentials): empty values; `true false null nil none yes no on off
+//!   undefined empty n/a`; numbers of at most 8 digits (`KEY_SIZE`-like settings, PINs of
+//!   that length are a known gap); variable references (`$VAR`, `${VAR…}`, `$(cmd)`,
+//!   `%VAR%`); placeholders (`<token>`, `{{ token }}`, `(none)`); masks made only of
+//!   `* x X . • …` (`***`, `xxx`); paths (`~/…`, `./…`, `../…`, `/word/…`); file names with a
+//!   key/config extension (`server.key`, `sa.json`, `id_rsa.pub`); values starting with `-`
+//!   after a space-separated flag (the next option); unquoted values made only of `=`
+//!   (`token == x`) or starting with `:` (`token::Token`).
+//! * Code, not data: after `name:` an identifier followed by `) , = ; { < > ( [`
+//!   (`fn f(token: Token)`, `api_key: Option<String>`), and after `name =` an identifier
+//!   followed by `(` or `[` (`token = get_token()`, `key = os.environ["KEY"]`). `${TOKEN:-x}`
+//!   and `$TOKEN=` (references) are not assignments.
+//! * Text already redacted: an existing `[REDACTED:…]` is a barrier; detectors run separately on
+//!   the text between markers, so no match touches a marker (an unterminated private key block
+//!   runs to the next marker), `redact` is idempotent and never nests markers.
+//!
+//! # Overlaps
+//!
+//! Matches that overlap are merged into one replacement covering their union (the outermost
+//! range); its kind is the most specific one involved, in this order: `gcp-service-account-key`,
+//! `private-key`, `aws-secret-key`, the token kinds (`github-token`, `aws-access-key`, …), `jwt`,
+//! `url-password`, `authorization`, `assignment`. So `export GITHUB_TOKEN=ghp_…` becomes
+//! `export GITHUB_TOKEN=[REDACTED:github-token]`.
+//!
+//! # Speed
+//!
+//! All patterns are compiled once; a [`RegexSet`] pass decides which detectors can match at all,
+//! and only those run (per stretch between existing markers). Only the linear-time `regex` crate
+//! is used, with ASCII `\b` so the lazy DFA handles non-ASCII output; context checks (what
+//! precedes or follows a match, value rules) are done in code. A match a check rejects does not
+//! hide matches that start inside it.
+
+use regex::{Captures, Regex, RegexSet};
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::LazyLock;
+
+/// One secret found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Secret {
+    /// Short lowercase kind name, as written in `[REDACTED:<kind>]`.
+    pub kind: &'static str,
+    /// Byte range of the replaced text.
+    pub range: Range<usize>,
+}
+
+/// Replace every secret in `text` by `[REDACTED:<kind>]`. Borrowed when nothing changed.
+pub fn redact(text: &str) -> Cow<'_, str> {
+    let secrets = find_secrets(text);
+    if secrets.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    for s in &secrets {
+        out.push_str(&text[pos..s.range.start]);
+        out.push_str("[REDACTED:");
+        out.push_str(s.kind);
+        out.push(']');
+        pos = s.range.end;
+    }
+    out.push_str(&text[pos..]);
+    Cow::Owned(out)
+}
+
+/// The secrets [`redact`] replaces in `text`: sorted, non-overlapping, non-empty ranges.
+pub fn find_secrets(text: &str) -> Vec<Secret> {
+    // Text already redacted is a barrier: detectors run on the stretches between markers, so no
+    // match starts in, spans or swallows a marker, and `redact` is idempotent.
+    let mut cands = Vec::new();
+    let mut pos = 0;
+    if text.contains("[REDACTED:") {
+        for m in MARKER.find_iter(text) {
+            detect(text, pos..m.start(), true, &mut cands);
+            pos = m.end();
+        }
+    }
+    detect(text, pos..text.len(), false, &mut cands);
+    merge(cands)
+}
+
+/// Run every detector that can match `text[seg]`, with ranges relative to `text`.
+fn detect(text: &str, seg: Range<usize>, marker_follows: bool, out: &mut Vec<Cand>) {
+    let part = &text[seg.clone()];
+    let hits = SET.matches(part);
+    if !hits.matched_any() {
+        return;
+    }
+    let first = out.len();
+    for i in hits.iter() {
+        DETECTORS[i].run(&REGEXES[i], part, marker_follows, out);
+    }
+    for c in &mut out[first..] {
+        c.range = c.range.start + seg.start..c.range.end + seg.start;
+    }
+}
+
+/// ASCII word boundary: keeps the patterns DFA-friendly on non-ASCII text.
+const B: &str = r"(?-u:\b)";
+
+/// Value of an assignment: double-quoted (escapes allowed, closing quote optional), single-quoted,
+/// or unquoted.
+const VALUE: &str = r#""(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?|[^\s'"`;&|<>(){}\[\]]+"#;
+
+/// Names that end in one of these words are looked at by the assignment detectors.
+const NAME_END: &str =
+    r"(?:token|secret|key|passwd|password|pwd|pass|passphrase|credentials?|apikey)";
+
+struct Detector {
+    pattern: fn() -> String,
+    run: fn(&Regex, &str, bool, &mut Vec<Cand>),
+}
+
+impl Detector {
+    /// `marker_follows`: `text` is a stretch that ends where an existing marker begins.
+    fn run(&self, re: &Regex, text: &str, marker_follows: bool, out: &mut Vec<Cand>) {
+        (self.run)(re, text, marker_follows, out)
+    }
+}
+
+struct Cand {
+    range: Range<usize>,
+    kind: &'static str,
+    prio: u8,
+}
+
+const P_GCP: u8 = 100;
+const P_PRIVATE: u8 = 90;
+const P_AWS_SECRET: u8 = 85;
+const P_TOKEN: u8 = 80;
+const P_JWT: u8 = 70;
+const P_URL: u8 = 60;
+const P_AUTH: u8 = 50;
+const P_ASSIGN: u8 = 40;
+
+static DETECTORS: &[Detector] = &[
+    Detector {
+        pattern: || r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----".into(),
+        run: detect_private_key,
+    },
+    Detector {
+        pattern: || r#""private_key"\s*:\s*"(-----BEGIN[^"]*)"?"#.into(),
+        run: |re, text, _, out| simple(re, text, out, 1, "gcp-service-account-key", P_GCP),
+    },
+    Detector {
+        pattern: || format!("{B}(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}{B}"),
+        run: |re, text, _, out| simple(re, text, out, 0, "aws-access-key", P_TOKEN),
+    },
+    Detector {
+        pattern: || format!("{B}AIza[0-9A-Za-z_-]{{35}}"),
+        run: |re, text, _, out| {
+            for m in re.find_iter(text) {
+                let next = text[m.end()..].bytes().next();
+                if !next.is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+                    out.push(cand(m.range(), "google-api-key", P_TOKEN));
+                }
+            }
+        },
+    },
+    Detector {
+        pattern: || {
+            format!("{B}(?:gh[pousr]_[A-Za-z0-9]{{36,}}|github_pat_[A-Za-z0-9_]{{22,}}){B}")
+        },
+        run: |re, text, _, out| simple(re, text, out, 0, "github-token", P_TOKEN),
+    },
+    Detector {
+        pattern: || {
+            format!("{B}(?:glpat|glptt|gldt|glrt|glcbt|glsoat|glffct)-[A-Za-z0-9_-]{{20,}}")
+        },
+        run: |re, text, _, out| simple(re, text, out, 0, "gitlab-token", P_TOKEN),
+    },
+    Detector {
+        pattern: || format!("{B}sk-([A-Za-z0-9_-]{{20,}})"),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let body = &c[1];
+                let upper = body.bytes().any(|b| b.is_ascii_uppercase());
+                let digit = body.bytes().any(|b| b.is_ascii_digit());
+                if !(upper && digit) {
+                    continue;
+                }
+                let kind = if body.starts_with("ant-") {
+                    "anthropic-key"
+                } else {
+                    "openai-key"
+                };
+                out.push(cand(c.get(0).unwrap().range(), kind, P_TOKEN));
+            }
+        },
+    },
+    Detector {
+        pattern: || format!("{B}xox[abeoprs]-[A-Za-z0-9-]{{10,}}"),
+        run: |re, text, _, out| {
+            for m in re.find_iter(text) {
+                if m.as_str()[5..].bytes().any(|b| b.is_ascii_digit()) {
+                    out.push(cand(m.range(), "slack-token", P_TOKEN));
+                }
+            }
+        },
+    },
+    Detector {
+        pattern: || {
+            r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9/_-]+)".into()
+        },
+        run: |re, text, _, out| simple(re, text, out, 1, "slack-webhook", P_TOKEN),
+    },
+    Detector {
+        pattern: || format!("{B}(?:(?:sk|rk)_(?:live|test)|pk_live)_[A-Za-z0-9]{{10,}}{B}"),
+        run: |re, text, _, out| simple(re, text, out, 0, "stripe-key", P_TOKEN),
+    },
+    Detector {
+        pattern: || format!("{B}eyJ[A-Za-z0-9_-]{{4,}}\\.eyJ[A-Za-z0-9_-]{{4,}}\\.[A-Za-z0-9_-]*"),
+        run: |re, text, _, out| simple(re, text, out, 0, "jwt", P_JWT),
+    },
+    Detector {
+        pattern: || format!(r#"{B}[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'"<>]*:([^\s/?#@'"<>]+)@"#),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let pw = c.get(1).unwrap();
+                if !is_non_secret(pw.as_str(), true) {
+                    out.push(cand(pw.range(), "url-password", P_URL));
+                }
+            }
+        },
+    },
+    Detector {
+        pattern: || {
+            format!(
+                r#"(?i){B}(?:proxy-)?authorization["']?[ \t]*:[ \t]*["']?(?:(bearer|basic|digest|token|bot|negotiate|ntlm|apikey|aws4-hmac-sha256|hoba|mutual|dpop|gnap)[ \t]+)?([^'"\r\n]+)"#
+            )
+        },
+        run: detect_authorization,
+    },
+    Detector {
+        pattern: || {
+            format!(r#"(?i)([A-Za-z0-9_.-]*{NAME_END})["']?[ \t]*(=>|:=|[:=])[ \t]*({VALUE})"#)
+        },
+        run: |re, text, marker, out| detect_assignment(re, text, marker, out, false),
+    },
+    Detector {
+        pattern: || format!(r"(?i)--([A-Za-z0-9-]*{NAME_END})[ \t]+({VALUE})"),
+        run: |re, text, marker, out| detect_assignment(re, text, marker, out, true),
+    },
+    Detector {
+        pattern: || format!(r#"(?i){B}(?:login|user)\s+\S+\s+password[ \t]+([^\s'"`]+)"#),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let v = c.get(1).unwrap();
+                // A `.netrc` entry starts with `machine <host>` or `default`.
+                let before = &text[..c.get(0).unwrap().start()];
+                let entry = before.contains("machine") || before.contains("default");
+                if entry && !is_non_secret(v.as_str(), true) {
+                    out.push(cand(v.range(), "assignment", P_ASSIGN));
+                }
+            }
+        },
+    },
+    Detector {
+        pattern: || {
+            r#"(?:^|[ \t])(?:-u|--user|--proxy-user|-U)[ \t]*['"]?[^\s:'"]+:([^\s'"]+)"#.into()
+        },
+        run: detect_user_password,
+    },
+];
+
+static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    DETECTORS
+        .iter()
+        .map(|d| Regex::new(&(d.pattern)()).expect("redact pattern"))
+        .collect()
+});
+
+static SET: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new(DETECTORS.iter().map(|d| (d.pattern)())).expect("redact pattern set")
+});
+
+static MARKER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\[REDACTED:[a-z0-9-]+\]").expect("marker pattern"));
+
+static ANY_PRIVATE_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----").expect("end pattern")
+});
+
+static ROOTED_PATH: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^/[a-z][a-z0-9_.-]*/").expect("path pattern"));
+
+static KEY_FILE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^[A-Za-z0-9_.-]+\.(?:pem|key|pub|crt|cer|csr|der|p8|p12|pfx|jks|json|txt|asc|gpg|env|ya?ml|toml|ini|conf|cfg)$",
+    )
+    .expect("key file pattern")
+});
+
+fn cand(range: Range<usize>, kind: &'static str, prio: u8) -> Cand {
+    Cand { range, kind, prio }
+}
+
+fn simple(re: &Regex, text: &str, out: &mut Vec<Cand>, group: usize, kind: &'static str, prio: u8) {
+    for c in re.captures_iter(text) {
+        if let Some(m) = c.get(group) {
+            out.push(cand(m.range(), kind, prio));
+        }
+    }
+}
+
+fn detect_private_key(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
+    for c in re.captures_iter(text) {
+        let begin = c.get(0).unwrap();
+        let rest = &text[begin.end()..];
+        let end_line = format!("-----END {}-----", &c[1]);
+        let end = rest
+            .find(&end_line)
+            .map(|i| i + end_line.len())
+            .or_else(|| ANY_PRIVATE_END.find(rest).map(|m| m.end()))
+            .map_or(text.len(), |e| begin.end() + e);
+        out.push(cand(begin.start()..end, "private-key", P_PRIVATE));
+    }
+}
+
+const AUTH_SCHEMES: &[&str] = &[
+    "bearer",
+    "basic",
+    "digest",
+    "token",
+    "bot",
+    "negotiate",
+    "ntlm",
+    "apikey",
+    "aws4-hmac-sha256",
+    "hoba",
+    "mutual",
+    "dpop",
+    "gnap",
+];
+
+/// Like `captures_iter`, but a match that `check` rejects (returns `Err(resume)`) does not hide
+/// the matches starting inside it: the search resumes at `resume`. Without this, redacting an
+/// accepted match could uncover a match that was hidden the first time, breaking idempotence
+/// (`Authorization: ${Authorization: x}` or `TOKEN=--token --token x`).
+fn scan<'t>(
+    re: &Regex,
+    text: &'t str,
+    mut check: impl FnMut(&Captures<'t>) -> Result<Option<Cand>, usize>,
+    out: &mut Vec<Cand>,
+) {
+    let mut pos = 0;
+    while let Some(c) = re.captures_at(text, pos) {
+        let whole = c.get(0).unwrap();
+        pos = match check(&c) {
+            Ok(found) => {
+                out.extend(found);
+                whole.end().max(whole.start() + 1)
+            }
+            Err(resume) => resume.max(whole.start() + 1),
+        };
+        while !text.is_char_boundary(pos) {
+            pos += 1;
+        }
+        if pos > text.len() {
+            break;
+        }
+    }
+}
+
+fn detect_authorization(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
+    let check = |c: &Captures<'_>| {
+        let cred = c.get(2).unwrap();
+        let value = cred.as_str().trim_end();
+        if value.is_empty()
+            || is_non_secret(value, true)
+            || AUTH_SCHEMES.contains(&value.to_ascii_lowercase().as_str())
+        {
+            return Err(cred.start());
+        }
+        let start = cred.start();
+        Ok(Some(cand(
+            start..start + value.len(),
+            "authorization",
+            P_AUTH,
+        )))
+    };
+    scan(re, text, check, out);
+}
+
+/// `curl -u user:password` (also `--user`, `--proxy-user`, `wget`-style `-U`): only on a line
+/// that mentions `curl`, `wget` or `http`, as `-u uid:gid` means something else elsewhere.
+fn detect_user_password(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
+    for c in re.captures_iter(text) {
+        let pw = c.get(1).unwrap();
+        let line_start = text[..pw.start()].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[pw.end()..]
+            .find('\n')
+            .map_or(text.len(), |i| pw.end() + i);
+        let line = &text[line_start..line_end];
+        let web = ["curl", "wget", "http"].iter().any(|w| line.contains(w));
+        if web && !is_non_secret(pw.as_str(), true) {
+            out.push(cand(pw.range(), "authorization", P_AUTH));
+        }
+    }
+}
+
+fn detect_assignment(
+    re: &Regex,
+    text: &str,
+    marker_follows: bool,
+    out: &mut Vec<Cand>,
+    flag: bool,
+) {
+    let check = |c: &Captures<'_>| match assignment(c, text, marker_follows, flag) {
+        Some(found) => Ok(Some(found)),
+        None => Err(c.get(c.len() - 1).unwrap().start()),
+    };
+    scan(re, text, check, out);
+}
+
+fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) -> Option<Cand> {
+    let name = c.get(1).unwrap();
+    let op = if flag {
+        " "
+    } else {
+        c.get(2).unwrap().as_str()
+    };
+    let value = c.get(if flag { 2 } else { 3 }).unwrap();
+    // `$TOKEN=`, `${TOKEN:-x}`: references, not assignments.
+    let before = &text[..c.get(0).unwrap().start()];
+    if before.ends_with('$') || before.ends_with("${") {
+        return None;
+    }
+    let kind = secret_name_kind(name.as_str())?;
+    // `--no-password db`, `--ask-pass site.yml`: switches, the next word is not their value.
+    if flag {
+        let first = split_name(name.as_str())
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        if SWITCH_PREFIX.contains(&first.as_str()) {
+            return None;
+        }
+    }
+    let raw = value.as_str();
+    let quote = raw.chars().next().filter(|&q| q == '"' || q == '\'');
+    let (inner, range) = match quote {
+        Some(q) => {
+            let end = if raw.len() >= 2 && raw.ends_with(q) {
+                raw.len() - 1
+            } else {
+                raw.len()
+            };
+            (&raw[1..end], value.start() + 1..value.start() + end)
+        }
+        None => {
+            let mut v = raw.strip_suffix(',').unwrap_or(raw);
+            // Keep the `$` of a following `${VAR}` / `$(cmd)` with its reference.
+            if text[value.end()..].starts_with(['{', '(']) {
+                v = v.strip_suffix('$').unwrap_or(v);
+            }
+            (v, value.start()..value.start() + v.len())
+        }
+    };
+    if quote.is_none() {
+        // `token == x`, `token::Token`, `--password --next-flag`.
+        let comparison = !inner.is_empty() && inner.bytes().all(|b| b == b'=');
+        if comparison || inner.starts_with(':') || (flag && inner.starts_with('-')) {
+            return None;
+        }
+        if is_identifier(inner) {
+            let mut follow = text[range.end..].trim_start_matches([' ', '\t']);
+            if follow.is_empty() && marker_follows {
+                follow = "["; // what the following marker starts with
+            }
+            let code = if op == ":" {
+                looks_like_type(inner)
+                    && follow.starts_with([')', ',', '=', ';', '{', '<', '>', '(', '['])
+            } else {
+                follow.starts_with(['(', '['])
+            };
+            if code {
+                return None;
+            }
+        }
+    }
+    if is_non_secret(inner, quote.is_some()) {
+        return None;
+    }
+    let prio = if kind == "aws-secret-key" {
+        P_AWS_SECRET
+    } else {
+        P_ASSIGN
+    };
+    Some(cand(range, kind, prio))
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':' || b == b'.')
+}
+
+/// A type in a declaration such as `token: Token,` or `key: str)`.
+fn looks_like_type(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase())
+        || s.contains("::")
+        || matches!(
+            s,
+            "str"
+                | "bool"
+                | "char"
+                | "u8"
+                | "u16"
+                | "u32"
+                | "u64"
+                | "u128"
+                | "usize"
+                | "i8"
+                | "i16"
+                | "i32"
+                | "i64"
+                | "i128"
+                | "isize"
+                | "f32"
+                | "f64"
+                | "string"
+                | "number"
+                | "boolean"
+                | "int"
+                | "float"
+                | "bytes"
+                | "any"
+                | "object"
+        )
+}
+
+/// First words of long flags that are switches (`--no-password`, `--ask-pass`).
+const SWITCH_PREFIX: &[&str] = &[
+    "no", "ask", "prompt", "show", "print", "require", "skip", "disable", "enable", "generate",
+    "reset", "change", "use", "with",
+];
+
+/// Previous words that make `…_key` a non-secret name.
+const BENIGN_KEY_PREFIX: &[&str] = &[
+    "sort",
+    "primary",
+    "foreign",
+    "partition",
+    "cache",
+    "hash",
+    "map",
+    "lookup",
+    "group",
+    "row",
+    "unique",
+    "index",
+    "composite",
+    "routing",
+    "object",
+    "idempotency",
+    "translation",
+    "i18n",
+    "hot",
+    "short",
+    "shortcut",
+    "keyboard",
+    "search",
+    "dedup",
+    "order",
+    "secondary",
+    "range",
+    "recv",
+    "receive",
+    "send",
+    "import",
+    "export",
+    "delete",
+    "edit",
+    "default",
+    "list",
+    "trusted",
+    "gen",
+    "ssh",
+    "host",
+    "known",
+    "dict",
+    "json",
+    "yaml",
+    "toml",
+    "config",
+    "meta",
+    "s3",
+    "bucket",
+    "storage",
+    "state",
+];
+
+/// The kind of a value assigned to `name`, when `name` looks like it holds a secret.
+fn secret_name_kind(name: &str) -> Option<&'static str> {
+    let words = split_name(name);
+    let last = words.last()?;
+    if words.iter().any(|w| w == "public" || w == "pub") {
+        return None;
+    }
+    let several = words.len() > 1;
+    let strong = match last.as_str() {
+        "token" | "secret" | "password" | "passwd" | "passphrase" | "apikey" | "credential"
+        | "credentials" => true,
+        "pwd" | "pass" => several,
+        "key" => several && !BENIGN_KEY_PREFIX.contains(&words[words.len() - 2].as_str()),
+        w => {
+            w.ends_with("password")
+                || w.ends_with("passwd")
+                || w.ends_with("token")
+                || w.ends_with("secret")
+        }
+    };
+    if !strong {
+        return None;
+    }
+    let aws_secret = words.windows(3).any(|w| w == ["secret", "access", "key"])
+        || (words.iter().any(|w| w == "aws") && words.iter().any(|w| w == "secret"));
+    Some(if aws_secret {
+        "aws-secret-key"
+    } else {
+        "assignment"
+    })
+}
+
+/// Lower-case words of a name: split at `_ - . " '` and at camelCase humps.
+fn split_name(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in name.chars() {
+        if !ch.is_ascii_alphanumeric() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = ch.is_ascii_lowercase() || ch.is_ascii_digit();
+        cur.push(ch.to_ascii_lowercase());
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+/// Values that are obviously not secrets (see the module documentation).
+fn is_non_secret(value: &str, quoted: bool) -> bool {
+    let t = value.trim();
+    if t.is_empty() {
+        return true;
+    }
+    let lower = t.to_ascii_lowercase();
+    if matches!(
+        lower.as_str(),
+        "true"
+            | "false"
+            | "null"
+            | "nil"
+            | "none"
+            | "yes"
+            | "no"
+            | "on"
+            | "off"
+            | "undefined"
+            | "empty"
+            | "n/a"
+    ) {
+        return true;
+    }
+    if t.starts_with("${")
+        || t.starts_with("$(")
+        || t.strip_prefix('$')
+            .is_some_and(|v| is_identifier(v) && !v.contains(['.', ':']))
+    {
+        return true;
+    }
+    if (t.len() > 2 && t.starts_with('%') && t.ends_with('%'))
+        || (t.starts_with('<') && t.ends_with('>'))
+        || t.starts_with("{{")
+    {
+        return true;
+    }
+    if t.starts_with('(')
+        && t[1..]
+            .trim_end_matches(')')
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == ' ')
+    {
+        return true;
+    }
+    if t.chars()
+        .all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '•' | '…'))
+    {
+        return true;
+    }
+    if t.len() <= 8 && t.bytes().all(|b| b.is_ascii_digit()) {
+        return true;
+    }
+    if t.starts_with("~/") || t.starts_with("./") || t.starts_with("../") || ROOTED_PATH.is_match(t)
+    {
+        return true;
+    }
+    if KEY_FILE.is_match(t) {
+        return true;
+    }
+    !quoted && t.starts_with(['{', '['])
+}
+
+/// Merge overlapping candidates into their union, keeping the most specific kind.
+fn merge(mut cands: Vec<Cand>) -> Vec<Secret> {
+    cands.retain(|c| c.range.start < c.range.end);
+    cands.sort_by_key(|c| (c.range.start, std::cmp::Reverse(c.range.end)));
+    let mut merged: Vec<Cand> = Vec::new();
+    for c in cands {
+        match merged.last_mut() {
+            Some(last) if c.range.start < last.range.end => {
+                last.range.end = last.range.end.max(c.range.end);
+                if c.prio > last.prio {
+                    last.prio = c.prio;
+                    last.kind = c.kind;
+                }
+            }
+            _ => merged.push(c),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|c| Secret {
+            kind: c.kind,
+            range: c.range,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(text: &str) -> String {
+        redact(text).into_owned()
+    }
+
+    fn kinds(text: &str) -> Vec<&'static str> {
+        find_secrets(text).into_iter().map(|s| s.kind).collect()
+    }
+
+    fn unchanged(text: &str) {
+        let out = redact(text);
+        assert!(
+            matches!(out, Cow::Borrowed(_)),
+            "should be untouched: {text:?} -> {out:?}"
+        );
+    }
+
+    // Fake but well-formed secrets, built at run time.
+    fn ghp() -> String {
+        format!("ghp_{}", "a1B2".repeat(9))
+    }
+    fn aws_id() -> String {
+        format!("{}{}", "AKIA", "Q7ZX3M9PL2R8TK4V")
+    }
+    fn aws_secret() -> String {
+        format!("{}/{}", "wJa1rXUtnF3MI", "K7MDENGbPxRfiCYzEXAMPLEKEY")
+    }
+    fn hex40() -> String {
+        "3f2a9c1d".repeat(5)
+    }
+
+    #[test]
+    fn aws_access_key() {
+        let id = aws_id();
+        assert_eq!(
+            r(&format!("aws_access_key_id = {id}")),
+            "aws_access_key_id = [REDACTED:aws-access-key]"
+        );
+        let asia = format!("ASIA{}", "ABCDEFGH23456789");
+        assert_eq!(r(&format!("id {asia}.")), "id [REDACTED:aws-access-key].");
+        // Too short / part of a longer word: not a key id.
+        unchanged("AKIA1234 and XAKIAQ7ZX3M9PL2R8TK4V9");
+    }
+
+    #[test]
+    fn aws_secret_key() {
+        let s = aws_secret();
+        assert_eq!(
+            r(&format!("aws_secret_access_key = {s}")),
+            "aws_secret_access_key = [REDACTED:aws-secret-key]"
+        );
+        assert_eq!(
+            r(&format!("export AWS_SECRET_ACCESS_KEY={s}")),
+            "export AWS_SECRET_ACCESS_KEY=[REDACTED:aws-secret-key]"
+        );
+        assert_eq!(
+            r(&format!("    \"SecretAccessKey\": \"{s}\",")),
+            "    \"SecretAccessKey\": \"[REDACTED:aws-secret-key]\","
+        );
+    }
+
+    #[test]
+    fn google_api_key() {
+        let k = format!("AIza{}", "Sy9-x_Q2w3E4r5T6y7U8i9O0pAsDfGhJkLm");
+        assert_eq!(k.len(), 39);
+        assert_eq!(
+            r(&format!("curl 'https://maps.googleapis.com/x?key={k}'")),
+            "curl 'https://maps.googleapis.com/x?key=[REDACTED:google-api-key]'"
+        );
+        assert_eq!(kinds(&k), ["google-api-key"]);
+    }
+
+    #[test]
+    fn gcp_service_account_key() {
+        let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC".repeat(3);
+        let json = format!(
+            "{{\n  \"type\": \"service_account\",\n  \"private_key_id\": \"{}\",\n  \"private_key\": \"-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----\\n\",\n  \"client_email\": \"x@p.iam.gserviceaccount.com\"\n}}",
+            hex40()
+        );
+        let out = r(&json);
+        assert!(out.contains("\"private_key\": \"[REDACTED:gcp-service-account-key]\",\n"));
+        assert!(out.contains(&hex40()), "key id is not the secret");
+        assert!(!out.contains(&body));
+        assert!(out.contains("client_email"));
+    }
+
+    #[test]
+    fn github_token() {
+        let t = ghp();
+        assert_eq!(r(&t), "[REDACTED:github-token]");
+        for p in ["gho_", "ghu_", "ghs_", "ghr_"] {
+            assert_eq!(kinds(&format!("x {p}{}", &t[4..])), ["github-token"]);
+        }
+        let pat = format!("github_pat_{}_{}", "11ABCDEFG0".repeat(2), "xY9".repeat(20));
+        assert_eq!(
+            r(&format!("gh auth login --with-token <<< {pat}")),
+            "gh auth login --with-token <<< [REDACTED:github-token]"
+        );
+        // Value of an assignment: the more specific kind wins.
+        assert_eq!(
+            r(&format!("export GITHUB_TOKEN={t}")),
+            "export GITHUB_TOKEN=[REDACTED:github-token]"
+        );
+        unchanged("ghp_short and src/ghp_helpers.rs");
+    }
+
+    #[test]
+    fn gitlab_token() {
+        let t = format!("glpat-{}", "Zx8-Qw7_Er6Ty5Ui4Op3");
+        assert_eq!(
+            r(&format!("git clone https://oauth2:{t}@gitlab.com/g/p.git")),
+            "git clone https://oauth2:[REDACTED:gitlab-token]@gitlab.com/g/p.git"
+        );
+    }
+
+    #[test]
+    fn openai_and_anthropic_keys() {
+        let oa = format!("sk-{}", "T3BlbkFJ9xYz".repeat(4));
+        let proj = format!("sk-proj-{}", "Ab3_Cd4-Ef5".repeat(10));
+        let ant = format!("sk-ant-api03-{}AA", "Qr7-St8_Uv9W".repeat(8));
+        assert_eq!(
+            r(&format!("OPENAI_API_KEY={oa} llm 'hi'")),
+            "OPENAI_API_KEY=[REDACTED:openai-key] llm 'hi'"
+        );
+        assert_eq!(kinds(&proj), ["openai-key"]);
+        assert_eq!(
+            r(&format!("x-api-key: {ant}")),
+            "x-api-key: [REDACTED:anthropic-key]"
+        );
+        // Lower-case hyphenated words after `sk-` are branch names, not keys.
+        unchanged("git checkout sk-fix-the-parser-for-real-now");
+    }
+
+    #[test]
+    fn slack_token_and_webhook() {
+        for p in ["xoxb", "xoxp", "xoxa", "xoxr", "xoxs"] {
+            let t = format!("{p}-{}-{}-{}", "1234567890", "9876543210", "aBcDeFgHiJkL");
+            assert_eq!(kinds(&format!("token {t}")), ["slack-token"], "{p}");
+        }
+        let hook = format!(
+            "https://hooks.slack.com/services/{}/{}/{}",
+            "T00000000", "B00000000", "XXXXxxxxXXXXxxxx1234"
+        );
+        assert_eq!(
+            r(&format!("curl -X POST {hook} -d @msg.json")),
+            "curl -X POST https://hooks.slack.com/services/[REDACTED:slack-webhook] -d @msg.json"
+        );
+    }
+
+    #[test]
+    fn stripe_key() {
+        for p in ["sk_live_", "sk_test_", "rk_live_", "pk_live_"] {
+            let k = format!("{p}{}", "51HxYz9AbCdEf".repeat(3));
+            assert_eq!(r(&format!("key {k}")), "key [REDACTED:stripe-key]", "{p}");
+        }
+        unchanged("pk_test_ is publishable; sk_live_ alone is nothing");
+    }
+
+    #[test]
+    fn private_key_blocks() {
+        let body = "MIIEowIBAAKCAQEAx9Zf3lYq\nb3BlbnNzaC1rZXktdjEAAAAA\n";
+        for label in [
+            "RSA PRIVATE KEY",
+            "EC PRIVATE KEY",
+            "OPENSSH PRIVATE KEY",
+            "PRIVATE KEY",
+            "ENCRYPTED PRIVATE KEY",
+            "PGP PRIVATE KEY BLOCK",
+        ] {
+            let text = format!(
+                "$ cat key\n-----BEGIN {label}-----\n{body}-----END {label}-----\n$ echo done"
+            );
+            assert_eq!(
+                r(&text),
+                "$ cat key\n[REDACTED:private-key]\n$ echo done",
+                "{label}"
+            );
+        }
+        // Cut-off output: to the end of the text.
+        let cut = format!("before\n-----BEGIN RSA PRIVATE KEY-----\n{body}");
+        assert_eq!(r(&cut), "before\n[REDACTED:private-key]");
+        // Public material is not a secret.
+        unchanged(
+            "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
+        );
+        unchanged("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----");
+    }
+
+    #[test]
+    fn two_private_key_blocks() {
+        let text = "-----BEGIN EC PRIVATE KEY-----\nAAA\n-----END EC PRIVATE KEY-----\nmiddle\n-----BEGIN EC PRIVATE KEY-----\nBBB\n-----END EC PRIVATE KEY-----";
+        assert_eq!(
+            r(text),
+            "[REDACTED:private-key]\nmiddle\n[REDACTED:private-key]"
+        );
+    }
+
+    #[test]
+    fn jwt() {
+        let jwt = format!(
+            "{}.{}.{}",
+            "eyJhbGciOiJIUzI1NiJ9",
+            "eyJzdWIiOiIxMjM0NTY3ODkwIn0",
+            "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+        );
+        assert_eq!(
+            r(&format!("id_token {jwt} ok")),
+            "id_token [REDACTED:jwt] ok"
+        );
+        assert_eq!(
+            r(&format!("Authorization: Bearer {jwt}")),
+            "Authorization: Bearer [REDACTED:jwt]"
+        );
+    }
+
+    #[test]
+    fn url_password() {
+        assert_eq!(
+            r("psql postgres://app:s3cr3t-pw@db:5432/x"),
+            "psql postgres://app:[REDACTED:url-password]@db:5432/x"
+        );
+        assert_eq!(
+            r("REDIS_URL=redis://:hunter2@cache:6379/0"),
+            "REDIS_URL=redis://:[REDACTED:url-password]@cache:6379/0"
+        );
+        unchanged("https://user@example.com/ and git@github.com:o/r.git and ssh://git@h:22/x");
+        unchanged("postgres://app:${DB_PASSWORD}@db/x and https://u:***@h/");
+    }
+
+    #[test]
+    fn authorization_headers() {
+        let hex = hex40();
+        assert_eq!(
+            r(&format!(
+                "curl -H 'Authorization: Bearer {hex}' https://api.x/y"
+            )),
+            "curl -H 'Authorization: Bearer [REDACTED:authorization]' https://api.x/y"
+        );
+        assert_eq!(
+            r("> authorization: Basic dXNlcjpwYXNzd29yZA==\n> Accept: */*"),
+            "> authorization: Basic [REDACTED:authorization]\n> Accept: */*"
+        );
+        assert_eq!(
+            r(&format!("-H \"Authorization: token {hex}\"")),
+            "-H \"Authorization: token [REDACTED:authorization]\""
+        );
+        assert_eq!(
+            r("Proxy-Authorization: Negotiate YIIabc123=="),
+            "Proxy-Authorization: Negotiate [REDACTED:authorization]"
+        );
+        assert_eq!(
+            r("AUTHORIZATION: rawcredential123"),
+            "AUTHORIZATION: [REDACTED:authorization]"
+        );
+        assert_eq!(
+            r("{\"Authorization\": \"Bearer abc.def\"}"),
+            "{\"Authorization\": \"Bearer [REDACTED:authorization]\"}"
+        );
+        unchanged("Authorization: Bearer $TOKEN");
+        unchanged("Authorization: Bearer");
+    }
+
+    #[test]
+    fn shell_assignments() {
+        let hex = hex40();
+        assert_eq!(
+            r("export GITHUB_TOKEN=abc"),
+            "export GITHUB_TOKEN=[REDACTED:assignment]"
+        );
+        assert_eq!(
+            r("FOO_KEY='x y' cmd"),
+            "FOO_KEY='[REDACTED:assignment]' cmd"
+        );
+        assert_eq!(
+            r("DB_PASSWORD=\"p a\\\"ss\"; run"),
+            "DB_PASSWORD=\"[REDACTED:assignment]\"; run"
+        );
+        assert_eq!(
+            r(&format!("GITHUB_TOKEN={hex} gh pr list")),
+            "GITHUB_TOKEN=[REDACTED:assignment] gh pr list"
+        );
+        assert_eq!(
+            r("PGPASSWORD=pw psql"),
+            "PGPASSWORD=[REDACTED:assignment] psql"
+        );
+        assert_eq!(r("DB_PWD=pw1"), "DB_PWD=[REDACTED:assignment]");
+        assert_eq!(
+            r("SECRET=s TOKEN=t"),
+            "SECRET=[REDACTED:assignment] TOKEN=[REDACTED:assignment]"
+        );
+        assert_eq!(
+            r("https://x/cb?access_token=abc123&state=9"),
+            "https://x/cb?access_token=[REDACTED:assignment]&state=9"
+        );
+    }
+
+    #[test]
+    fn config_assignments() {
+        assert_eq!(r("api_key: abc"), "api_key: [REDACTED:assignment]");
+        assert_eq!(
+            r("{\"password\": \"abc\", \"user\": \"bob\"}"),
+            "{\"password\": \"[REDACTED:assignment]\", \"user\": \"bob\"}"
+        );
+        assert_eq!(
+            r("password = \"abc\""),
+            "password = \"[REDACTED:assignment]\""
+        );
+        assert_eq!(
+            r("client_secret=abc"),
+            "client_secret=[REDACTED:assignment]"
+        );
+        assert_eq!(r("apikey: abc"), "apikey: [REDACTED:assignment]");
+        assert_eq!(r("passwd=abc"), "passwd=[REDACTED:assignment]");
+        assert_eq!(
+            r("'password' => 'abc'"),
+            "'password' => '[REDACTED:assignment]'"
+        );
+        assert_eq!(r("X-Api-Key: abc123"), "X-Api-Key: [REDACTED:assignment]");
+        assert_eq!(
+            r("{password: abc, user: x}"),
+            "{password: [REDACTED:assignment], user: x}"
+        );
+    }
+
+    #[test]
+    fn cli_flags() {
+        assert_eq!(
+            r("login --password abc"),
+            "login --password [REDACTED:assignment]"
+        );
+        assert_eq!(
+            r("login --password=abc"),
+            "login --password=[REDACTED:assignment]"
+        );
+        assert_eq!(
+            r("x --token=abc --v"),
+            "x --token=[REDACTED:assignment] --v"
+        );
+        assert_eq!(
+            r("x --api-key 'a b'"),
+            "x --api-key '[REDACTED:assignment]'"
+        );
+        unchanged("mysql -p secret -u root");
+        unchanged("login --password --user bob");
+        unchanged("ssh-add --key ~/.ssh/id_ed25519 && x --private-key server.key");
+        unchanged("gpg --recv-key 0123ABCD");
+    }
+
+    #[test]
+    fn netrc_and_curl_user() {
+        assert_eq!(
+            r("machine api.example.com\n  login ada\n  password s3cret!\n"),
+            "machine api.example.com\n  login ada\n  password [REDACTED:assignment]\n"
+        );
+        assert_eq!(
+            r("machine h login u password p4ss"),
+            "machine h login u password [REDACTED:assignment]"
+        );
+        assert_eq!(
+            r("curl -u ada:s3cret https://api.x/"),
+            "curl -u ada:[REDACTED:authorization] https://api.x/"
+        );
+        assert_eq!(
+            r("curl --user 'ada:pa55' -X GET http://h"),
+            "curl --user 'ada:[REDACTED:authorization]' -X GET http://h"
+        );
+        unchanged("docker run -u 1000:1000 img && docker exec -u root:root c sh");
+        unchanged("git push -u origin main");
+        unchanged("login with password prompt");
+        unchanged("curl -u ada https://api.x/ # prompts for the password");
+    }
+
+    #[test]
+    fn realistic_tool_outputs() {
+        let session = format!("IQoJb3JpZ2luX2VjE{}", "Pz9Xr2Lq".repeat(12));
+        let sts = format!(
+            "{{\n    \"Credentials\": {{\n        \"AccessKeyId\": \"{}\",\n        \"SecretAccessKey\": \"{}\",\n        \"SessionToken\": \"{session}\",\n        \"Expiration\": \"2026-11-22T19:00:00+00:00\"\n    }}\n}}",
+            ["ASIA", "Q7ZX3M9PL2R8TK4V"].concat(),
+            aws_secret()
+        );
+        let out = r(&sts);
+        assert!(out.contains("\"AccessKeyId\": \"[REDACTED:aws-access-key]\""));
+        assert!(out.contains("\"SecretAccessKey\": \"[REDACTED:aws-secret-key]\""));
+        assert!(out.contains("\"SessionToken\": \"[REDACTED:assignment]\""));
+        assert!(out.contains("2026-11-22T19:00:00+00:00"));
+
+        let kube = "apiVersion: v1\ndata:\n  password: cGFzc3dvcmQxMjM=\n  tls.key: LS0tLS1CRUdJTg==\n  username: YWRh\nkind: Secret\nmetadata:\n  name: db-creds\ntype: Opaque";
+        assert_eq!(
+            r(kube),
+            kube.replace("cGFzc3dvcmQxMjM=", "[REDACTED:assignment]")
+                .replace("LS0tLS1CRUdJTg==", "[REDACTED:assignment]")
+        );
+
+        let npmrc = "//registry.npmjs.org/:_authToken=npm_abcDEF123456";
+        assert_eq!(
+            r(npmrc),
+            "//registry.npmjs.org/:_authToken=[REDACTED:assignment]"
+        );
+
+        unchanged(
+            "SSH_AUTH_SOCK=/tmp/ssh-XXXX/agent.1\nGIT_ASKPASS=/usr/lib/ssh/ssh-askpass\nKEYTIMEOUT=1\n\
+             GNOME_KEYRING_CONTROL=/run/user/1000/keyring\nPasswordAuthentication=no\nuser.signingkey=4BCB2A9F",
+        );
+    }
+
+    #[test]
+    fn templates_switches_and_unicode() {
+        unchanged(
+            "env:\n  GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}\n  password: \"{{ vault_pw }}\"",
+        );
+        unchanged("psql --no-password db && ansible-playbook --ask-pass site.yml");
+        let t = ghp();
+        assert_eq!(r(&format!("→ «{t}» ✓")), "→ «[REDACTED:github-token]» ✓");
+        assert_eq!(
+            r("пароль: x\nGITHUB_TOKEN=ключ42 ✓"),
+            "пароль: x\nGITHUB_TOKEN=[REDACTED:assignment] ✓"
+        );
+        unchanged("ünïcödé ─ token │ key ═ password…");
+    }
+
+    #[test]
+    fn non_secret_values() {
+        unchanged("KEY_LENGTH=32");
+        unchanged("API_KEY=1234");
+        for v in [
+            "",
+            "true",
+            "false",
+            "null",
+            "none",
+            "yes",
+            "no",
+            "$VAR",
+            "${VAR}",
+            "${VAR:-x}",
+            "$(pass show x)",
+            "<placeholder>",
+            "***",
+            "xxx",
+            "XXXXXXXX",
+            "{{ token }}",
+            "%TOKEN%",
+            "~/.secrets/token",
+            "/run/secrets/db",
+            "./token.txt",
+        ] {
+            unchanged(&format!("GITHUB_TOKEN={v}"));
+            unchanged(&format!("password: \"{v}\""));
+        }
+        unchanged("password: (none)");
+        unchanged("password: (not set)");
+        unchanged("enter the password prompt; the key is to retry");
+        unchanged("PWD=/home/u OLDPWD=/tmp");
+        unchanged("key: value");
+        unchanged("sort_key=name primaryKey=id public_key=abc pubkey=zzz");
+        unchanged("if token == expected { }");
+        unchanged("echo $GITHUB_TOKEN=x ${TOKEN:-fallback}");
+    }
+
+    #[test]
+    fn code_is_not_data() {
+        unchanged("fn check(token: Token, api_key: &str) -> bool {");
+        unchanged("    pub api_key: Option<String>,");
+        unchanged("let token: Token = lex();");
+        unchanged("let api_key = env::var(\"X\")?;");
+        unchanged("token = get_token()\nkey = os.environ[\"KEY\"]");
+        unchanged("use crate::token::Token;");
+    }
+
+    #[test]
+    fn context_decides_for_hex() {
+        let hex = hex40();
+        unchanged(&format!("commit {hex}\nAuthor: A <a@b.c>"));
+        unchanged(&hex);
+        assert_eq!(r(&format!("token={hex}")), "token=[REDACTED:assignment]");
+        assert_eq!(
+            r(&format!("Authorization: Bearer {hex}")),
+            "Authorization: Bearer [REDACTED:authorization]"
+        );
+    }
+
+    #[test]
+    fn idempotent_and_never_nested() {
+        let samples = [
+            format!("export GITHUB_TOKEN={}", ghp()),
+            "postgres://app:pw@db/x".to_string(),
+            "Authorization: Custom abc".to_string(),
+            "FOO_KEY='x y'".to_string(),
+            "-----BEGIN RSA PRIVATE KEY-----\nabc".to_string(),
+            "\"private_key\": \"-----BEGIN PRIVATE KEY-----\\nabc\\n-----END PRIVATE KEY-----\\n\""
+                .to_string(),
+            format!("TOKEN=abc[REDACTED:x] {}", aws_id()),
+        ];
+        let nested = Regex::new(r"\[REDACTED:[^\]]*\[").unwrap();
+        for s in &samples {
+            let once = r(s);
+            let twice = r(&once);
+            assert_eq!(once, twice, "{s:?}");
+            assert!(matches!(redact(&once), Cow::Borrowed(_)));
+            assert!(!once.contains("[REDACTED:[") && once.matches("[REDACTED:").count() >= 1);
+            assert!(!nested.is_match(&once), "{once}");
+        }
+        // Found by the fragment proptest in `tests/redact_corpus.rs`.
+        for s in [
+            "TOKEN=0${--token a",
+            "TOKEN=--token --token \"private_key\": \"",
+            "-----BEGIN RSA PRIVATE KEY-----\"password\": \"[REDACTED:assignment]TOKEN=--token ",
+            "api_key: Aapi_key: =-----BEGIN RSA PRIVATE KEY-----",
+            "--token Authorization: ${Authorization: --token ",
+        ] {
+            let once = r(s);
+            assert_eq!(r(&once), once, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn overlaps_merge_to_the_most_specific_kind() {
+        // Assignment value wider than the token inside: one replacement, specific kind.
+        let t = ghp();
+        assert_eq!(
+            r(&format!("TOKEN=\"prefix {t}\"")),
+            "TOKEN=\"[REDACTED:github-token]\""
+        );
+        let found = find_secrets(&format!("a {t} b"));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].range, 2..2 + t.len());
+    }
+
+    #[test]
+    fn name_words() {
+        assert_eq!(split_name("SecretAccessKey"), ["secret", "access", "key"]);
+        assert_eq!(split_name("--api-key"), ["api", "key"]);
+        assert_eq!(
+            split_name("AWS_SECRET_ACCESS_KEY"),
+            ["aws", "secret", "access", "key"]
+        );
+        assert_eq!(secret_name_kind("PGPASSWORD"), Some("assignment"));
+        assert_eq!(secret_name_kind("key"), None);
+        assert_eq!(secret_name_kind("PWD"), None);
+        assert_eq!(secret_name_kind("user.signingkey"), None);
+    }
+}

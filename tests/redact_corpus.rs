@@ -1,0 +1,309 @@
+//! Corpus and property tests for `omnish::redact`.
+
+use omnish::redact::{find_secrets, redact};
+use proptest::prelude::*;
+use std::borrow::Cow;
+
+fn assert_untouched(name: &str, text: &str) {
+    let found = find_secrets(text);
+    assert!(
+        found.is_empty(),
+        "{name}: unexpected secrets {:?}",
+        found
+            .iter()
+            .map(|s| (s.kind, &text[s.range.clone()]))
+            .collect::<Vec<_>>()
+    );
+    assert!(matches!(redact(text), Cow::Borrowed(_)), "{name}");
+}
+
+const GIT_LOG: &str = "\
+commit 3f2a9c1d4b5e6f708192a3b4c5d6e7f8091a2b3c (HEAD -> main, origin/main)
+Author: Ada Lovelace <ada@example.com>
+Date:   Sat Nov 21 10:12:33 2026 +0000
+
+    Fix token refresh: the key is to retry after a 401
+
+    Also rename src/token.rs helpers; tokenizer_key_test covers it.
+    Reviewed-by: Bob <bob@example.com>
+
+commit 0e1d2c3b4a5f60718293a4b5c6d7e8f9a0b1c2d3
+Merge: 1a2b3c4 5d6e7f8
+Author: Bob <bob@example.com>
+Date:   Fri Nov 20 09:00:00 2026 +0000
+
+    Merge pull request #42 from ada/password-prompt
+
+    Show a password prompt instead of failing (password: (none) is allowed)
+3f2a9c1 Fix token refresh
+0e1d2c3 Merge pull request #42 from ada/password-prompt";
+
+const SHA256SUM: &str = "\
+e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  empty.txt
+9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08  keys/api_key.txt
+sha256:4bcb2a9f0b7c3a1e8d6f5e4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a";
+
+const DOCKER_IMAGES: &str = "\
+REPOSITORY               TAG       IMAGE ID       CREATED        SIZE
+ghcr.io/acme/token-svc   latest    4bcb2a9f0b7c   2 days ago     87.3MB
+postgres                 16        d1a2b3c4d5e6   3 weeks ago    432MB
+<none>                   <none>    0a1b2c3d4e5f   5 weeks ago    1.2GB
+$ docker inspect --format '{{.Id}}' postgres:16
+sha256:d1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8";
+
+const UUIDGEN: &str = "\
+$ uuidgen
+5b3f8e2a-9c4d-4e1f-8a7b-6c5d4e3f2a1b
+$ cat /proc/sys/kernel/random/uuid
+0f9e8d7c-6b5a-4321-9fed-cba987654321
+session_id=5b3f8e2a-9c4d-4e1f-8a7b-6c5d4e3f2a1b";
+
+const LS_SSH: &str = "\
+$ ls -la ~/.ssh
+total 32
+drwx------  2 ada ada 4096 Nov 21 10:00 .
+drwxr-x--- 30 ada ada 4096 Nov 21 09:58 ..
+-rw-------  1 ada ada  411 Nov  1 12:00 id_ed25519
+-rw-r--r--  1 ada ada  102 Nov  1 12:00 id_ed25519.pub
+-rw-r--r--  1 ada ada 2842 Nov 19 08:12 known_hosts
+$ ssh-keygen -lf ~/.ssh/id_ed25519.pub
+256 SHA256:Xq3vJ8k2m9Lp4Rt7Yw1Zs6Bn0Cv5Hf2Gd8Ja3Ke4Mu ada@laptop (ED25519)
+The key fingerprint is:
+The key's randomart image is:";
+
+const CARGO: &str = "\
+   Compiling tokenizers v0.15.2
+   Compiling omnish v0.1.0 (/home/ada/src/omnish)
+warning: unused variable: `api_key`
+  --> src/token.rs:12:9
+   |
+12 |     let api_key = env::var(\"API_KEY\")?;
+   |         ^^^^^^^ help: if this is intentional, prefix it with an underscore: `_api_key`
+error[E0308]: mismatched types
+  --> src/secret.rs:30:5
+   |
+28 | fn check(token: Token, key: &str) -> bool {
+29 |     let password: String = read_password();
+   |
+test token::tests::parses_key ... ok
+test redact::tests::password_prompt ... ok
+test result: ok. 42 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out
+    Finished `dev` profile [unoptimized + debuginfo] target(s) in 4.20s";
+
+const MISC: &str = "\
+the key is to retry; enter the password prompt, then the token expires
+KEY_LENGTH=32 MAX_TOKENS=4096 TOKEN_TTL=3600 ENABLE_TOKEN=true
+export GITHUB_TOKEN=$(gh auth token)
+export API_KEY=${API_KEY:-}
+password: <your-password>
+api_key: \"***\"
+secret: xxx
+git remote -v
+origin\tgit@github.com:acme/omnish.git (fetch)
+origin\thttps://github.com/acme/omnish.git (push)
+-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEexample
+-----END PUBLIC KEY-----";
+
+#[test]
+fn negative_corpus_is_untouched() {
+    for (name, text) in [
+        ("git log", GIT_LOG),
+        ("sha256sum", SHA256SUM),
+        ("docker images", DOCKER_IMAGES),
+        ("uuidgen", UUIDGEN),
+        ("ls ~/.ssh", LS_SSH),
+        ("cargo", CARGO),
+        ("misc", MISC),
+    ] {
+        assert_untouched(name, text);
+    }
+    let all = [
+        GIT_LOG,
+        SHA256SUM,
+        DOCKER_IMAGES,
+        UUIDGEN,
+        LS_SSH,
+        CARGO,
+        MISC,
+    ]
+    .join("\n");
+    assert_untouched("all", &all);
+}
+
+#[test]
+fn mixed_output_redacts_only_the_secrets() {
+    let token = format!("ghp_{}", "Zq9X".repeat(9));
+    let aws = format!("{}{}", "AKIA", "Q7ZX3M9PL2R8TK4V");
+    let text = format!(
+        "{GIT_LOG}\n$ env | grep -i token\nGITHUB_TOKEN={token}\n$ cat ~/.aws/credentials\n[default]\naws_access_key_id = {aws}\naws_secret_access_key = {}\n{SHA256SUM}",
+        "wJa1rXUtnF3MI/K7MDENGbPxRfiCYzEXAMPLEKEY"
+    );
+    let out = redact(&text);
+    assert!(out.contains("GITHUB_TOKEN=[REDACTED:github-token]\n"));
+    assert!(out.contains("aws_access_key_id = [REDACTED:aws-access-key]\n"));
+    assert!(out.contains("aws_secret_access_key = [REDACTED:aws-secret-key]\n"));
+    assert!(out.starts_with(GIT_LOG));
+    assert!(out.ends_with(SHA256SUM));
+    assert_eq!(out.matches("[REDACTED:").count(), 3);
+}
+
+/// Well-formed fake secrets of every kind; each must disappear from the output.
+fn secret_strategy() -> impl Strategy<Value = (String, String)> {
+    prop_oneof![
+        "[A-Za-z0-9]{36}".prop_map(|s| (format!("ghp_{s}"), format!("ghp_{s}"))),
+        "[A-Z0-9]{16}".prop_map(|s| (format!("AKIA{s}"), format!("AKIA{s}"))),
+        "[A-Za-z0-9_-]{35}".prop_map(|s| (format!("AIza{s}"), format!("AIza{s}"))),
+        "[A-Za-z0-9_-]{20,40}".prop_map(|s| (format!("glpat-{s}"), format!("glpat-{s}"))),
+        "[a-z]{10}[A-Z][0-9][A-Za-z0-9]{30}"
+            .prop_map(|s| (format!("sk-proj-{s}"), format!("sk-proj-{s}"))),
+        "[0-9]{10}-[A-Za-z0-9]{24}".prop_map(|s| (format!("xoxb-{s}"), format!("xoxb-{s}"))),
+        "[A-Za-z0-9]{24,40}".prop_map(|s| (format!("sk_live_{s}"), format!("sk_live_{s}"))),
+        (
+            "[A-Za-z0-9_-]{10,30}",
+            "[A-Za-z0-9_-]{10,30}",
+            "[A-Za-z0-9_-]{20,43}"
+        )
+            .prop_map(|(a, b, c)| {
+                let jwt = format!("eyJ{a}.eyJ{b}.{c}");
+                (jwt.clone(), jwt)
+            }),
+        "[A-Za-z0-9][A-Za-z0-9!%^*+~]{5,29}"
+            .prop_map(|p| (format!("postgres://app:{p}@db:5432/x"), p)),
+        "[A-Za-z0-9][A-Za-z0-9._~+/-]{11,59}"
+            .prop_map(|t| (format!("Authorization: Bearer {t}"), t)),
+        "[A-Za-z0-9][A-Za-z0-9!%^*+~/=-]{8,39}"
+            .prop_map(|v| (format!("export MY_API_TOKEN={v}"), v)),
+        "[A-Za-z0-9][A-Za-z0-9 !%^*+~/=-]{8,39}".prop_map(|v| (format!("password: \"{v}\""), v)),
+        "[A-Za-z0-9]{9,40}".prop_map(|v| (format!("--client-secret {v}"), v)),
+        "[A-Za-z0-9][A-Za-z0-9!%^*+~]{5,29}"
+            .prop_map(|v| (format!("machine h.example\n  login ada\n  password {v}"), v)),
+        "[A-Za-z0-9][A-Za-z0-9!%^*+~]{5,29}"
+            .prop_map(|v| (format!("curl -u ada:{v} https://h.example/"), v)),
+        "[A-Za-z0-9+/=\n]{20,200}".prop_map(|b| (
+            format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{b}\n-----END OPENSSH PRIVATE KEY-----"),
+            b
+        )),
+    ]
+}
+
+/// Pieces of the recognised shapes, glued together at random by the idempotence test.
+const FRAGMENTS: &[&str] = &[
+    "TOKEN=",
+    "export DB_PASSWORD=",
+    "api_key: ",
+    "\"password\": \"",
+    "\"",
+    "'",
+    " ",
+    "\n",
+    "--token ",
+    "--password=",
+    "Authorization: ",
+    "Bearer ",
+    "Basic ",
+    "proxy-authorization:",
+    "postgres://",
+    "app:",
+    "@",
+    ":",
+    "/",
+    "=",
+    "==",
+    "$",
+    "${",
+    "}",
+    "(",
+    ")",
+    ",",
+    "&",
+    "?",
+    "[REDACTED:assignment]",
+    "[REDACTED:",
+    "]",
+    "[",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "-----END RSA PRIVATE KEY-----",
+    "-----BEGIN PRIVATE KEY-----",
+    "-----END PRIVATE KEY-----",
+    "\"private_key\": \"",
+    "sk-",
+    "sk-ant-",
+    "ghp_",
+    "AKIA",
+    "AIza",
+    "xoxb-",
+    "glpat-",
+    "sk_live_",
+    "eyJ",
+    ".",
+    "-",
+    "_",
+    "https://hooks.slack.com/services/",
+    "0123456789ABCDEFGHIJ",
+    "abcdefghijKLMNOPQRST",
+];
+
+/// Surrounding text: words and punctuation that cannot glue onto a secret.
+fn filler() -> impl Strategy<Value = String> {
+    prop::collection::vec("[a-z0-9 .,:/=#-]{0,12}", 0..6).prop_map(|w| w.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn generated_secrets_never_survive(
+        (text, secret) in secret_strategy(),
+        before in filler(),
+        after in filler(),
+    ) {
+        let input = format!("{before}\n{text}\n{after}");
+        let out = redact(&input);
+        prop_assert!(!out.contains(&secret), "{input:?} -> {out:?}");
+        prop_assert!(out.contains("[REDACTED:"));
+    }
+
+    #[test]
+    fn redact_is_idempotent(
+        parts in prop::collection::vec(
+            prop_oneof![
+                secret_strategy().prop_map(|(t, _)| t),
+                filler(),
+                "[ -~\n]{0,40}",
+            ],
+            0..6,
+        ),
+    ) {
+        let input = parts.join("\n");
+        let once = redact(&input).into_owned();
+        let twice = redact(&once);
+        prop_assert!(matches!(twice, Cow::Borrowed(_)), "{input:?} -> {once:?} -> {twice:?}");
+        let nested = once.split("[REDACTED:").skip(1).any(|rest| {
+            rest.find('[').is_some_and(|open| rest.find(']').is_none_or(|close| open < close))
+        });
+        prop_assert!(!nested, "nested marker in {once:?}");
+    }
+
+    #[test]
+    fn redact_is_idempotent_on_pattern_fragments(
+        parts in prop::collection::vec(
+            prop_oneof![
+                prop::sample::select(FRAGMENTS.to_vec()).prop_map(str::to_string),
+                "[A-Za-z0-9]{1,8}",
+            ],
+            0..14,
+        ),
+    ) {
+        let input = parts.concat();
+        let once = redact(&input).into_owned();
+        let twice = redact(&once);
+        prop_assert!(matches!(twice, Cow::Borrowed(_)), "{input:?} -> {once:?} -> {twice:?}");
+    }
+
+    #[test]
+    fn secret_free_alphabet_is_borrowed(text in "[0-9a-f \n.:/=_-]{0,400}") {
+        prop_assert!(matches!(redact(&text), Cow::Borrowed(_)));
+        prop_assert!(find_secrets(&text).is_empty());
+    }
+}
