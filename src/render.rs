@@ -347,6 +347,7 @@ impl Term {
 
     // ---- printing -------------------------------------------------------------------
 
+    #[inline(always)]
     fn put_char(&mut self, c: char, w: usize) {
         let cols = self.cols;
         if w > cols {
