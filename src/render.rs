@@ -33,6 +33,14 @@
 //! equivalent to the cells it covered under 8-column tab stops; otherwise it becomes spaces.
 //! Colours/SGR, OSC (titles, hyperlinks — the link text stays), DCS, APC, PM and SOS
 //! strings are dropped. Invalid UTF-8 becomes U+FFFD (as `vte` reports it).
+//!
+//! Edge semantics follow tmux (the reference the fixtures were captured with) — e.g. a
+//! line feed keeps a row's wrapped flag, IL/DL keep the column, backspace at column 0
+//! returns onto a wrapped previous row, REP repeats only a character printed just before
+//! it — except where tmux departs from xterm/VT behaviour, where xterm is followed: IL/DL
+//! outside the scroll region are ignored, DECSTBM homes to the region top in origin mode,
+//! and HPR/VPR/CHT are implemented. DEC line-drawing charsets are not translated (tmux
+//! captures them as their ASCII letters too).
 
 use std::collections::VecDeque;
 use unicode_width::UnicodeWidthChar;
@@ -302,6 +310,7 @@ struct Term {
     tabs: Vec<bool>,
     saved: Option<SavedCursor>,
     alt_saved: Option<SavedCursor>,
+    /// The last printed character, while nothing else has come since (for REP).
     last_char: Option<char>,
     sink: Sink,
 }
@@ -784,6 +793,7 @@ impl Perform for Term {
     }
 
     fn execute(&mut self, byte: u8) {
+        self.last_char = None;
         match byte {
             0x08 => self.backspace(),
             0x09 => self.tab(1),
@@ -794,6 +804,8 @@ impl Perform for Term {
     }
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        // REP repeats only a character printed immediately before it (as tmux does).
+        let last_char = self.last_char.take();
         if ignore {
             return;
         }
@@ -891,10 +903,10 @@ impl Perform for Term {
             'I' => self.tab(arg(0)),
             'Z' => self.back_tab(arg(0)),
             'b' => {
-                if let Some(c) = self.last_char {
+                if let Some(c) = last_char {
                     let w = c.width().unwrap_or(1).max(1);
-                    // A repeat never needs to exceed one screen's worth of cells.
-                    let times = arg(0).min(self.cols * self.rows);
+                    // Repeats stop at the end of the line.
+                    let times = arg(0).min(self.cols.saturating_sub(self.col));
                     for _ in 0..times {
                         self.put_char(c, w);
                     }
@@ -911,7 +923,16 @@ impl Perform for Term {
         }
     }
 
+    fn osc_dispatch(&mut self, _params: &[&[u8]], _bell_terminated: bool) {
+        self.last_char = None;
+    }
+
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+        self.last_char = None;
+    }
+
     fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.last_char = None;
         if ignore {
             return;
         }
@@ -1268,6 +1289,21 @@ mod tests {
     }
 
     #[test]
+    fn bare_line_feed_keeps_column() {
+        assert_eq!(
+            r("ab\ncd\x0bef\x0cg\r\n"),
+            lines(&["ab", "  cd", "    ef", "      g"])
+        );
+    }
+
+    #[test]
+    fn insert_and_delete_lines_outside_region_do_nothing() {
+        let s = "a\r\nb\r\nc\r\nd\r\ne\x1b[1;3r\x1b[5;1H";
+        assert_eq!(r(&format!("{s}\x1b[L")), lines(&["a", "b", "c", "d", "e"]));
+        assert_eq!(r(&format!("{s}\x1b[M")), lines(&["a", "b", "c", "d", "e"]));
+    }
+
+    #[test]
     fn insert_and_delete_lines_keep_column() {
         assert_eq!(r("abc\x1b[Lx"), lines(&["   x", "abc"]));
     }
@@ -1537,6 +1573,18 @@ mod tests {
     #[test]
     fn repeat_last_char() {
         assert_eq!(r("a\x1b[4b-\r\n"), lines(&["aaaaa-"]));
+    }
+
+    #[test]
+    fn repeat_needs_a_char_printed_just_before() {
+        assert_eq!(r("a\x08\x1b[4b\r\n"), lines(&["a"]));
+        assert_eq!(r("a\x1b[m\x1b[4b\r\n"), lines(&["a"]));
+        assert_eq!(r("a\x1b[2b\x1b[2b\r\n"), lines(&["aaa"]));
+    }
+
+    #[test]
+    fn repeat_stops_at_end_of_line() {
+        assert_eq!(r("a\x1b[99b\r\nb\r\n"), vec!["a".repeat(20), "b".into()]);
     }
 
     #[test]
