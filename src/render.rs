@@ -1,64 +1,1717 @@
 //! Render stage: raw terminal output bytes → the text a terminal displayed.
-//! (Interim line renderer; replaced by the full screen model.)
+//!
+//! # Model
+//!
+//! A [`Renderer`] is a small terminal emulator without colours. Bytes are parsed with the
+//! [`vte`] crate (`Parser` + `Perform`) and applied to a **screen-sized grid** of character
+//! cells (`rows × cols`) with a cursor. Everything a program does to the screen — carriage
+//! returns, backspaces, erases, cursor movement, insert/delete, scroll regions, deferred
+//! auto-wrap — only changes that grid, so redraws (spinners, `\r` progress bars, cursor-up
+//! multi-line progress as drawn by tqdm/cargo/docker/npm) resolve to their final frame.
+//!
+//! Finished text leaves the grid through a **scrollback sink**, exactly where a terminal
+//! would move it into its history:
+//!
+//! * a line scrolled off the top of the screen (or of a scroll region) goes to the sink;
+//! * a clear screen (`CSI 2J`, `CSI J` from the home position, `ESC c`) first sends the
+//!   screen's lines (up to the last non-blank one) to the sink, so nothing is lost;
+//!   `CSI 3J` (erase scrollback) is ignored: the scrollback we already emitted is kept;
+//! * entering the alternate screen (`CSI ?1049h`, `?47h`, `?1047h`) sends the lines above
+//!   the cursor to the sink followed by one line `[full-screen program]`; whatever is drawn
+//!   on the alternate screen is discarded, and leaving it restores the main screen (and for
+//!   1049 the cursor);
+//! * [`Renderer::finish`] sends the remaining screen lines.
+//!
+//! Rows that were auto-wrapped are joined with their continuation into one output line (as
+//! `tmux capture-pane -J` does). The sink trims trailing blanks of every line and `finish`
+//! drops trailing empty lines. Working state is therefore one grid (two while a full-screen
+//! program runs) plus the finished lines; the input is never kept.
+//!
+//! Cells hold one `char`. Wide characters (CJK, emoji) take a lead cell plus a continuation
+//! cell; zero-width characters (combining marks) are attached to the previous cell. A tab
+//! that advances over blank cells is remembered and rendered as a literal `\t` when that is
+//! equivalent to the cells it covered under 8-column tab stops; otherwise it becomes spaces.
+//! Colours/SGR, OSC (titles, hyperlinks — the link text stays), DCS, APC, PM and SOS
+//! strings are dropped. Invalid UTF-8 becomes U+FFFD (as `vte` reports it).
+//!
+//! Edge semantics follow tmux (the reference the fixtures were captured with) — e.g. a
+//! line feed keeps a row's wrapped flag, IL/DL keep the column, backspace at column 0
+//! returns onto a wrapped previous row, REP repeats only a character printed just before
+//! it — except where tmux departs from xterm/VT behaviour, where xterm is followed: IL/DL
+//! outside the scroll region are ignored, DECSTBM homes to the region top in origin mode,
+//! and HPR/VPR/CHT are implemented. DEC line-drawing charsets are not translated (tmux
+//! captures them as their ASCII letters too).
 
-/// Renders `bytes` as lines: CR, BS, erase-in-line and LF resolved, other escapes dropped.
-pub fn render(bytes: &[u8], _cols: u16, _rows: u16) -> Vec<String> {
-    let text = String::from_utf8_lossy(bytes);
-    let mut lines = vec![Vec::<char>::new()];
-    let mut col = 0usize;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        let line = lines.last_mut().unwrap();
-        match c {
-            '\n' => {
-                lines.push(Vec::new());
-                col = 0;
+use std::collections::VecDeque;
+use unicode_width::UnicodeWidthChar;
+use vte::{Params, Parser, Perform};
+
+/// The line emitted in place of everything a full-screen (alternate screen) program drew.
+pub const FULL_SCREEN_NOTE: &str = "[full-screen program]";
+
+/// An empty cell.
+const BLANK: char = ' ';
+/// The right half of a wide character (its left half is the cell before).
+const WIDE_CONT: char = '\0';
+/// The first cell a tab advanced over, when all the cells it covered were blank.
+const TAB: char = '\t';
+/// The other cells covered by such a tab.
+const TAB_FILL: char = '\u{1}';
+/// At most this many combining marks are kept per row (bounded memory on byte soup).
+const MAX_MARKS_PER_CELL: usize = 4;
+
+fn is_blank_cell(c: char) -> bool {
+    matches!(c, BLANK | TAB | TAB_FILL)
+}
+
+fn is_wide(c: char) -> bool {
+    (c as u32) >= 0x1100 && c.width() == Some(2)
+}
+
+/// One screen row.
+#[derive(Clone)]
+struct Row {
+    cells: Vec<char>,
+    /// High-water mark: every cell at or after `len` is `BLANK`.
+    len: usize,
+    /// The row was auto-wrapped into the next one.
+    wrapped: bool,
+    /// Combining marks as (column, mark), in arrival order.
+    marks: Vec<(u16, char)>,
+}
+
+impl Row {
+    fn new(cols: usize) -> Row {
+        Row {
+            cells: vec![BLANK; cols],
+            len: 0,
+            wrapped: false,
+            marks: Vec::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.cells[..self.len].fill(BLANK);
+        self.len = 0;
+        self.wrapped = false;
+        self.marks.clear();
+    }
+
+    fn is_blank(&self) -> bool {
+        self.marks.is_empty() && self.cells[..self.len].iter().all(|&c| is_blank_cell(c))
+    }
+
+    fn drop_marks(&mut self, from: usize, to: usize) {
+        if !self.marks.is_empty() {
+            self.marks
+                .retain(|&(c, _)| (c as usize) < from || (c as usize) >= to);
+        }
+    }
+
+    /// Blank cells `[from, to)`, also blanking the other half of any wide character cut.
+    fn erase(&mut self, from: usize, to: usize) {
+        let cols = self.cells.len();
+        let to = to.min(cols);
+        if from >= to {
+            return;
+        }
+        if from == 0 && to == cols {
+            self.clear();
+            return;
+        }
+        let mut from = from;
+        let mut to = to;
+        if from > 0 && self.cells[from] == WIDE_CONT {
+            from -= 1;
+        }
+        if to < cols && self.cells[to] == WIDE_CONT {
+            to += 1;
+        }
+        if from < self.len {
+            self.cells[from..to.min(self.len)].fill(BLANK);
+            if to >= self.len {
+                self.len = from;
             }
-            '\r' => col = 0,
-            '\x08' => col = col.saturating_sub(1),
-            '\x1b' => {
-                if chars.peek() == Some(&'[') {
-                    chars.next();
-                    let mut params = String::new();
-                    for p in chars.by_ref() {
-                        if ('@'..='~').contains(&p) {
-                            if p == 'K' && params.is_empty() {
-                                line.truncate(col);
-                            }
-                            break;
-                        }
-                        params.push(p);
-                    }
-                } else if chars.peek() == Some(&']') {
-                    for p in chars.by_ref() {
-                        if p == '\x07' || p == '\\' {
-                            break;
-                        }
-                    }
-                } else {
-                    chars.next();
+        }
+        self.drop_marks(from, to);
+    }
+
+    /// Replace half-characters left by shifting cells with blanks.
+    fn fix_wide(&mut self) {
+        let cols = self.cells.len();
+        for i in 0..self.len.min(cols) {
+            let c = self.cells[i];
+            if c == WIDE_CONT {
+                if i == 0 || !is_wide(self.cells[i - 1]) {
+                    self.cells[i] = BLANK;
                 }
-            }
-            c if c.is_control() && c != '\t' => {}
-            c => {
-                while line.len() < col {
-                    line.push(' ');
-                }
-                if col < line.len() {
-                    line[col] = c;
-                } else {
-                    line.push(c);
-                }
-                col += 1;
+            } else if is_wide(c) && (i + 1 >= cols || self.cells[i + 1] != WIDE_CONT) {
+                self.cells[i] = BLANK;
             }
         }
     }
-    let mut out: Vec<String> = lines
-        .into_iter()
-        .map(|l| l.into_iter().collect::<String>().trim_end().to_string())
-        .collect();
-    while out.last().is_some_and(|l| l.is_empty()) {
-        out.pop();
+
+    /// Insert `n` blank cells at `at`, pushing the rest right (cells pushed past the edge
+    /// are lost).
+    fn insert_blanks(&mut self, at: usize, n: usize) {
+        let cols = self.cells.len();
+        if at >= cols {
+            return;
+        }
+        let n = n.min(cols - at);
+        self.cells.copy_within(at..cols - n, at + n);
+        self.cells[at..at + n].fill(BLANK);
+        if !self.marks.is_empty() {
+            self.marks.retain_mut(|(c, _)| {
+                let col = *c as usize;
+                if col >= at {
+                    *c = (col + n) as u16;
+                    col + n < cols
+                } else {
+                    true
+                }
+            });
+        }
+        if self.len > at {
+            self.len = (self.len + n).min(cols);
+        }
+        self.fix_wide();
     }
-    out
+
+    /// Delete `n` cells at `at`, pulling the rest left and filling the end with blanks.
+    fn delete_cells(&mut self, at: usize, n: usize) {
+        let cols = self.cells.len();
+        if at >= cols {
+            return;
+        }
+        let n = n.min(cols - at);
+        self.cells.copy_within(at + n..cols, at);
+        self.cells[cols - n..].fill(BLANK);
+        if !self.marks.is_empty() {
+            self.marks.retain_mut(|(c, _)| {
+                let col = *c as usize;
+                if col >= at + n {
+                    *c = (col - n) as u16;
+                    true
+                } else {
+                    col < at
+                }
+            });
+        }
+        if self.len > at {
+            self.len = if self.len > at + n { self.len - n } else { at };
+        }
+        self.fix_wide();
+    }
+
+    /// Append the text of cells `[0, upto)` to `out`. `base` is the output column of cell 0
+    /// (non-zero for the continuation of a wrapped line); it decides whether a remembered
+    /// tab can be written as `\t`.
+    fn render_into(&self, out: &mut String, base: usize, upto: usize) {
+        let mut i = 0;
+        while i < upto {
+            let c = if i < self.len { self.cells[i] } else { BLANK };
+            match c {
+                WIDE_CONT => {}
+                TAB_FILL => out.push(' '),
+                TAB => {
+                    let mut end = i + 1;
+                    while end < self.len && self.cells[end] == TAB_FILL {
+                        end += 1;
+                    }
+                    let (from, to) = (base + i, base + end);
+                    if to == (from / 8 + 1) * 8 && end <= upto {
+                        out.push('\t');
+                        i = end;
+                        continue;
+                    }
+                    out.push(' ');
+                }
+                _ => out.push(c),
+            }
+            if !self.marks.is_empty() {
+                for &(col, m) in &self.marks {
+                    if col as usize == i {
+                        out.push(m);
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+}
+
+/// Where finished lines go: the output, plus the line being assembled from wrapped rows.
+struct Sink {
+    lines: Vec<String>,
+    partial: String,
+    /// Cells already in `partial` (from wrapped rows), i.e. the output column it ends at.
+    width: usize,
+    /// `partial` holds wrapped rows waiting for their continuation.
+    open: bool,
+}
+
+impl Sink {
+    /// Emit a row. A wrapped row is joined with the next one emitted; like
+    /// `tmux capture-pane -J`, only its used cells are included.
+    fn emit(&mut self, row: &Row) {
+        row.render_into(&mut self.partial, self.width, row.len);
+        if row.wrapped {
+            self.width += row.len;
+            self.open = true;
+        } else {
+            self.end_line();
+        }
+    }
+
+    fn end_line(&mut self) {
+        let trimmed = self.partial.trim_end_matches([' ', '\t']).len();
+        self.partial.truncate(trimmed);
+        self.lines.push(std::mem::take(&mut self.partial));
+        self.width = 0;
+        self.open = false;
+    }
+
+    /// End a line whose wrapped continuation will never be emitted.
+    fn flush_partial(&mut self) {
+        if self.open {
+            self.end_line();
+        }
+    }
+
+    fn push_line(&mut self, line: &str) {
+        self.flush_partial();
+        self.lines.push(line.to_string());
+    }
+}
+
+#[derive(Clone, Copy)]
+struct SavedCursor {
+    row: usize,
+    col: usize,
+    origin: bool,
+}
+
+/// Terminal state driven by the parser.
+struct Term {
+    cols: usize,
+    rows: usize,
+    grid: VecDeque<Row>,
+    /// The main screen while the alternate screen is active.
+    main_saved: Option<VecDeque<Row>>,
+    row: usize,
+    /// `0..=cols`; `cols` means a wrap is pending (the last column was just written).
+    col: usize,
+    top: usize,
+    bottom: usize,
+    autowrap: bool,
+    origin: bool,
+    insert: bool,
+    tabs: Vec<bool>,
+    saved: Option<SavedCursor>,
+    alt_saved: Option<SavedCursor>,
+    /// The last printed character, while nothing else has come since (for REP).
+    last_char: Option<char>,
+    sink: Sink,
+}
+
+fn default_tabs(cols: usize) -> Vec<bool> {
+    (0..cols).map(|c| c > 0 && c % 8 == 0).collect()
+}
+
+impl Term {
+    fn new(cols: usize, rows: usize) -> Term {
+        Term {
+            cols,
+            rows,
+            grid: Self::blank_grid(cols, rows),
+            main_saved: None,
+            row: 0,
+            col: 0,
+            top: 0,
+            bottom: rows - 1,
+            autowrap: true,
+            origin: false,
+            insert: false,
+            tabs: default_tabs(cols),
+            saved: None,
+            alt_saved: None,
+            last_char: None,
+            sink: Sink {
+                lines: Vec::new(),
+                partial: String::new(),
+                width: 0,
+                open: false,
+            },
+        }
+    }
+
+    fn blank_grid(cols: usize, rows: usize) -> VecDeque<Row> {
+        (0..rows).map(|_| Row::new(cols)).collect()
+    }
+
+    fn in_alt(&self) -> bool {
+        self.main_saved.is_some()
+    }
+
+    // ---- printing -------------------------------------------------------------------
+
+    #[inline(always)]
+    fn put_char(&mut self, c: char, w: usize) {
+        let cols = self.cols;
+        if w > cols {
+            return;
+        }
+        if self.col + w > cols {
+            if self.autowrap {
+                self.grid[self.row].wrapped = true;
+                self.index();
+                self.col = 0;
+            } else {
+                self.col = cols - w;
+            }
+        }
+        if self.insert {
+            self.grid[self.row].insert_blanks(self.col, w);
+        }
+        let col = self.col;
+        let r = &mut self.grid[self.row];
+        if r.cells[col] == WIDE_CONT && col > 0 {
+            r.cells[col - 1] = BLANK;
+        }
+        if col + w < cols && r.cells[col + w] == WIDE_CONT {
+            r.cells[col + w] = BLANK;
+        }
+        r.cells[col] = c;
+        if w == 2 {
+            r.cells[col + 1] = WIDE_CONT;
+        }
+        if !r.marks.is_empty() {
+            r.drop_marks(col, col + w);
+        }
+        if col + w > r.len {
+            r.len = col + w;
+        }
+        self.col = col + w;
+    }
+
+    /// Attach a zero-width character to the cell before the cursor.
+    fn combine(&mut self, m: char) {
+        if self.col == 0 {
+            return;
+        }
+        let mut t = self.col.min(self.cols) - 1;
+        let r = &mut self.grid[self.row];
+        if r.cells[t] == WIDE_CONT && t > 0 {
+            t -= 1;
+        }
+        if r.marks.len() >= MAX_MARKS_PER_CELL * self.cols {
+            return;
+        }
+        r.marks.push((t as u16, m));
+        if t + 1 > r.len {
+            r.len = t + 1;
+        }
+    }
+
+    // ---- scrolling --------------------------------------------------------------------
+
+    fn full_region(&self) -> bool {
+        self.top == 0 && self.bottom == self.rows - 1
+    }
+
+    /// Scroll the region up; lines leaving its top go to the scrollback (main screen only).
+    fn scroll_up(&mut self, n: usize) {
+        let n = n.min(self.bottom - self.top + 1);
+        let full = self.full_region();
+        for _ in 0..n {
+            let mut r = if full {
+                self.grid.pop_front()
+            } else {
+                self.grid.remove(self.top)
+            }
+            .expect("row in grid");
+            if self.main_saved.is_none() {
+                self.sink.emit(&r);
+            }
+            r.clear();
+            if full {
+                self.grid.push_back(r);
+            } else {
+                self.grid.insert(self.bottom, r);
+            }
+        }
+    }
+
+    /// Scroll the region down; lines leaving its bottom are lost (as on a terminal).
+    fn scroll_down(&mut self, n: usize) {
+        let n = n.min(self.bottom - self.top + 1);
+        for _ in 0..n {
+            let mut r = self.grid.remove(self.bottom).expect("row in grid");
+            r.clear();
+            self.grid.insert(self.top, r);
+        }
+    }
+
+    /// IND: move down one line, scrolling at the bottom margin.
+    fn index(&mut self) {
+        if self.row == self.bottom {
+            self.scroll_up(1);
+        } else if self.row + 1 < self.rows {
+            self.row += 1;
+        }
+    }
+
+    /// RI: move up one line, scrolling down at the top margin.
+    fn reverse_index(&mut self) {
+        if self.row == self.top {
+            self.scroll_down(1);
+        } else if self.row > 0 {
+            self.row -= 1;
+        }
+    }
+
+    // ---- cursor -------------------------------------------------------------------------
+
+    fn clamp_col(&mut self) {
+        if self.col >= self.cols {
+            self.col = self.cols - 1;
+        }
+    }
+
+    fn cursor_up(&mut self, n: usize) {
+        self.clamp_col();
+        let limit = if self.row >= self.top { self.top } else { 0 };
+        self.row = self.row.saturating_sub(n).max(limit);
+    }
+
+    fn cursor_down(&mut self, n: usize) {
+        self.clamp_col();
+        let limit = if self.row <= self.bottom {
+            self.bottom
+        } else {
+            self.rows - 1
+        };
+        self.row = self.row.saturating_add(n).min(limit);
+    }
+
+    fn cursor_right(&mut self, n: usize) {
+        self.clamp_col();
+        self.col = self.col.saturating_add(n).min(self.cols - 1);
+    }
+
+    fn cursor_left(&mut self, n: usize) {
+        self.clamp_col();
+        self.col = self.col.saturating_sub(n);
+    }
+
+    fn set_row(&mut self, n: usize) {
+        let n = n.saturating_sub(1);
+        self.row = if self.origin {
+            self.top.saturating_add(n).min(self.bottom)
+        } else {
+            n.min(self.rows - 1)
+        };
+    }
+
+    fn set_col(&mut self, n: usize) {
+        self.col = n.saturating_sub(1).min(self.cols - 1);
+    }
+
+    fn home(&mut self) {
+        self.row = if self.origin { self.top } else { 0 };
+        self.col = 0;
+    }
+
+    fn backspace(&mut self) {
+        if self.col == 0 {
+            // Reverse wrap onto the end of a wrapped previous row (as tmux does).
+            if self.row > 0 && self.grid[self.row - 1].wrapped {
+                self.row -= 1;
+                self.col = self.cols - 1;
+            }
+        } else {
+            self.col = self.col.min(self.cols) - 1;
+        }
+    }
+
+    fn tab(&mut self, n: usize) {
+        for _ in 0..n {
+            if self.col + 1 >= self.cols {
+                return;
+            }
+            let start = self.col;
+            let mut end = start + 1;
+            while end < self.cols - 1 && !self.tabs[end] {
+                end += 1;
+            }
+            let r = &mut self.grid[self.row];
+            if r.cells[start..end].iter().all(|&c| is_blank_cell(c)) {
+                r.cells[start] = TAB;
+                r.cells[start + 1..end].fill(TAB_FILL);
+                r.drop_marks(start, end);
+                r.len = r.len.max(end);
+            }
+            self.col = end;
+        }
+    }
+
+    fn back_tab(&mut self, n: usize) {
+        self.clamp_col();
+        for _ in 0..n {
+            if self.col == 0 {
+                return;
+            }
+            self.col -= 1;
+            while self.col > 0 && !self.tabs[self.col] {
+                self.col -= 1;
+            }
+        }
+    }
+
+    fn save_cursor(&self) -> SavedCursor {
+        SavedCursor {
+            row: self.row,
+            col: self.col,
+            origin: self.origin,
+        }
+    }
+
+    fn restore_cursor(&mut self, s: Option<SavedCursor>) {
+        match s {
+            Some(s) => {
+                self.row = s.row.min(self.rows - 1);
+                self.col = s.col.min(self.cols);
+                self.origin = s.origin;
+            }
+            None => {
+                self.origin = false;
+                self.row = 0;
+                self.col = 0;
+            }
+        }
+    }
+
+    // ---- erasing ------------------------------------------------------------------------
+
+    /// Clear the whole screen; on the main screen its lines first go to the scrollback.
+    fn clear_screen(&mut self) {
+        if !self.in_alt() {
+            if let Some(last) = self.grid.iter().rposition(|r| !r.is_blank()) {
+                for r in self.grid.iter().take(last + 1) {
+                    self.sink.emit(r);
+                }
+                self.sink.flush_partial();
+            }
+        }
+        for r in self.grid.iter_mut() {
+            r.clear();
+        }
+    }
+
+    fn erase_display(&mut self, mode: u16) {
+        match mode {
+            0 => {
+                if self.row == 0 && self.col == 0 {
+                    self.clear_screen();
+                    return;
+                }
+                let (row, col) = (self.row, self.col);
+                self.grid[row].erase(col, self.cols);
+                for r in self.grid.iter_mut().skip(row + 1) {
+                    r.clear();
+                }
+            }
+            1 => {
+                let (row, col) = (self.row, self.col);
+                for r in self.grid.iter_mut().take(row) {
+                    r.clear();
+                }
+                self.grid[row].erase(0, col + 1);
+            }
+            2 => self.clear_screen(),
+            // 3 erases the terminal's scrollback; ours is already emitted and is kept.
+            _ => {}
+        }
+    }
+
+    fn erase_line(&mut self, mode: u16) {
+        let (row, col, cols) = (self.row, self.col, self.cols);
+        let r = &mut self.grid[row];
+        match mode {
+            0 => r.erase(col, cols),
+            1 => r.erase(0, col + 1),
+            2 => r.clear(),
+            _ => {}
+        }
+    }
+
+    fn insert_lines(&mut self, n: usize) {
+        if self.row < self.top || self.row > self.bottom {
+            return;
+        }
+        let n = n.min(self.bottom - self.row + 1);
+        for _ in 0..n {
+            let mut r = self.grid.remove(self.bottom).expect("row in grid");
+            r.clear();
+            self.grid.insert(self.row, r);
+        }
+    }
+
+    fn delete_lines(&mut self, n: usize) {
+        if self.row < self.top || self.row > self.bottom {
+            return;
+        }
+        let n = n.min(self.bottom - self.row + 1);
+        for _ in 0..n {
+            let mut r = self.grid.remove(self.row).expect("row in grid");
+            r.clear();
+            self.grid.insert(self.bottom, r);
+        }
+    }
+
+    // ---- modes --------------------------------------------------------------------------
+
+    /// Switch to the alternate screen. Returns false if it was already active.
+    fn enter_alt(&mut self) -> bool {
+        if self.in_alt() {
+            return false;
+        }
+        // Lines above the cursor are final for the program's purposes: emit them, then the
+        // note, so that the note sits between what came before and what comes after.
+        let k = self.row;
+        for r in self.grid.iter().take(k) {
+            self.sink.emit(r);
+        }
+        self.sink.push_line(FULL_SCREEN_NOTE);
+        for _ in 0..k {
+            let mut r = self.grid.pop_front().expect("row in grid");
+            r.clear();
+            self.grid.push_back(r);
+        }
+        self.row -= k;
+        for s in [&mut self.saved, &mut self.alt_saved].into_iter().flatten() {
+            s.row = s.row.saturating_sub(k);
+        }
+        let alt = Self::blank_grid(self.cols, self.rows);
+        self.main_saved = Some(std::mem::replace(&mut self.grid, alt));
+        true
+    }
+
+    /// Leave the alternate screen, discarding what was drawn there.
+    fn exit_alt(&mut self) -> bool {
+        match self.main_saved.take() {
+            Some(main) => {
+                self.grid = main;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn set_private_mode(&mut self, mode: u16, on: bool) {
+        match mode {
+            6 => {
+                self.origin = on;
+                self.home();
+            }
+            7 => self.autowrap = on,
+            47 | 1047 => {
+                if on {
+                    self.enter_alt();
+                } else {
+                    self.exit_alt();
+                }
+            }
+            1048 => {
+                if on {
+                    self.saved = Some(self.save_cursor());
+                } else {
+                    self.restore_cursor(self.saved);
+                }
+            }
+            1049 => {
+                if on {
+                    if self.enter_alt() {
+                        self.alt_saved = Some(self.save_cursor());
+                    }
+                } else if self.exit_alt() {
+                    let saved = self.alt_saved.take();
+                    self.restore_cursor(saved);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn reset(&mut self) {
+        self.exit_alt();
+        self.clear_screen();
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.autowrap = true;
+        self.origin = false;
+        self.insert = false;
+        self.tabs = default_tabs(self.cols);
+        self.saved = None;
+        self.alt_saved = None;
+        self.last_char = None;
+        self.row = 0;
+        self.col = 0;
+    }
+
+    fn finish(mut self) -> Vec<String> {
+        self.exit_alt();
+        for r in self.grid.iter() {
+            self.sink.emit(r);
+        }
+        self.sink.flush_partial();
+        let mut lines = self.sink.lines;
+        while lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        lines
+    }
+}
+
+impl Perform for Term {
+    #[inline]
+    fn print(&mut self, c: char) {
+        if (c as u32) < 0x7f {
+            self.last_char = Some(c);
+            self.put_char(c, 1);
+            return;
+        }
+        match c.width() {
+            Some(0) => self.combine(c),
+            Some(w) => {
+                self.last_char = Some(c);
+                self.put_char(c, w);
+            }
+            None => {}
+        }
+    }
+
+    fn execute(&mut self, byte: u8) {
+        self.last_char = None;
+        match byte {
+            0x08 => self.backspace(),
+            0x09 => self.tab(1),
+            0x0a..=0x0c => self.index(),
+            0x0d => self.col = 0,
+            _ => {}
+        }
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        // REP repeats only a character printed immediately before it (as tmux does).
+        let last_char = self.last_char.take();
+        if ignore {
+            return;
+        }
+        let private = match intermediates {
+            [] => false,
+            [b'?'] => true,
+            _ => return,
+        };
+        let mut args = [0u16; 16];
+        let mut n = 0;
+        for p in params.iter() {
+            if n < args.len() {
+                args[n] = p.first().copied().unwrap_or(0);
+                n += 1;
+            }
+        }
+        let raw = args[0];
+        // Count-like argument: absent or 0 means 1.
+        let arg = |i: usize| -> usize { (args[i] as usize).max(1) };
+        if private {
+            match action {
+                'h' | 'l' => {
+                    for &m in &args[..n] {
+                        self.set_private_mode(m, action == 'h');
+                    }
+                }
+                _ => {}
+            }
+            return;
+        }
+        match action {
+            'A' => self.cursor_up(arg(0)),
+            'B' | 'e' => self.cursor_down(arg(0)),
+            'C' | 'a' => self.cursor_right(arg(0)),
+            'D' => self.cursor_left(arg(0)),
+            'E' => {
+                self.cursor_down(arg(0));
+                self.col = 0;
+            }
+            'F' => {
+                self.cursor_up(arg(0));
+                self.col = 0;
+            }
+            'G' | '`' => self.set_col(arg(0)),
+            'd' => {
+                self.clamp_col();
+                self.set_row(arg(0));
+            }
+            'H' | 'f' => {
+                self.set_row(arg(0));
+                self.set_col(arg(1));
+            }
+            'J' => self.erase_display(raw),
+            'K' => self.erase_line(raw),
+            'L' => self.insert_lines(arg(0)),
+            'M' => self.delete_lines(arg(0)),
+            '@' => {
+                let (row, col) = (self.row, self.col);
+                self.grid[row].insert_blanks(col, arg(0));
+            }
+            'P' => {
+                let (row, col) = (self.row, self.col);
+                self.grid[row].delete_cells(col, arg(0));
+            }
+            'X' => {
+                let (row, col) = (self.row, self.col);
+                let end = col.saturating_add(arg(0));
+                self.grid[row].erase(col, end);
+            }
+            'S' => self.scroll_up(arg(0)),
+            'T' => self.scroll_down(arg(0)),
+            'r' => {
+                let top = arg(0);
+                let bottom = if n > 1 && args[1] != 0 {
+                    (args[1] as usize).min(self.rows)
+                } else {
+                    self.rows
+                };
+                if top < bottom {
+                    self.top = top - 1;
+                    self.bottom = bottom - 1;
+                    self.home();
+                }
+            }
+            's' => self.saved = Some(self.save_cursor()),
+            'u' => self.restore_cursor(self.saved),
+            'g' => match raw {
+                0 => {
+                    let c = self.col.min(self.cols - 1);
+                    self.tabs[c] = false;
+                }
+                3 => self.tabs.fill(false),
+                _ => {}
+            },
+            'I' => self.tab(arg(0)),
+            'Z' => self.back_tab(arg(0)),
+            'b' => {
+                if let Some(c) = last_char {
+                    let w = c.width().unwrap_or(1).max(1);
+                    // Repeats stop at the end of the line.
+                    let times = arg(0).min(self.cols.saturating_sub(self.col));
+                    for _ in 0..times {
+                        self.put_char(c, w);
+                    }
+                }
+            }
+            'h' | 'l' => {
+                for &m in &args[..n] {
+                    if m == 4 {
+                        self.insert = action == 'h';
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn osc_dispatch(&mut self, _params: &[&[u8]], _bell_terminated: bool) {
+        self.last_char = None;
+    }
+
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+        self.last_char = None;
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.last_char = None;
+        if ignore {
+            return;
+        }
+        match (intermediates, byte) {
+            ([], b'7') => self.saved = Some(self.save_cursor()),
+            ([], b'8') => self.restore_cursor(self.saved),
+            ([], b'D') => self.index(),
+            ([], b'E') => {
+                self.col = 0;
+                self.index();
+            }
+            ([], b'M') => self.reverse_index(),
+            ([], b'H') => {
+                let c = self.col.min(self.cols - 1);
+                self.tabs[c] = true;
+            }
+            ([], b'c') => self.reset(),
+            _ => {}
+        }
+    }
+}
+
+/// Renders terminal output incrementally; see the [module documentation](self).
+pub struct Renderer {
+    parser: Parser,
+    term: Term,
+    /// An incomplete UTF-8 sequence held back from the end of the last chunk (≤ 3 bytes).
+    carry: Vec<u8>,
+}
+
+/// Length of the incomplete UTF-8 sequence at the end of `bytes`, if any.
+///
+/// `vte` 0.15.0 mishandles a code point split across two `advance` calls: after completing
+/// it, it skips the bytes that followed within the 4-byte window (e.g. a `\r`). Holding
+/// such a tail back until the next chunk means `vte` never sees a split code point, so the
+/// output does not depend on how the stream is chunked.
+fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(3) {
+        let b = bytes[n - back];
+        if b & 0xc0 == 0x80 {
+            continue; // continuation byte: look further back for the lead byte
+        }
+        let need = match b {
+            0xc2..=0xdf => 2,
+            0xe0..=0xef => 3,
+            0xf0..=0xf4 => 4,
+            _ => return 0,
+        };
+        return if back < need { back } else { 0 };
+    }
+    0
+}
+
+impl Renderer {
+    /// A renderer for a terminal of `cols × rows` cells (0 means 80 columns / 24 rows).
+    pub fn new(cols: u16, rows: u16) -> Renderer {
+        let cols = if cols == 0 { 80 } else { cols as usize };
+        let rows = if rows == 0 { 24 } else { rows as usize };
+        Renderer {
+            parser: Parser::new(),
+            term: Term::new(cols, rows),
+            carry: Vec::new(),
+        }
+    }
+
+    /// Feed the next bytes of the stream; splits may fall anywhere, even inside a UTF-8
+    /// sequence or an escape sequence.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        if self.carry.is_empty() {
+            let end = bytes.len() - incomplete_utf8_tail(bytes);
+            self.parser.advance(&mut self.term, &bytes[..end]);
+            self.carry.extend_from_slice(&bytes[end..]);
+        } else {
+            let mut joined = std::mem::take(&mut self.carry);
+            joined.extend_from_slice(bytes);
+            let end = joined.len() - incomplete_utf8_tail(&joined);
+            self.parser.advance(&mut self.term, &joined[..end]);
+            joined.drain(..end);
+            self.carry = joined;
+        }
+    }
+
+    /// Every displayed line in order: scrollback, then the screen. Trailing blanks of
+    /// each line and trailing empty lines are dropped.
+    pub fn finish(self) -> Vec<String> {
+        self.term.finish()
+    }
+}
+
+/// Render a complete byte stream shown on a `cols × rows` terminal.
+pub fn render(bytes: &[u8], cols: u16, rows: u16) -> Vec<String> {
+    let mut r = Renderer::new(cols, rows);
+    r.feed(bytes);
+    r.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn r(bytes: &str) -> Vec<String> {
+        render(bytes.as_bytes(), 20, 5)
+    }
+
+    fn lines(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn plain_lines_round_trip() {
+        assert_eq!(r("hello\r\nworld\r\n"), lines(&["hello", "world"]));
+    }
+
+    #[test]
+    fn zero_size_means_80x24() {
+        let long = "x".repeat(80);
+        assert_eq!(
+            render(format!("{long}y").as_bytes(), 0, 0),
+            vec![format!("{long}y")]
+        );
+        let mut term = Renderer::new(0, 0).term;
+        assert_eq!((term.cols, term.rows, term.grid.len()), (80, 24, 24));
+        term.print('a');
+        assert_eq!(term.grid[0].len, 1);
+    }
+
+    #[test]
+    fn trailing_blanks_and_trailing_empty_lines_dropped() {
+        assert_eq!(r("a   \r\n\r\nb  \r\n\r\n\r\n"), lines(&["a", "", "b"]));
+    }
+
+    #[test]
+    fn carriage_return_overwrites() {
+        assert_eq!(r("hello world\rHELLO\r\n"), lines(&["HELLO world"]));
+    }
+
+    #[test]
+    fn progress_bar_with_carriage_returns_resolves_to_final_frame() {
+        assert_eq!(
+            r("[#   ] 25%\r[##  ] 50%\r[####] 100%\r\n"),
+            lines(&["[####] 100%"])
+        );
+    }
+
+    #[test]
+    fn backspace_overstrike_keeps_last_char() {
+        assert_eq!(r("ab\x08\x08XY\r\n_\x08f\r\n"), lines(&["XY", "f"]));
+    }
+
+    #[test]
+    fn backspace_at_column_zero_stays() {
+        assert_eq!(r("\x08\x08ab\r\n"), lines(&["ab"]));
+    }
+
+    #[test]
+    fn backspace_at_pending_wrap_moves_onto_last_column() {
+        let full = "x".repeat(20);
+        assert_eq!(
+            r(&format!("{full}\x08Z\r\n")),
+            vec![format!("{}Z", "x".repeat(19))]
+        );
+    }
+
+    #[test]
+    fn backspace_reverse_wraps_onto_wrapped_row() {
+        let full = "x".repeat(20);
+        assert_eq!(
+            r(&format!("{full}ab\x08\x08\x08Q\r\n")),
+            vec![format!("{}Qab", "x".repeat(19))]
+        );
+    }
+
+    #[test]
+    fn erase_in_line_to_end() {
+        assert_eq!(r("abcdef\x1b[3D\x1b[K\r\n"), lines(&["abc"]));
+        assert_eq!(r("abcdef\x1b[3D\x1b[0K\r\n"), lines(&["abc"]));
+    }
+
+    #[test]
+    fn erase_in_line_to_start() {
+        assert_eq!(r("abcdef\x1b[3D\x1b[1K\r\n"), lines(&["    ef"]));
+    }
+
+    #[test]
+    fn erase_whole_line() {
+        assert_eq!(r("abcdef\x1b[2Kxy\r\n"), lines(&["      xy"]));
+    }
+
+    #[test]
+    fn erase_in_line_cuts_wide_char_in_half_blanks_both_halves() {
+        assert_eq!(r("ab名cd\x1b[4G\x1b[K\r\n"), lines(&["ab"]));
+        assert_eq!(r("ab名cd\x1b[4G\x1b[1K\r\n"), lines(&["    cd"]));
+    }
+
+    #[test]
+    fn erase_below_cursor() {
+        assert_eq!(
+            r("one\r\ntwo\r\nthree\x1b[2;2H\x1b[J"),
+            lines(&["one", "t"])
+        );
+    }
+
+    #[test]
+    fn erase_above_cursor() {
+        assert_eq!(
+            r("one\r\ntwo\r\nthree\x1b[2;2H\x1b[1J"),
+            lines(&["", "  o", "three"])
+        );
+    }
+
+    #[test]
+    fn clear_screen_keeps_scrollback() {
+        assert_eq!(
+            r("one\r\n\r\nthree\r\n\x1b[H\x1b[2Jafter\r\n"),
+            lines(&["one", "", "three", "after"])
+        );
+    }
+
+    #[test]
+    fn clear_screen_does_not_move_cursor() {
+        assert_eq!(r("one\r\ntwo\x1b[2Jx"), lines(&["one", "two", "", "   x"]));
+    }
+
+    #[test]
+    fn erase_display_from_home_keeps_scrollback() {
+        assert_eq!(
+            r("one\r\ntwo\r\n\x1b[H\x1b[Jnew\r\n"),
+            lines(&["one", "two", "new"])
+        );
+    }
+
+    #[test]
+    fn erase_scrollback_loses_nothing() {
+        assert_eq!(r("one\r\ntwo\x1b[3Jthree\r\n"), lines(&["one", "twothree"]));
+        assert_eq!(r("a\r\n\x1b[H\x1b[2J\x1b[3Jb\r\n"), lines(&["a", "b"]));
+    }
+
+    #[test]
+    fn reset_keeps_scrollback() {
+        assert_eq!(r("before\r\n\x1bcafter\r\n"), lines(&["before", "after"]));
+    }
+
+    #[test]
+    fn cursor_up_redraw_resolves_to_last_frame() {
+        let mut s = String::new();
+        for pct in [0, 50, 100] {
+            if pct > 0 {
+                s.push_str("\x1b[2A");
+            }
+            s.push_str(&format!("\rfetch {pct}%\x1b[K\r\nbuild {pct}%\x1b[K\r\n"));
+        }
+        s.push_str("done\r\n");
+        assert_eq!(r(&s), lines(&["fetch 100%", "build 100%", "done"]));
+    }
+
+    #[test]
+    fn cursor_up_stops_at_top_of_screen() {
+        assert_eq!(r("a\r\nb\x1b[9AX"), lines(&["aX", "b"]));
+    }
+
+    #[test]
+    fn cursor_down_forward_back() {
+        assert_eq!(r("ab\x1b[2B\x1b[3Cc\x1b[2Dd"), lines(&["ab", "", "    dc"]));
+    }
+
+    #[test]
+    fn cursor_forward_stops_at_right_margin() {
+        assert_eq!(r("\x1b[99Cx\r\n"), vec![format!("{}x", " ".repeat(19))]);
+    }
+
+    #[test]
+    fn cursor_position_cup_and_hvp() {
+        assert_eq!(r("\x1b[2;3Hx\x1b[1;1fy\x1b[Hz"), lines(&["z", "  x"]));
+        assert_eq!(
+            r("\x1b[99;99Hx"),
+            lines(&["", "", "", "", &format!("{}x", " ".repeat(19))])
+        );
+    }
+
+    #[test]
+    fn cursor_horizontal_and_vertical_absolute() {
+        assert_eq!(
+            r("\x1b[5Ga\x1b[2Gb\x1b[3dc\x1b[1`d"),
+            lines(&[" b  a", "", "d c"])
+        );
+    }
+
+    #[test]
+    fn relative_moves_hpr_vpr() {
+        assert_eq!(r("a\x1b[2ab\x1b[1ec"), lines(&["a  b", "    c"]));
+    }
+
+    #[test]
+    fn next_and_previous_line_go_to_column_zero() {
+        assert_eq!(r("abc\x1b[Ed\x1b[Fe"), lines(&["ebc", "d"]));
+    }
+
+    #[test]
+    fn index_reverse_index_and_next_line() {
+        assert_eq!(r("a\x1bDb\x1bMc\x1bEd"), lines(&["a c", "db"]));
+    }
+
+    #[test]
+    fn reverse_index_at_top_scrolls_down() {
+        assert_eq!(r("one\r\x1bMzero\r\n"), lines(&["zero", "one"]));
+    }
+
+    #[test]
+    fn save_restore_cursor_esc_7_8() {
+        assert_eq!(r("ab\x1b7\r\nnext\x1b8X\r\n"), lines(&["abX", "next"]));
+    }
+
+    #[test]
+    fn save_restore_cursor_csi_s_u() {
+        assert_eq!(r("ab\x1b[s\r\nnext\x1b[uX\r\n"), lines(&["abX", "next"]));
+        // Restore with nothing saved goes home.
+        assert_eq!(r("ab\x1b[uX"), lines(&["Xb"]));
+    }
+
+    #[test]
+    fn insert_chars_shift_right() {
+        assert_eq!(r("abcdef\x1b[4D\x1b[2@--\r\n"), lines(&["ab--cdef"]));
+        // Pushed past the right edge: lost.
+        let full = "0123456789abcdefghij";
+        assert_eq!(
+            r(&format!("{full}\r\x1b[3@")),
+            vec![format!("   {}", &full[..17])]
+        );
+    }
+
+    #[test]
+    fn delete_chars_shift_left() {
+        assert_eq!(r("abcdef\x1b[4D\x1b[2P\r\n"), lines(&["abef"]));
+    }
+
+    #[test]
+    fn erase_chars_blank_without_shifting() {
+        assert_eq!(r("abcdef\x1b[4D\x1b[2X\r\n"), lines(&["ab  ef"]));
+    }
+
+    #[test]
+    fn insert_lines_push_down_within_screen() {
+        assert_eq!(
+            r("a\r\nb\r\nc\x1b[2;1H\x1b[Lnew"),
+            lines(&["a", "new", "b", "c"])
+        );
+    }
+
+    #[test]
+    fn delete_lines_pull_up() {
+        assert_eq!(r("a\r\nb\r\nc\x1b[1;1H\x1b[2M"), lines(&["c"]));
+    }
+
+    #[test]
+    fn bare_line_feed_keeps_column() {
+        assert_eq!(
+            r("ab\ncd\x0bef\x0cg\r\n"),
+            lines(&["ab", "  cd", "    ef", "      g"])
+        );
+    }
+
+    #[test]
+    fn insert_and_delete_lines_outside_region_do_nothing() {
+        let s = "a\r\nb\r\nc\r\nd\r\ne\x1b[1;3r\x1b[5;1H";
+        assert_eq!(r(&format!("{s}\x1b[L")), lines(&["a", "b", "c", "d", "e"]));
+        assert_eq!(r(&format!("{s}\x1b[M")), lines(&["a", "b", "c", "d", "e"]));
+    }
+
+    #[test]
+    fn insert_and_delete_lines_keep_column() {
+        assert_eq!(r("abc\x1b[Lx"), lines(&["   x", "abc"]));
+    }
+
+    #[test]
+    fn scroll_region_keeps_header_and_footer() {
+        // Header on row 1, footer (progress) on row 5, log scrolling in rows 2-4.
+        let mut s = String::from("HEADER\x1b[5;1HFOOTER 0%\x1b[2;4r\x1b[2;1H");
+        for i in 0..6 {
+            s.push_str(&format!("log {i}\r\n"));
+        }
+        s.push_str("\x1b7\x1b[5;1HFOOTER 100%\x1b[K\x1b8");
+        assert_eq!(
+            r(&s),
+            lines(&[
+                "log 0",
+                "log 1",
+                "log 2",
+                "log 3",
+                "HEADER",
+                "log 4",
+                "log 5",
+                "",
+                "FOOTER 100%"
+            ])
+        );
+    }
+
+    #[test]
+    fn scroll_region_cursor_up_down_clamp_at_margins() {
+        assert_eq!(
+            r("\x1b[2;3r\x1b[3;1H\x1b[9Aa\x1b[9Bb"),
+            lines(&["", "a", " b"])
+        );
+    }
+
+    #[test]
+    fn scroll_up_sends_lines_to_scrollback() {
+        assert_eq!(r("a\r\nb\r\nc\x1b[2S"), lines(&["a", "b", "c"]));
+        assert_eq!(r("a\r\nb\r\nc\x1b[2Sx"), lines(&["a", "b", "c", "", " x"]));
+    }
+
+    #[test]
+    fn scroll_down_inserts_blank_lines_at_top() {
+        assert_eq!(r("a\r\nb\x1b[1T"), lines(&["", "a", "b"]));
+    }
+
+    #[test]
+    fn pending_wrap_at_right_margin() {
+        let full = "x".repeat(20);
+        // Writing the last column does not wrap yet: CR + LF lands on the next row.
+        assert_eq!(
+            r(&format!("{full}\r\nnext\r\n")),
+            vec![full.clone(), "next".into()]
+        );
+        // The next printable character wraps.
+        assert_eq!(r(&format!("{full}y\r\n")), vec![format!("{full}y")]);
+        // A cursor move cancels the pending wrap.
+        // (CUB counts from the last column.)
+        assert_eq!(
+            r(&format!("{full}\x1b[DZ\r\n")),
+            vec![format!("{}Zx", "x".repeat(18))]
+        );
+        // Erase to end of line at a pending wrap erases nothing.
+        assert_eq!(r(&format!("{full}\x1b[Ky\r\n")), vec![format!("{full}y")]);
+    }
+
+    #[test]
+    fn auto_wrapped_rows_join_into_one_line() {
+        let text = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+        assert_eq!(r(&format!("{text}\r\nend\r\n")), lines(&[text, "end"]));
+    }
+
+    #[test]
+    fn autowrap_off_overwrites_last_column() {
+        let text = "abcdefghijklmnopqrstuvwxyz";
+        assert_eq!(
+            r(&format!("\x1b[?7l{text}\x1b[?7h\r\n")),
+            vec![format!("{}z", &text[..19])]
+        );
+    }
+
+    #[test]
+    fn lines_scrolled_off_top_are_kept() {
+        let mut s = String::new();
+        for i in 0..30_000 {
+            s.push_str(&format!("line {i}\r\n"));
+        }
+        let out = render(s.as_bytes(), 80, 24);
+        assert_eq!(out.len(), 30_000);
+        assert_eq!(out[0], "line 0");
+        assert_eq!(out[29_999], "line 29999");
+    }
+
+    #[test]
+    fn working_state_stays_screen_sized() {
+        let mut rd = Renderer::new(40, 10);
+        for i in 0..5_000 {
+            rd.feed(format!("\x1b[31mline {i}\x1b[0m {}\r\n", "é".repeat(i % 50)).as_bytes());
+        }
+        assert_eq!(rd.term.grid.len(), 10);
+        assert!(rd.term.grid.iter().all(|row| row.cells.len() == 40));
+        // Only the wrapped line still on screen is pending.
+        assert!(rd.term.sink.partial.len() <= 40 * 10 * 4);
+        assert!(rd.carry.is_empty());
+    }
+
+    #[test]
+    fn tab_over_blank_cells_is_kept() {
+        assert_eq!(r("name\tsize\r\n\tx\r\n"), lines(&["name\tsize", "\tx"]));
+    }
+
+    #[test]
+    fn tab_over_text_only_moves_the_cursor() {
+        assert_eq!(r("abcdefghij\rab\tX\r\n"), lines(&["abcdefghXj"]));
+    }
+
+    #[test]
+    fn tab_partly_overwritten_becomes_spaces() {
+        assert_eq!(r("a\tb\r\x1b[3Cxy\r\n"), lines(&["a  xy   b"]));
+    }
+
+    #[test]
+    fn tab_stops_at_last_column() {
+        // The last stop is the last column (19), which is not an 8-column stop.
+        assert_eq!(r("\t\t\tx\r\n"), lines(&["\t\t   x"]));
+        assert_eq!(r("\t\t\t\tx\r\n"), lines(&["\t\t   x"]));
+    }
+
+    #[test]
+    fn tab_set_clear_and_back_tab() {
+        // HTS at column 3, TBC 3 clears all stops, CBT moves back.
+        assert_eq!(r("\x1b[3g\x1b[4G\x1bH\r\tx\r\n"), lines(&["   x"]));
+        assert_eq!(r("\x1b[3g\tx\r\n"), vec![format!("{}x", " ".repeat(19))]);
+        assert_eq!(r("\x1b[13Ga\x1b[2Zb\r\n"), lines(&["b           a"]));
+        assert_eq!(r("\x1b[2Ix\r\n"), lines(&["\t\tx"]));
+    }
+
+    #[test]
+    fn tab_in_wrapped_continuation_uses_spaces_when_stops_differ() {
+        // 10 columns: the second row starts at output column 10, so a tab to row column 8
+        // is output column 18, not the tab stop 16.
+        let out = render(b"0123456789ab\tx\r\n", 10, 3);
+        assert_eq!(out, vec![format!("0123456789ab{}x", " ".repeat(6))]);
+        // A tab at a pending wrap does nothing (as in tmux).
+        assert_eq!(render(b"0123456789\tx\r\n", 10, 3), vec!["0123456789x"]);
+    }
+
+    #[test]
+    fn wide_chars_take_two_cells() {
+        assert_eq!(r("名前x\r\n名\x1b[Dy\r\n"), lines(&["名前x", " y"]));
+        assert_eq!(r("名前\x1b[3GX\r\n"), lines(&["名X"]));
+    }
+
+    #[test]
+    fn wide_char_half_overwritten_is_blanked() {
+        assert_eq!(r("名前\x1b[2GX\r\n"), lines(&[" X前"]));
+    }
+
+    #[test]
+    fn wide_char_at_last_column_wraps_whole() {
+        let text = "x".repeat(19);
+        assert_eq!(r(&format!("{text}名\r\n")), vec![format!("{text}名")]);
+        assert_eq!(render("名".as_bytes(), 1, 2), Vec::<String>::new());
+    }
+
+    #[test]
+    fn combining_mark_attaches_to_previous_cell() {
+        assert_eq!(r("e\u{301}te\u{301}\r\n"), lines(&["e\u{301}te\u{301}"]));
+        assert_eq!(r("名\u{301}x\r\n"), lines(&["名\u{301}x"]));
+        // Nothing to attach to at column 0.
+        assert_eq!(r("\u{301}a\r\n"), lines(&["a"]));
+        // Overwriting the base drops its marks.
+        assert_eq!(r("e\u{301}\rx\r\n"), lines(&["x"]));
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_replacement_char() {
+        assert_eq!(
+            render(b"a\xffb\xe2\x82c\r\n", 20, 5),
+            lines(&["a\u{fffd}b\u{fffd}c"])
+        );
+    }
+
+    #[test]
+    fn sgr_and_other_sequences_are_dropped() {
+        assert_eq!(
+            r("\x1b[1;31mred\x1b[0m \x1b[38;2;1;2;3mrgb\x1b[m\x1b[?25l\x1b[>4;1m\r\n"),
+            lines(&["red rgb"])
+        );
+    }
+
+    #[test]
+    fn osc_dcs_apc_pm_sos_are_dropped() {
+        let s = "\x1b]0;title\x07a\x1b]2;t\x1b\\b\x1bPqpayload\x1b\\c\x1b_apc\x1b\\d\x1b^pm\x1b\\e\x1bXsos\x1b\\f\r\n";
+        assert_eq!(r(s), lines(&["abcdef"]));
+    }
+
+    #[test]
+    fn hyperlink_keeps_text() {
+        assert_eq!(
+            r("see \x1b]8;;https://example.com\x1b\\the docs\x1b]8;;\x1b\\ now\r\n"),
+            lines(&["see the docs now"])
+        );
+    }
+
+    #[test]
+    fn delete_char_is_not_printed() {
+        assert_eq!(r("a\x7fb\r\n"), lines(&["ab"]));
+    }
+
+    #[test]
+    fn alt_screen_becomes_one_line() {
+        assert_eq!(
+            r("before\r\n\x1b[?1049h\x1b[H\x1b[2Jeditor\r\n~\r\n~\x1b[?1049lafter\r\n"),
+            lines(&["before", FULL_SCREEN_NOTE, "after"])
+        );
+    }
+
+    #[test]
+    fn alt_screen_1049_restores_cursor() {
+        assert_eq!(
+            r("$ vim\r\nab\x1b[?1049h\x1b[5;5Hjunk\x1b[?1049lc\r\n"),
+            lines(&["$ vim", FULL_SCREEN_NOTE, "abc"])
+        );
+    }
+
+    #[test]
+    fn alt_screen_47_and_1047_restore_main_screen() {
+        for mode in ["47", "1047"] {
+            let s = format!("one\r\n\x1b[?{mode}h\x1b[2Jjunk\x1b[H\x1b[?{mode}ltwo\r\n");
+            assert_eq!(
+                r(&s),
+                lines(&["one", FULL_SCREEN_NOTE, "two"]),
+                "mode {mode}"
+            );
+        }
+    }
+
+    #[test]
+    fn alt_screen_note_once_per_visit() {
+        let visit = "\x1b[?1049hx\x1b[?1049h\x1b[?1049ly\x1b[?1049l";
+        assert_eq!(
+            r(&format!("a\r\n{visit}b\r\n{visit}c\r\n")),
+            lines(&["a", FULL_SCREEN_NOTE, "yb", FULL_SCREEN_NOTE, "yc"])
+        );
+    }
+
+    #[test]
+    fn alt_screen_scrolling_and_clearing_emit_nothing() {
+        let mut s = String::from("main\r\n\x1b[?1049h");
+        for i in 0..20 {
+            s.push_str(&format!("alt {i}\r\n"));
+        }
+        s.push_str("\x1b[2J\x1bc");
+        assert_eq!(r(&s), lines(&["main", FULL_SCREEN_NOTE]));
+    }
+
+    #[test]
+    fn finish_inside_alt_screen_keeps_main_screen() {
+        assert_eq!(
+            r("main\r\n\x1b[?1049hdrawn"),
+            lines(&["main", FULL_SCREEN_NOTE])
+        );
+    }
+
+    #[test]
+    fn repeat_last_char() {
+        assert_eq!(r("a\x1b[4b-\r\n"), lines(&["aaaaa-"]));
+    }
+
+    #[test]
+    fn repeat_needs_a_char_printed_just_before() {
+        assert_eq!(r("a\x08\x1b[4b\r\n"), lines(&["a"]));
+        assert_eq!(r("a\x1b[m\x1b[4b\r\n"), lines(&["a"]));
+        assert_eq!(r("a\x1b[2b\x1b[2b\r\n"), lines(&["aaa"]));
+    }
+
+    #[test]
+    fn repeat_stops_at_end_of_line() {
+        assert_eq!(r("a\x1b[99b\r\nb\r\n"), vec!["a".repeat(20), "b".into()]);
+    }
+
+    #[test]
+    fn insert_mode_shifts_text() {
+        assert_eq!(r("abcdef\r\x1b[4hXY\x1b[4l\r\n"), lines(&["XYabcdef"]));
+    }
+
+    #[test]
+    fn origin_mode_positions_relative_to_region() {
+        assert_eq!(
+            r("\x1b[3;4r\x1b[?6h\x1b[1;1Hx\x1b[9;1Hy\x1b[?6l"),
+            lines(&["", "", "x", "y"])
+        );
+    }
+
+    #[test]
+    fn feed_split_mid_utf8_and_escape() {
+        let bytes = "x\x1b[31m名\x1b]8;;u\x1b\\é\x1b[2Dz\r\n".as_bytes();
+        let whole = render(bytes, 20, 5);
+        for i in 0..bytes.len() {
+            let mut rd = Renderer::new(20, 5);
+            rd.feed(&bytes[..i]);
+            rd.feed(&bytes[i..]);
+            assert_eq!(rd.finish(), whole, "split at {i}");
+        }
+    }
+
+    /// Bytes biased towards the sequences the renderer interprets.
+    fn token() -> impl Strategy<Value = Vec<u8>> {
+        let csi = (
+            proptest::collection::vec(0u16..30, 0..3),
+            prop::sample::select(b"@ABCDEFGHIJKLMPSTXZ`abdefghlmrsu".to_vec()),
+            any::<bool>(),
+        )
+            .prop_map(|(ps, fin, private)| {
+                let ps: Vec<String> = ps.iter().map(|p| p.to_string()).collect();
+                let q = if private { "?" } else { "" };
+                format!("\x1b[{q}{}{}", ps.join(";"), fin as char).into_bytes()
+            });
+        prop_oneof![
+            4 => "[a-z ]{1,8}".prop_map(String::into_bytes),
+            2 => prop::sample::select(vec![
+                "\r\n", "\r", "\n", "\x08", "\t", "\x1b7", "\x1b8", "\x1bM", "\x1bD", "\x1bE",
+                "\x1bc", "\x1b[?1049h", "\x1b[?1049l", "\x1b[?47h", "\x1b[?47l", "\x1b[2J",
+                "\x1b]8;;x\x1b\\", "\x1b]0;t\x07", "\x1bPq\x1b\\", "名", "é", "\u{301}", "🎉",
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+            2 => csi,
+            1 => proptest::collection::vec(any::<u8>(), 1..6),
+        ]
+    }
+
+    fn stream() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(token(), 0..120).prop_map(|t| t.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn chunk_splits_do_not_change_output(
+            bytes in stream(),
+            cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12),
+            cols in 1u16..30,
+            rows in 1u16..8,
+        ) {
+            let whole = render(&bytes, cols, rows);
+            let mut at: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+            at.sort_unstable();
+            let mut rd = Renderer::new(cols, rows);
+            let mut prev = 0;
+            for a in at {
+                rd.feed(&bytes[prev..a]);
+                prev = a;
+            }
+            rd.feed(&bytes[prev..]);
+            prop_assert_eq!(rd.finish(), whole);
+        }
+
+        #[test]
+        fn byte_soup_never_panics_and_has_no_control_chars(
+            bytes in prop_oneof![stream(), proptest::collection::vec(any::<u8>(), 0..3000)],
+            cols in 0u16..40,
+            rows in 0u16..10,
+        ) {
+            for line in render(&bytes, cols, rows) {
+                prop_assert!(
+                    !line.chars().any(|c| c.is_control() && c != '\t'),
+                    "control char in {:?}", line
+                );
+                prop_assert!(!line.ends_with([' ', '\t']), "untrimmed {:?}", line);
+            }
+        }
+
+        #[test]
+        fn printable_ascii_lines_round_trip(
+            text in proptest::collection::vec("[ -~]{0,39}", 0..60),
+            rows in 1u16..10,
+        ) {
+            let bytes: String = text.iter().map(|l| format!("{l}\r\n")).collect();
+            let mut expected: Vec<String> =
+                text.iter().map(|l| l.trim_end().to_string()).collect();
+            while expected.last().is_some_and(|l| l.is_empty()) {
+                expected.pop();
+            }
+            prop_assert_eq!(render(bytes.as_bytes(), 40, rows), expected);
+        }
+    }
+
+    #[test]
+    fn split_code_point_does_not_swallow_following_bytes() {
+        // vte 0.15.0 alone loses the `\r` here when fed in two pieces.
+        let bytes = b"abc\xc2\x80\rX\r\n";
+        let whole = render(bytes, 20, 5);
+        assert_eq!(whole, lines(&["Xbc"]));
+        let mut rd = Renderer::new(20, 5);
+        rd.feed(&bytes[..4]);
+        rd.feed(&bytes[4..]);
+        assert_eq!(rd.finish(), whole);
+    }
+
+    #[test]
+    fn incomplete_utf8_tail_lengths() {
+        assert_eq!(incomplete_utf8_tail(b"abc"), 0);
+        assert_eq!(incomplete_utf8_tail(b"a\xe2"), 1);
+        assert_eq!(incomplete_utf8_tail(b"a\xe2\x82"), 2);
+        assert_eq!(incomplete_utf8_tail(b"a\xe2\x82\xac"), 0);
+        assert_eq!(incomplete_utf8_tail(b"\xf0\x9f\x8e"), 3);
+        assert_eq!(incomplete_utf8_tail(b"\x80\x80"), 0);
+        assert_eq!(incomplete_utf8_tail(b"\xff"), 0);
+    }
 }

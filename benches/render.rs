@@ -1,0 +1,149 @@
+//! Throughput of `omnish::render::render` on ~100 MB of realistic terminal output:
+//! coloured compiler/test-runner log lines, `\r` progress bars with erase-in-line, and
+//! multi-line progress blocks redrawn with cursor-up.
+//!
+//! Run with: `cargo bench --bench render` (plain std::time, no harness).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use omnish::render::{Renderer, render};
+
+const TARGET_BYTES: usize = 100 * 1024 * 1024;
+
+/// Small deterministic PRNG (xorshift) so every run renders the same bytes.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const CRATES: [&str; 8] = [
+    "serde",
+    "tokio",
+    "regex-syntax",
+    "proc-macro2",
+    "clap_builder",
+    "hyper",
+    "libc",
+    "unicode-width",
+];
+
+fn generate() -> Vec<u8> {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut out = String::with_capacity(TARGET_BYTES + 4096);
+    let mut n = 0u64;
+    while out.len() < TARGET_BYTES {
+        n += 1;
+        let krate = CRATES[rng.below(CRATES.len() as u64) as usize];
+        match rng.below(100) {
+            // Coloured cargo status line.
+            0..=34 => out.push_str(&format!(
+                "\x1b[1m\x1b[92m   Compiling\x1b[0m {krate} v1.{}.{} (/home/dev/src/{krate})\r\n",
+                rng.below(40),
+                rng.below(20)
+            )),
+            // Test runner results.
+            35..=59 => {
+                let ok = rng.below(20) != 0;
+                out.push_str(&format!(
+                    "test {krate}::tests::case_{n} ... {}\r\n",
+                    if ok {
+                        "\x1b[32mok\x1b[0m"
+                    } else {
+                        "\x1b[31mFAILED\x1b[0m"
+                    }
+                ));
+            }
+            // A rustc warning block.
+            60..=69 => out.push_str(&format!(
+                "\x1b[1m\x1b[33mwarning\x1b[0m\x1b[1m: unused variable: `x{n}`\x1b[0m\r\n\
+                 \x1b[1m\x1b[94m  --> \x1b[0msrc/{krate}/lib.rs:{}:9\r\n\
+                 \x1b[1m\x1b[94m   |\x1b[0m\r\n\
+                 \x1b[1m\x1b[94m{:<3}|\x1b[0m     let x{n} = compute(&input);\r\n\
+                 \x1b[1m\x1b[94m   |\x1b[0m         \x1b[1m\x1b[33m^^^\x1b[0m \
+                 \x1b[1m\x1b[33mhelp: prefix it with an underscore\x1b[0m\r\n",
+                rng.below(900) + 1,
+                rng.below(900) + 1
+            )),
+            // A `\r` progress bar (cargo style), then the line it leaves behind.
+            70..=84 => {
+                let total = 20 + rng.below(30);
+                for done in (0..=total).step_by(3) {
+                    let width = 40 * done / total;
+                    out.push_str(&format!(
+                        "\r\x1b[1m\x1b[96m    Building\x1b[0m [{}>{}] {done}/{total}: {krate}\x1b[K",
+                        "=".repeat(width as usize),
+                        " ".repeat(40 - width as usize)
+                    ));
+                }
+                out.push_str("\r\x1b[K");
+            }
+            // A three-line progress block redrawn with cursor-up (docker/npm style).
+            _ => {
+                let layers = ["a1b2c3d4e5f6", "0f1e2d3c4b5a", "deadbeef0123"];
+                for step in 0..6u64 {
+                    if step > 0 {
+                        out.push_str("\x1b[3A");
+                    }
+                    for (i, layer) in layers.iter().enumerate() {
+                        let pct = ((step + i as u64) * 20).min(100);
+                        let bar = "█".repeat((pct / 5) as usize);
+                        out.push_str(&format!(
+                            "\r{layer}: Downloading {bar:<20} {pct:>3}%\x1b[K\r\n"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out.into_bytes()
+}
+
+fn main() {
+    let input = generate();
+    let mb = input.len() as f64 / (1024.0 * 1024.0);
+    println!("input: {mb:.1} MiB of generated terminal output");
+
+    let mut best = f64::MAX;
+    let mut lines = 0;
+    for run in 1..=3 {
+        let start = Instant::now();
+        let out = black_box(render(black_box(&input), 120, 50));
+        let secs = start.elapsed().as_secs_f64();
+        lines = out.len();
+        println!("render() run {run}: {secs:.3} s, {:.1} MiB/s", mb / secs);
+        best = best.min(secs);
+    }
+
+    // The same input fed in 64 KiB chunks, as the recorder's reader would.
+    let start = Instant::now();
+    let mut r = Renderer::new(120, 50);
+    for chunk in input.chunks(64 * 1024) {
+        r.feed(black_box(chunk));
+    }
+    let out = black_box(r.finish());
+    let chunked = start.elapsed().as_secs_f64();
+    assert_eq!(out.len(), lines);
+    println!(
+        "feed() in 64 KiB chunks: {chunked:.3} s, {:.1} MiB/s",
+        mb / chunked
+    );
+
+    println!("output: {lines} lines");
+    println!(
+        "best: {:.1} MiB/s ({:.1} MB/s)",
+        mb / best,
+        input.len() as f64 / 1e6 / best
+    );
+    println!("reproduce: cargo bench --bench render");
+}

@@ -1,0 +1,193 @@
+//! Fixture tests for `omnish::render`: every `NAME.raw` (bytes a program wrote to a 120x50
+//! pty) must render to `NAME.expected` (what tmux displayed, via `oracle.sh`).
+//!
+//! The fixtures live in the repository under `tests/fixtures/render/` (required), and the
+//! shared originals in `$CARGO_MANIFEST_DIR/../shared/fixtures/render/` are checked too
+//! when that directory exists (each must also have an identical in-repo copy).
+//!
+//! Comparison, as the fixture README says: tabs expanded to 8-column stops, U+FFFD
+//! dropped, trailing blanks and trailing empty lines dropped, and the
+//! `[full-screen program]` note (which stands in for an alternate-screen program) removed.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use omnish::render::{FULL_SCREEN_NOTE, Renderer, render};
+use unicode_width::UnicodeWidthChar;
+
+const COLS: u16 = 120;
+const ROWS: u16 = 50;
+
+fn in_repo_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/render")
+}
+
+fn shared_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/render")
+}
+
+/// Expand tabs to 8-column stops (counting display columns), drop U+FFFD, trim.
+fn normalize_line(line: &str) -> String {
+    let mut out = String::new();
+    let mut col = 0;
+    for c in line.chars() {
+        match c {
+            '\t' => {
+                let next = (col / 8 + 1) * 8;
+                out.extend(std::iter::repeat_n(' ', next - col));
+                col = next;
+            }
+            '\u{fffd}' => {}
+            _ => {
+                out.push(c);
+                col += c.width().unwrap_or(0);
+            }
+        }
+    }
+    out.trim_end().to_string()
+}
+
+fn normalize<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = lines
+        .into_iter()
+        .filter(|l| *l != FULL_SCREEN_NOTE)
+        .map(normalize_line)
+        .collect();
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    out
+}
+
+/// The `.raw` files of a fixture directory, sorted.
+fn raw_files(dir: &Path) -> Vec<PathBuf> {
+    let mut raws: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read fixture dir {}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "raw"))
+        .collect();
+    raws.sort();
+    raws
+}
+
+fn first_difference(actual: &[String], expected: &[String]) -> String {
+    let n = actual.len().max(expected.len());
+    for i in 0..n {
+        let a = actual.get(i).map(String::as_str);
+        let e = expected.get(i).map(String::as_str);
+        if a != e {
+            return format!("line {}: expected {e:?}, actual {a:?}", i + 1);
+        }
+    }
+    String::new()
+}
+
+/// Render every fixture in `dir` (one feed, and fed in small chunks) and compare.
+/// Returns the names checked; panics listing every failure.
+fn check_dir(dir: &Path) -> Vec<String> {
+    let mut failures = Vec::new();
+    let mut names = Vec::new();
+    for raw_path in raw_files(dir) {
+        let name = raw_path.file_stem().unwrap().to_string_lossy().to_string();
+        let raw = fs::read(&raw_path).unwrap();
+        let expected_path = raw_path.with_extension("expected");
+        let expected_text = fs::read_to_string(&expected_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display()));
+        let expected = normalize(expected_text.lines());
+
+        let whole = render(&raw, COLS, ROWS);
+        let actual = normalize(whole.iter().map(String::as_str));
+        if actual != expected {
+            failures.push(format!(
+                "{name}: {}\n  full output:\n{}",
+                first_difference(&actual, &expected),
+                whole.join("\n")
+            ));
+        }
+
+        for chunk in [1, 3, 64] {
+            let mut r = Renderer::new(COLS, ROWS);
+            for piece in raw.chunks(chunk) {
+                r.feed(piece);
+            }
+            if r.finish() != whole {
+                failures.push(format!(
+                    "{name}: output differs when fed in {chunk}-byte chunks"
+                ));
+            }
+        }
+        names.push(name);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture failure(s) in {}:\n{}",
+        failures.len(),
+        dir.display(),
+        failures.join("\n\n")
+    );
+    names
+}
+
+#[test]
+fn in_repo_fixtures_render_like_tmux() {
+    let dir = in_repo_dir();
+    assert!(
+        dir.is_dir(),
+        "fixture copy missing: {} (copy ../shared/fixtures/render here)",
+        dir.display()
+    );
+    let names = check_dir(&dir);
+    // The 8 shared fixtures plus at least 4 captured from real programs.
+    assert!(
+        names.len() >= 12,
+        "only {} fixtures found: {names:?}",
+        names.len()
+    );
+}
+
+#[test]
+fn every_raw_fixture_has_an_expected_file_and_back() {
+    let dir = in_repo_dir();
+    for entry in fs::read_dir(&dir).expect("fixture dir") {
+        let p = entry.unwrap().path();
+        match p.extension().and_then(|x| x.to_str()) {
+            Some("raw") => assert!(p.with_extension("expected").is_file(), "{}", p.display()),
+            Some("expected") => assert!(p.with_extension("raw").is_file(), "{}", p.display()),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn shared_fixtures_render_like_tmux_and_are_copied_into_the_repo() {
+    let shared = shared_dir();
+    if !shared.is_dir() {
+        // Outside the workspace layout the in-repo copy is the source of truth.
+        return;
+    }
+    let names = check_dir(&shared);
+    assert!(!names.is_empty(), "no fixtures in {}", shared.display());
+    for name in names {
+        for ext in ["raw", "expected"] {
+            let file = format!("{name}.{ext}");
+            let original = fs::read(shared.join(&file)).unwrap();
+            let copy = fs::read(in_repo_dir().join(&file))
+                .unwrap_or_else(|e| panic!("{file} is not copied into tests/fixtures/render: {e}"));
+            assert_eq!(
+                original, copy,
+                "{file}: in-repo copy differs from shared fixture"
+            );
+        }
+    }
+}
+
+#[test]
+fn normalization_expands_tabs_and_drops_replacement_chars() {
+    assert_eq!(normalize_line("a\tb"), "a       b");
+    assert_eq!(normalize_line("名\tx"), "名      x");
+    assert_eq!(normalize_line("x\u{fffd}y  "), "xy");
+    assert_eq!(
+        normalize(["a", FULL_SCREEN_NOTE, "b", "", ""]),
+        vec!["a".to_string(), "b".to_string()]
+    );
+}
