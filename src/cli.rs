@@ -17,6 +17,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a shell in a recorded pseudo-terminal.
     Wrap(WrapArgs),
+    /// Print recent commands and their output as context for a language model.
+    Context(ContextArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -28,4 +30,61 @@ pub struct WrapArgs {
         value_name = "SHELL [ARGS]..."
     )]
     pub shell: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  omnish context --recent 5 | llm 'why did this fail?'\n  omnish context --failed --last --format markdown | ollama run llama3.2 'explain'\n  omnish context --since 15m --model gpt-4o --format json | jq ."
+)]
+pub struct ContextArgs {
+    /// The N most recent matching commands.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub recent: usize,
+    /// Only the most recent matching command (same as --recent 1).
+    #[arg(long)]
+    pub last: bool,
+    /// Only commands that failed (non-zero exit status).
+    #[arg(long)]
+    pub failed: bool,
+    /// Only commands whose command line or output matches REGEX.
+    #[arg(long, value_name = "REGEX")]
+    pub grep: Option<String>,
+    /// Only commands run in DIR or below it.
+    #[arg(long, value_name = "DIR", conflicts_with = "here")]
+    pub cwd: Option<std::path::PathBuf>,
+    /// Only commands run inside the current git work tree (else the current directory).
+    #[arg(long)]
+    pub here: bool,
+    /// Only commands started within DURATION (90s, 15m, 2h, 1d).
+    #[arg(long, value_name = "DURATION")]
+    pub since: Option<String>,
+    /// Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in,
+    /// else the most recent session) or `all`.
+    #[arg(long, value_name = "ID|current|all", default_value = "current")]
+    pub session: crate::select::SessionChoice,
+    /// Most output lines per command, head and tail kept (0 = unlimited).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub max_lines: usize,
+    /// Hard ceiling in tokens for the whole output; older commands are summarized first.
+    #[arg(long, value_name = "TOKENS")]
+    pub budget: Option<usize>,
+    /// Fit the output to a model's profile (budget and tokenizer), e.g. gpt-4o, claude-sonnet-4,
+    /// llama3.2, qwen2.5-coder:7b.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Tokenizer for counting the budget: o200k, cl100k or chars4.
+    #[arg(long, value_name = "NAME")]
+    pub tokenizer: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: crate::format::Format,
+    /// Outputs only, without command lines.
+    #[arg(long, conflicts_with = "commands_only")]
+    pub results_only: bool,
+    /// Command lines, statuses and directories only, no output.
+    #[arg(long)]
+    pub commands_only: bool,
+    /// Show secrets instead of redacting them.
+    #[arg(long)]
+    pub no_redact: bool,
 }

@@ -10,6 +10,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Wrap(args) => args.run(),
+        Command::Context(args) => args.run(),
     };
     let code = match result {
         Ok(code) => code,

@@ -210,7 +210,7 @@ fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
 /// Whether an OSC payload seen so far can still become one of our markers.
 fn could_be_ours(payload: &[u8]) -> bool {
     let n = payload.len().min(4);
-    &payload[..n] == &b"133;"[..n] || &payload[..n] == &b"633;"[..n]
+    payload[..n] == b"133;"[..n] || payload[..n] == b"633;"[..n]
 }
 
 /// Parses a complete OSC payload; `None` unless it is one of ours with the right token.

@@ -246,8 +246,10 @@ fn private_dir() -> Result<tempfile::TempDir> {
         .map(PathBuf::from)
         .filter(|p| p.is_dir())
         .unwrap_or_else(std::env::temp_dir);
+    use std::os::unix::fs::PermissionsExt;
     tempfile::Builder::new()
         .prefix("omnish-")
+        .permissions(fs::Permissions::from_mode(0o700))
         .tempdir_in(&base)
         .with_context(|| format!("cannot create a private directory in {}", base.display()))
 }

@@ -1,5 +1,6 @@
 //! One module per subcommand, each implementing [`Run`].
 
+pub mod context;
 pub mod wrap;
 
 /// A subcommand: runs and returns the process exit status.
