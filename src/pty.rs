@@ -311,12 +311,17 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                     revents: 0,
                 });
             }
-            let timeout = if exit_status.is_some() || eot_pending {
+            // Sleep until something happens, unless a deadline is near: buffered frames (on disk
+            // within FLUSH_INTERVAL_MS), a held marker candidate, piped input waiting for the
+            // prompt, a pending Ctrl-D, or the drain after the shell exited.
+            let timeout = if exit_status.is_some() || eot_pending || held_since.is_some() {
                 20
-            } else if held_since.is_some() || (!prompt_ready && stdin_open) {
-                50
+            } else if (!prompt_ready && stdin_open)
+                || recorder.as_ref().is_some_and(|r| r.has_unflushed())
+            {
+                (crate::recorder::FLUSH_INTERVAL_MS / 2) as i32
             } else {
-                crate::recorder::FLUSH_INTERVAL_MS as i32
+                -1
             };
             // SAFETY: fds is a valid slice of pollfd for the call's duration.
             let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };

@@ -142,6 +142,11 @@ impl Recorder {
         self.tick(now);
     }
 
+    /// Frames are buffered that [`Recorder::tick`] must flush soon.
+    pub fn has_unflushed(&self) -> bool {
+        self.unflushed
+    }
+
     /// Flushes buffered frames if the flush interval has passed.
     pub fn tick(&mut self, now: u64) {
         if self.unflushed && now.saturating_sub(self.last_flush) >= FLUSH_INTERVAL_MS {

@@ -20,13 +20,19 @@ use std::path::{Path, PathBuf};
 pub struct Session {
     pub dir: PathBuf,
     pub meta: SessionMeta,
+    /// This process runs inside the session's shell: its running command is the one asking
+    /// (`omnish context | llm`), not one to show.
+    pub ours: bool,
 }
 
 impl Session {
     pub fn open(dir: &Path) -> Result<Session> {
+        let meta = store::read_meta(dir)?;
+        let ours = std::env::var("OMNISH_SESSION_ID").is_ok_and(|id| id == meta.id);
         Ok(Session {
             dir: dir.to_path_buf(),
-            meta: store::read_meta(dir)?,
+            meta,
+            ours,
         })
     }
 
@@ -252,6 +258,9 @@ fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
         .as_ref()
         .filter(|r| r.seq > last_seq)?;
     let live = session.live();
+    if live && session.ours {
+        return None;
+    }
     let record = CommandRecord {
         command_id: format!("{}:{}", session.id(), run.seq),
         session_id: session.id().to_string(),
