@@ -26,16 +26,15 @@ elif [[ ${__omnish_norc-} != 1 ]]; then
 fi
 
 # 2. The hooks.
-__omnish_seq=0
-__omnish_seen=0
-__omnish_e=''
 __omnish_histcmd=''
 # PS1 is wrapped in these: A also marks the prompt when PROMPT_COMMAND was replaced later.
 __omnish_a="\\[\\e]133;A;aid=${__omnish_token}\\a\\]"
 __omnish_b="\\[\\e]133;B;aid=${__omnish_token}\\a\\]"
-# Counts commands in the live shell without a fork (bash expands PS0 once per non-empty line),
-# then reports the command line from a subshell (PS0's $(...) cannot change the shell).
-__omnish_ps0='${__omnish_e:$((__omnish_seq+=1)):0}$(__omnish_preexec >/dev/tty)'
+# bash expands PS0 once per command line it runs (not for an empty line or Ctrl-C), so it marks
+# the output start; from a subshell, which is all PS0 can run. With `shopt -u promptvars` PS0 is
+# not expanded: then a plain escape marks the start and omnish reads the line off the screen.
+__omnish_ps0='$(__omnish_preexec >/dev/tty)'
+__omnish_ps0_plain="\\e]133;C;aid=${__omnish_token}\\a"
 
 # Escapes $1 into __omnish_esc: `\` → `\\`, `;`, control bytes and DEL → \xHH.
 __omnish_escape() {
@@ -52,19 +51,15 @@ __omnish_escape() {
     __omnish_esc=$s
 }
 
-# First in PROMPT_COMMAND: ends the previous command with its real status, reports the cwd and
-# the prompt start, and hands the status (and `$_`) on unchanged.
+# First in PROMPT_COMMAND: ends the previous command with its real status (omnish ignores the
+# end when no command started: empty line, Ctrl-C), reports the cwd and the prompt start, and
+# hands the status (and `$_`) on unchanged.
 __omnish_precmd() {
     local __omnish_st=$?
     [[ -n ${__omnish_token-} ]] || builtin return "$__omnish_st"
-    if [[ ${__omnish_seq-0} != "${__omnish_seen-0}" ]]; then
-        __omnish_seen=${__omnish_seq-0}
-        builtin printf '\e]133;D;%s;aid=%s\a' "$__omnish_st" "$__omnish_token"
-    else
-        builtin printf '\e]133;D;aid=%s\a' "$__omnish_token"
-    fi
     __omnish_escape "${PWD-}"
-    builtin printf '\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' "$__omnish_esc" "$__omnish_token" "$__omnish_token"
+    builtin printf '\e]133;D;%s;aid=%s\a\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
+        "$__omnish_st" "$__omnish_token" "$__omnish_esc" "$__omnish_token" "$__omnish_token"
     __omnish_histcmd=${HISTCMD-}
     builtin return "$__omnish_st"
 }
@@ -103,7 +98,15 @@ __omnish_preexec() {
 # Puts __omnish_precmd first and __omnish_prompt last in PROMPT_COMMAND (string or array, as
 # the user has it) and the PS0 hook at the end of PS0. Idempotent; cheap when nothing changed.
 __omnish_install() {
-    [[ ${PS0-} == *"$__omnish_ps0"* ]] || PS0=${PS0-}$__omnish_ps0
+    local ps0=${PS0-} want=$__omnish_ps0 other=$__omnish_ps0_plain
+    if ! builtin shopt -q promptvars; then
+        want=$__omnish_ps0_plain other=$__omnish_ps0
+    fi
+    if [[ $ps0 != *"$want"* || $ps0 == *"$other"* ]]; then
+        ps0=${ps0//"$other"/}
+        ps0=${ps0//"$want"/}
+        PS0=$ps0$want
+    fi
     local first='__omnish_precmd "$_"' last='__omnish_prompt' attrs=''
     [[ -v PROMPT_COMMAND ]] && attrs=${PROMPT_COMMAND@a}
     if [[ $attrs == *a* ]]; then

@@ -53,7 +53,10 @@ fn text_shows_what_the_user_saw() {
     let h = busy_bash();
     let text = ok_stdout(context(&h, &[]));
     let home = h.home.path().display().to_string();
-    assert!(text.starts_with(&format!("# cwd: {home}\n$ echo hello\nhello\n\n")), "{text}");
+    assert!(
+        text.starts_with(&format!("# cwd: {home}\n$ echo hello\nhello\n\n")),
+        "{text}"
+    );
     assert!(text.contains("$ ls /nonexistent-dir\nls: cannot access '/nonexistent-dir': No such file or directory\n[exit 2]\n"), "{text}");
     // Secrets redacted in command lines and output.
     assert!(!text.contains(&fake_aws_key()), "{text}");
@@ -69,7 +72,10 @@ fn text_shows_what_the_user_saw() {
     // Repeats folded; cwd shown when it changes.
     assert_eq!(text.matches("$ echo same").count(), 1, "{text}");
     assert!(text.contains("[ran 2 times]"), "{text}");
-    assert!(text.contains("# cwd: /tmp\n$ cd /tmp &&") || text.contains(&format!("# cwd: {home}")), "{text}");
+    assert!(
+        text.contains("# cwd: /tmp\n$ cd /tmp &&") || text.contains(&format!("# cwd: {home}")),
+        "{text}"
+    );
     // The prompt and the echo of the command line are never output.
     assert!(!text.contains("READY"), "{text}");
 }
@@ -93,7 +99,10 @@ fn markdown_and_json_formats() {
     assert_eq!(first["seq"], 1);
     assert!(first["session_id"].as_str().unwrap().len() > 10);
     assert!(first["started_at"].as_u64().unwrap() <= first["ended_at"].as_u64().unwrap());
-    let seq = cmds.iter().find(|c| c["command_line"] == "seq 1 100").unwrap();
+    let seq = cmds
+        .iter()
+        .find(|c| c["command_line"] == "seq 1 100")
+        .unwrap();
     assert_eq!(seq["output_lines"], 100);
     assert_eq!(seq["omitted_lines"], 0);
     let failed = cmds.iter().find(|c| c["exit_code"] == 2).unwrap();
@@ -110,13 +119,23 @@ fn selection_options_combine() {
     assert!(!failed.contains("No such file"), "{failed}");
 
     let last = ok_stdout(context(&h, &["--last", "--results-only"]));
-    assert_eq!(last.trim_end().lines().next(), Some("error: in red"), "{last}");
+    assert_eq!(
+        last.trim_end().lines().next(),
+        Some("error: in red"),
+        "{last}"
+    );
     assert!(!last.contains("$ "), "{last}");
 
     let grep = ok_stdout(context(&h, &["--grep", "No such file"]));
-    assert!(grep.contains("$ ls /nonexistent-dir") && !grep.contains("hello"), "{grep}");
+    assert!(
+        grep.contains("$ ls /nonexistent-dir") && !grep.contains("hello"),
+        "{grep}"
+    );
     let grep = ok_stdout(context(&h, &["--grep", "^seq"]));
-    assert!(grep.contains("$ seq 1 100") && !grep.contains("hello"), "{grep}");
+    assert!(
+        grep.contains("$ seq 1 100") && !grep.contains("hello"),
+        "{grep}"
+    );
 
     let home = h.home.path().to_str().unwrap();
     let here = ok_stdout(context(&h, &["--cwd", home, "--commands-only"]));
@@ -124,7 +143,10 @@ fn selection_options_combine() {
     let elsewhere = ok_stdout(context(&h, &["--cwd", "/usr/share", "--commands-only"]));
     assert_eq!(elsewhere, "");
 
-    let recent = ok_stdout(context(&h, &["--since", "10m", "--recent", "1", "--commands-only"]));
+    let recent = ok_stdout(context(
+        &h,
+        &["--since", "10m", "--recent", "1", "--commands-only"],
+    ));
     assert_eq!(recent.matches("$ ").count(), 1, "{recent}");
 
     let plain = ok_stdout(context(&h, &["--no-redact", "--grep", "key="]));
@@ -140,14 +162,28 @@ fn budget_and_models() {
     let full = ok_stdout(context(&h, &["--recent", "20"]));
     let tight = ok_stdout(context(&h, &["--recent", "20", "--budget", "100"]));
     assert!(tight.len() < full.len());
-    assert!(tight.trim_end().lines().last().unwrap().contains("budget 100"), "{tight}");
-    assert!(tight.contains("error: in red"), "the newest output survives: {tight}");
+    assert!(
+        tight
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .contains("budget 100"),
+        "{tight}"
+    );
+    assert!(
+        tight.contains("error: in red"),
+        "the newest output survives: {tight}"
+    );
 
     assert!(ok_stdout(context(&h, &["--model", "llama3.2:3b"])).contains("$ echo hello"));
     let out = context(&h, &["--model", "no-such-model"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("unknown model 'no-such-model'") && err.contains("gpt-4o"), "{err}");
+    assert!(
+        err.contains("unknown model 'no-such-model'") && err.contains("gpt-4o"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
@@ -156,7 +192,10 @@ fn inside_the_shell_it_reads_its_own_session_without_itself() {
     let mut h = Harness::bash(&[]);
     h.run("echo first");
     h.run("(exit 3)");
-    let r = h.run(&format!("{} context --format json > ctx.json", omnish_bin()));
+    let r = h.run(&format!(
+        "{} context --format json > ctx.json",
+        omnish_bin()
+    ));
     assert_eq!(r.exit_code, Some(0));
     let doc: serde_json::Value =
         serde_json::from_slice(&std::fs::read(h.home.path().join("ctx.json")).unwrap()).unwrap();
@@ -197,7 +236,11 @@ fn full_screen_programs_become_one_line() {
     let text = ok_stdout(context(&h, &["--last"]));
     assert!(text.contains("[full-screen program]"), "{text}");
     assert!(text.contains("after-it"), "{text}");
-    assert_eq!(text.matches("full screen stuff").count(), 1, "only in the command line: {text}");
+    assert_eq!(
+        text.matches("full screen stuff").count(),
+        1,
+        "only in the command line: {text}"
+    );
 }
 
 #[test]
@@ -210,7 +253,10 @@ fn zsh_sessions_render_without_prompt_sp_marks() {
     h.run("printf foo");
     h.run("echo bar; false");
     let text = ok_stdout(context(&h, &[]));
-    assert!(text.contains("$ printf foo\nfoo\n\n$ echo bar; false\nbar\n[exit 1]\n"), "{text}");
+    assert!(
+        text.contains("$ printf foo\nfoo\n\n$ echo bar; false\nbar\n[exit 1]\n"),
+        "{text}"
+    );
     let md = ok_stdout(context(&h, &["--format", "markdown"]));
     assert!(md.contains("$ printf foo\nfoo\n"), "{md}");
     let json: serde_json::Value =
@@ -239,7 +285,10 @@ fn all_sessions_are_grouped() {
     assert_eq!(text.matches("=== Session ").count(), 2, "{text}");
     // Default: the most recent session only.
     let text = ok_stdout(context(&h, &[]));
-    assert!(text.contains("in-second") && !text.contains("in-first"), "{text}");
+    assert!(
+        text.contains("in-second") && !text.contains("in-first"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -257,7 +306,10 @@ fn errors_are_one_clear_line() {
     let out = run(&[]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.starts_with("omnish: no recorded sessions") && err.contains("omnish wrap"), "{err}");
+    assert!(
+        err.starts_with("omnish: no recorded sessions") && err.contains("omnish wrap"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1);
     let out = run(&["--grep", "("]);
     assert_eq!(out.status.code(), Some(2));
