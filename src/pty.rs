@@ -179,6 +179,30 @@ fn pty_echoes(master: RawFd) -> bool {
         .unwrap_or(false)
 }
 
+/// Gives up on a held marker candidate (it waited too long, or the shell is gone): its bytes
+/// are output after all, shown and recorded.
+fn release_held(
+    scanner: &mut Scanner,
+    recorder: Option<&mut Recorder>,
+    stdout: Option<&io::Stdout>,
+) {
+    let mut text = Vec::new();
+    scanner.flush(&mut |p| {
+        if let Piece::Text(t) = p {
+            text.extend_from_slice(t);
+        }
+    });
+    if let Some(r) = recorder {
+        let now = now_ms();
+        r.output(now, &text);
+        r.end_of_read(now);
+    }
+    if let Some(out) = stdout {
+        let mut out = out.lock();
+        let _ = out.write_all(&text).and_then(|_| out.flush());
+    }
+}
+
 /// Whether a Ctrl-D ending piped input can go now. Written while a command runs, the terminal
 /// (in canonical mode) would swallow it as end-of-file for that command; the line editors of
 /// bash and zsh read in non-canonical mode, so the prompt is back when canonical mode is off.
@@ -457,20 +481,7 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
             if let Some(since) = held_since {
                 if since.elapsed() >= HOLD_LIMIT {
                     if let Some(sc) = scanner.as_mut() {
-                        screen.clear();
-                        sc.flush(&mut |p| {
-                            if let Piece::Text(t) = p {
-                                screen.extend_from_slice(t);
-                            }
-                        });
-                        if let Some(r) = recorder.as_mut() {
-                            r.output(now, &screen);
-                            r.end_of_read(now);
-                        }
-                        if stdout_open {
-                            let _ = stdout.lock().write_all(&screen);
-                            let _ = stdout.lock().flush();
-                        }
+                        release_held(sc, recorder.as_mut(), stdout_open.then_some(&stdout));
                     }
                     held_since = None;
                 }
@@ -500,18 +511,7 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
     })();
 
     if let Some(sc) = scanner.as_mut() {
-        screen.clear();
-        sc.flush(&mut |p| {
-            if let Piece::Text(t) = p {
-                screen.extend_from_slice(t);
-            }
-        });
-        if let Some(r) = recorder.as_mut() {
-            r.output(now_ms(), &screen);
-        }
-        if stdout_open {
-            let _ = stdout.lock().write_all(&screen);
-        }
+        release_held(sc, recorder.as_mut(), stdout_open.then_some(&stdout));
     }
     let status = match exit_status {
         Some(s) => s,

@@ -3,8 +3,7 @@
 mod common;
 
 use common::*;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn omnish(home: &std::path::Path, args: &[&str], env: &[(&str, &str)], input: &str) -> Output {
     let mut cmd = Command::new(omnish_bin());
@@ -13,21 +12,11 @@ fn omnish(home: &std::path::Path, args: &[&str], env: &[(&str, &str)], input: &s
         .env("HOME", home)
         .env("PATH", std::env::var("PATH").unwrap())
         .env("OMNISH_DATA_DIR", home.join("data"))
-        .current_dir(home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .current_dir(home);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    run_piped(cmd, input)
 }
 
 fn only_session(home: &std::path::Path) -> std::path::PathBuf {

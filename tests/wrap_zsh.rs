@@ -193,7 +193,7 @@ fn piped_input_runs_in_an_interactive_zsh() {
         .env("PATH", std::env::var("PATH").unwrap())
         .env("OMNISH_DATA_DIR", home.path().join("data"))
         .current_dir(home.path());
-    let out = pipe_into(
+    let out = run_piped(
         cmd,
         "echo hi\n[[ -o interactive ]] && echo interactive\nexit 3\n",
     );
@@ -210,22 +210,4 @@ fn piped_input_runs_in_an_interactive_zsh() {
         ]
     );
     assert_eq!(output_of(dir, &recs[1]), b"interactive\r\n");
-}
-
-fn pipe_into(mut cmd: std::process::Command, input: &str) -> std::process::Output {
-    use std::io::Write;
-    use std::process::Stdio;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }
