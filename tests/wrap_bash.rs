@@ -495,3 +495,24 @@ fn background_job_notices_do_not_break_records() {
     assert_eq!(r.command_line, "echo after-job");
     assert!(h.output_text(&r).contains("after-job"));
 }
+
+#[test]
+fn ctrl_z_stops_the_job() {
+    let mut h = Harness::bash(&[]);
+    h.type_line("sleep 30");
+    h.wait_until("sleep running", || h.meta().running_command.is_some());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    h.send(b"\x1a");
+    let r = h.wait_records(1).remove(0);
+    // Stopped by SIGTSTP: 128 + 20, as bash reports it.
+    assert_eq!(r.exit_code, Some(148));
+    h.wait_prompts(2);
+    let r = h.run("jobs");
+    assert!(
+        h.output_text(&r).contains("Stopped"),
+        "{}",
+        h.output_text(&r)
+    );
+    h.type_line("kill %1");
+    h.wait_records(3);
+}
