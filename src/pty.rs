@@ -17,8 +17,8 @@ use signal_hook::consts::signal::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIG
 use std::io::{self, IsTerminal, Write};
 use std::os::fd::{AsRawFd, BorrowedFd, RawFd};
 use std::os::unix::net::UnixStream;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// How long a piece of a possible marker may wait for the rest before it is shown as output.
@@ -62,7 +62,11 @@ pub fn terminal_size() -> Option<(u16, u16)> {
     None
 }
 
-/// Puts stdin in raw mode and restores it when dropped.
+/// The terminal modes to put back, for the panic hook.
+static SAVED_MODES: Mutex<Option<Termios>> = Mutex::new(None);
+
+/// Puts stdin in raw mode and restores it when dropped (unwinding included). A panic hook puts
+/// the modes back before the panic message prints, so the message is readable.
 struct RawMode {
     saved: Termios,
 }
@@ -74,6 +78,17 @@ impl RawMode {
         let mut raw = saved.clone();
         termios::cfmakeraw(&mut raw);
         termios::tcsetattr(&stdin, SetArg::TCSAFLUSH, &raw).ok()?;
+        *SAVED_MODES.lock().unwrap_or_else(|e| e.into_inner()) = Some(saved.clone());
+        static HOOK: std::sync::Once = std::sync::Once::new();
+        HOOK.call_once(|| {
+            let default = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if let Some(modes) = SAVED_MODES.lock().ok().and_then(|mut m| m.take()) {
+                    let _ = termios::tcsetattr(io::stdin(), SetArg::TCSANOW, &modes);
+                }
+                default(info);
+            }));
+        });
         Some(RawMode { saved })
     }
 }
@@ -81,6 +96,7 @@ impl RawMode {
 impl Drop for RawMode {
     fn drop(&mut self) {
         let _ = termios::tcsetattr(io::stdin(), SetArg::TCSAFLUSH, &self.saved);
+        SAVED_MODES.lock().unwrap_or_else(|e| e.into_inner()).take();
     }
 }
 

@@ -424,8 +424,8 @@ fn window_size_reaches_the_shell_at_start_and_on_resize() {
 }
 
 #[test]
-fn terminal_modes_are_restored_on_exit_and_on_sigterm() {
-    for how in ["exit", "sigterm"] {
+fn terminal_modes_are_restored_on_exit_sigterm_and_sighup() {
+    for how in ["exit", "sigterm", "sighup"] {
         let mut h = Harness::bash(&[]);
         let want = (libc::ECHO | libc::ICANON) as libc::tcflag_t;
         h.run("echo up");
@@ -436,11 +436,12 @@ fn terminal_modes_are_restored_on_exit_and_on_sigterm() {
             h.type_line("exit");
             assert_eq!(h.wait_exit(), 0);
         } else {
-            nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(h.pid() as i32),
-                nix::sys::signal::Signal::SIGTERM,
-            )
-            .unwrap();
+            let sig = if how == "sigterm" {
+                nix::sys::signal::Signal::SIGTERM
+            } else {
+                nix::sys::signal::Signal::SIGHUP
+            };
+            nix::sys::signal::kill(nix::unistd::Pid::from_raw(h.pid() as i32), sig).unwrap();
             h.wait_exit();
             assert_eq!(h.meta().state, omnish::store::SessionState::Interrupted);
         }
