@@ -24,7 +24,7 @@ function __fish_omnish_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c omnish -n "__fish_omnish_needs_command" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_needs_command" -s V -l version -d 'Print version'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "context" -d 'Print recent commands and their output as context for a language model'

@@ -6,7 +6,13 @@ use clap::{Parser, Subcommand};
 #[command(
     name = "omnish",
     version,
-    about = "Record your shell; hand its recent commands and output to a language model"
+    about = "Record your shell; hand its recent commands and output to a language model",
+    long_about = "Record your shell; hand its recent commands and output to a language model.\n\n\
+`omnish wrap` runs your bash or zsh in a pseudo-terminal and records every command with its \
+command line, working directory, exit status and output. `omnish context` prints recent \
+commands as compact, secret-free context on stdout, for any LLM command-line client: \
+`omnish context --last --failed | llm 'why did this fail?'`.\n\n\
+Sessions are stored under $OMNISH_DATA_DIR (default ~/.local/share/omnish)."
 )]
 pub struct Cli {
     #[command(subcommand)]
