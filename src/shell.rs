@@ -157,13 +157,14 @@ pub struct Launch {
     pub program: String,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
-    pub kind: ShellKind,
     /// Hooks were injected: commands will be split by markers.
     pub hooked: bool,
     /// For an unhooked run, the one command it records (`-c` string or script and arguments).
     pub command_line: String,
     /// Private directory with the generated rc files; removed when dropped.
     pub rc_dir: Option<tempfile::TempDir>,
+    /// Why an interactive shell runs without hooks (its commands cannot be told apart).
+    pub unhooked_reason: Option<&'static str>,
 }
 
 /// Prepares the launch of `argv` (program first) with hooks carrying `token`.
@@ -175,15 +176,21 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
         program,
         args: argv[1..].to_vec(),
         env: Vec::new(),
-        kind,
         hooked: false,
         command_line: unhooked_command_line(argv, &parsed),
         rc_dir: None,
+        unhooked_reason: None,
     };
-    if !parsed.interactive() || kind == ShellKind::Other {
+    if !parsed.interactive() {
+        return Ok(launch);
+    }
+    if kind == ShellKind::Other {
+        launch.unhooked_reason = Some("omnish has hooks for bash and zsh only");
         return Ok(launch);
     }
     if kind == ShellKind::Zsh && parsed.norc {
+        launch.unhooked_reason =
+            Some("zsh -f reads no startup files, so omnish's hooks cannot load");
         return Ok(launch);
     }
     let dir = private_dir()?;

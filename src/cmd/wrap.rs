@@ -70,9 +70,9 @@ impl Run for WrapArgs {
                 None
             }
         };
-        if recorder.is_some() && !launch.hooked && launch.kind == shell::ShellKind::Other {
+        if let (Some(_), Some(reason)) = (&recorder, launch.unhooked_reason) {
             eprintln!(
-                "omnish: {} has no omnish hooks (bash and zsh do); its whole run is recorded as one command",
+                "omnish: {reason}; the whole run of {} is recorded as one command",
                 argv[0]
             );
         }
