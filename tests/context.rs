@@ -176,6 +176,17 @@ fn budget_and_models() {
         "the newest output survives: {tight}"
     );
 
+    // A budget the output fits in (in bytes, so surely in tokens) changes nothing.
+    let roomy = ok_stdout(context(&h, &["--recent", "20", "--budget", "100000"]));
+    assert_eq!(roomy, full);
+    let json: serde_json::Value = serde_json::from_str(&ok_stdout(context(
+        &h,
+        &["--budget", "100000", "--format", "json"],
+    )))
+    .unwrap();
+    assert_eq!(json["budget"]["budget"], 100000);
+    assert!(json["dropped"].as_array().unwrap().is_empty());
+
     assert!(ok_stdout(context(&h, &["--model", "llama3.2:3b"])).contains("$ echo hello"));
     let out = context(&h, &["--model", "no-such-model"]);
     assert_eq!(out.status.code(), Some(2));
