@@ -1,7 +1,6 @@
 # omnish zsh hooks (appended to omnish's .zshrc after the user's .zshrc ran).
 # Markers: see src/marker.rs. Functions use `emulate -L zsh` so user options (nounset,
 # sh_word_split, ksh_arrays, ...) cannot change them; `$?` is read before anything else.
-typeset -gi __omnish_seq=0 __omnish_seen=0
 typeset -g __omnish_esc=''
 # Zero-width marker in front of PROMPT_EOL_MARK: zsh prints its PROMPT_SP filler ("%" and a
 # line of spaces) before precmd runs, so this tells omnish where the command's output ended.
@@ -32,14 +31,11 @@ __omnish_mark_eol() {
 __omnish_precmd() {
     local -i st=$?
     emulate -L zsh
-    if (( __omnish_seq != __omnish_seen )); then
-        __omnish_seen=$__omnish_seq
-        builtin printf '\e]133;D;%d;aid=%s\a' $st $__omnish_token
-    else
-        builtin printf '\e]133;D;aid=%s\a' $__omnish_token
-    fi
+    # The end of the command, if one ran (omnish ignores an end without a start: empty line,
+    # Ctrl-C at the prompt), the cwd, and the prompt start.
     __omnish_escape $PWD
-    builtin printf '\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' $__omnish_esc $__omnish_token $__omnish_token
+    builtin printf '\e]133;D;%d;aid=%s\a\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
+        $st $__omnish_token $__omnish_esc $__omnish_token $__omnish_token
     __omnish_mark_eol
     # Keep the preexec hook last, so its marker comes right before the command's output.
     # (precmd_functions is put right from preexec: never change the array being run.)
@@ -51,7 +47,6 @@ __omnish_precmd() {
 
 __omnish_preexec() {
     emulate -L zsh
-    (( ++__omnish_seq ))
     # First, so the end marker comes before what other precmd hooks print.
     if [[ ${precmd_functions[1]-} != __omnish_precmd ]]; then
         precmd_functions=(__omnish_precmd ${precmd_functions:#__omnish_precmd})
