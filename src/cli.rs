@@ -28,12 +28,15 @@ pub enum Command {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  omnish wrap                 your $SHELL, recorded\n  omnish wrap zsh             zsh instead\n  omnish wrap bash -l         a login bash\n  omnish wrap bash -c 'make'  one command, recorded\n\nInside, OMNISH_SESSION_ID and OMNISH_SESSION_DIR name the session."
+)]
 pub struct WrapArgs {
-    /// The shell and its arguments (default: $SHELL, then /bin/sh).
+    /// The shell to run and its arguments (default: $SHELL, then /bin/sh).
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
-        value_name = "SHELL [ARGS]..."
+        value_name = "SHELL"
     )]
     pub shell: Vec<String>,
 }
