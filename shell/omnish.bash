@@ -30,6 +30,8 @@ __omnish_histcmd=''
 # PS1 is wrapped in these: A also marks the prompt when PROMPT_COMMAND was replaced later.
 __omnish_a="\\[\\e]133;A;aid=${__omnish_token}\\a\\]"
 __omnish_b="\\[\\e]133;B;aid=${__omnish_token}\\a\\]"
+# PS2 ends in this: where each continuation line of a multi-line command starts on screen.
+__omnish_b2="\\[\\e]133;B;k=c;aid=${__omnish_token}\\a\\]"
 # bash expands PS0 once per command line it runs (not for an empty line or Ctrl-C), so it marks
 # the output start; from a subshell, which is all PS0 can run. With `shopt -u promptvars` PS0 is
 # not expanded: then a plain escape marks the start and omnish reads the line off the screen.
@@ -75,6 +77,7 @@ __omnish_prompt() {
         p=${p%"$__omnish_b"}
         PS1=$__omnish_a$p$__omnish_b
     fi
+    [[ ${PS2-} == *"$__omnish_b2" ]] || PS2=${PS2-}$__omnish_b2
     __omnish_install
     builtin return "$__omnish_st"
 }

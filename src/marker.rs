@@ -7,6 +7,7 @@
 //! |----------------------------|------------------------------------------------------|
 //! | `133;A;aid=T`              | prompt start                                         |
 //! | `133;B;aid=T`              | prompt end, typed input follows (bash PS1)           |
+//! | `133;B;k=c;aid=T`          | continuation prompt end (bash PS2)                   |
 //! | `133;C;aid=T`              | input end, output start                              |
 //! | `133;D;<status>;aid=T`     | command end with its exit status                     |
 //! | `133;D;aid=T`              | nothing ran (empty line, Ctrl-C at the prompt)       |
@@ -39,6 +40,8 @@ const SUB: u8 = 0x1a;
 pub enum Marker {
     PromptStart,
     PromptEnd,
+    /// The end of a continuation prompt (PS2): the next line of a multi-line command follows.
+    ContinuationEnd,
     OutputStart,
     /// `Some(status)` after a command ran, `None` when nothing ran.
     CommandEnd(Option<i32>),
@@ -220,6 +223,7 @@ pub fn parse(payload: &[u8], token: &[u8]) -> Option<Marker> {
         return match rest {
             b"A;" => Some(Marker::PromptStart),
             b"B;" => Some(Marker::PromptEnd),
+            b"B;k=c;" => Some(Marker::ContinuationEnd),
             b"C;" => Some(Marker::OutputStart),
             b"Z;" => Some(Marker::OutputEnd),
             b"D;" => Some(Marker::CommandEnd(None)),

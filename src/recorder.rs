@@ -51,6 +51,8 @@ pub struct Recorder {
     command_line: Option<String>,
     cwd: String,
     echo: Vec<u8>,
+    /// Where in `echo` each continuation line of a multi-line command starts.
+    continuations: Vec<usize>,
     open: Option<Open>,
     pending: Vec<u8>,
     pending_at: u64,
@@ -81,6 +83,7 @@ impl Recorder {
             seq: 0,
             command_line: None,
             echo: Vec::new(),
+            continuations: Vec::new(),
             open: None,
             pending: Vec::new(),
             pending_at: 0,
@@ -169,6 +172,12 @@ impl Recorder {
                 if self.phase != Phase::Output {
                     self.phase = Phase::Input;
                     self.echo.clear();
+                    self.continuations.clear();
+                }
+            }
+            Marker::ContinuationEnd => {
+                if self.phase == Phase::Input {
+                    self.continuations.push(self.echo.len());
                 }
             }
             Marker::CommandLine(line) => self.command_line = Some(line),
@@ -178,7 +187,7 @@ impl Recorder {
                     self.close(now, None);
                 }
                 let (line, source) = match self.command_line.take() {
-                    Some(line) => (line, "hook"),
+                    Some(line) => (self.as_typed(line), "hook"),
                     None => (self.screen_command_line(), "screen"),
                 };
                 self.begin(now, line, source);
@@ -283,6 +292,35 @@ impl Recorder {
         let rows = self.rows.max(1);
         let lines = crate::render::render(&self.echo, self.cols, rows);
         lines.join("\n").trim().to_string()
+    }
+
+    /// bash's history joins the lines of a multi-line command (`for i in 1 2; do ...; done`).
+    /// The screen shows them as typed: use those lines when they hold the same command (equal
+    /// but for white space, `;` and `\`), so a redraw or completion listing can never leak in.
+    fn as_typed(&self, history: String) -> String {
+        if self.continuations.is_empty() {
+            return history;
+        }
+        let mut starts = vec![0];
+        starts.extend(&self.continuations);
+        let mut lines = Vec::new();
+        for (i, &start) in starts.iter().enumerate() {
+            let end = starts.get(i + 1).copied().unwrap_or(self.echo.len());
+            let rendered =
+                crate::render::render(&self.echo[start..end], self.cols, self.rows.max(1));
+            lines.push(rendered.into_iter().next().unwrap_or_default());
+        }
+        let typed = lines.join("\n");
+        let essence = |s: &str| -> String {
+            s.chars()
+                .filter(|c| !c.is_whitespace() && *c != ';' && *c != '\\')
+                .collect()
+        };
+        if essence(&typed) == essence(&history) {
+            typed
+        } else {
+            history
+        }
     }
 
     fn offset(&self) -> u64 {
@@ -498,5 +536,61 @@ mod tests {
         r.marker(4, Marker::CommandEnd(Some(0)));
         r.finish(5, Some(0), false);
         assert_eq!(r.take_warning(), None);
+    }
+
+    #[test]
+    fn multi_line_commands_keep_the_typed_lines_only_when_they_match_history() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        let cycle = |r: &mut Recorder, lines: &[&str], history: &str| {
+            r.marker(1, Marker::PromptStart);
+            r.output(1, b"$ ");
+            r.marker(1, Marker::PromptEnd);
+            for (i, line) in lines.iter().enumerate() {
+                if i > 0 {
+                    r.output(1, b"> ");
+                    r.marker(1, Marker::ContinuationEnd);
+                }
+                r.output(1, line.as_bytes());
+                r.output(1, b"\r\n");
+            }
+            r.marker(2, Marker::CommandLine(history.into()));
+            r.marker(2, Marker::OutputStart);
+            r.marker(3, Marker::CommandEnd(Some(0)));
+        };
+        cycle(
+            &mut r,
+            &["for i in 1 2", "do echo $i", "done"],
+            "for i in 1 2; do echo $i; done",
+        );
+        // A completion listing below a line is not part of it.
+        cycle(
+            &mut r,
+            &["if x", "then y\r\nlisting  of  matches", "fi"],
+            "if x; then y; fi",
+        );
+        // A redraw that repeated a continuation prompt: the screen no longer matches, history wins.
+        cycle(
+            &mut r,
+            &["if x", "then y", "then y", "fi"],
+            "if x; then y; fi",
+        );
+        // One line: history as it is.
+        cycle(&mut r, &["echo   spaced"], "echo   spaced");
+        let lines: Vec<String> = store::read_commands(&dir)
+            .unwrap()
+            .into_iter()
+            .map(|c| c.command_line)
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "for i in 1 2\ndo echo $i\ndone",
+                "if x\nthen y\nfi",
+                "if x; then y; fi",
+                "echo   spaced"
+            ]
+        );
     }
 }

@@ -150,9 +150,8 @@ fn multi_line_commands_keep_their_text() {
     h.type_line("do echo \"n=$i\"");
     h.type_line("done");
     let r = h.wait_records(1).remove(0);
-    // bash's history (cmdhist) stores a compound command typed over several lines joined
-    // with `;`: the same command, as `history` shows it.
-    assert_eq!(r.command_line, "for i in 1 2; do echo \"n=$i\"; done");
+    // bash's history joins these lines with `;`; omnish keeps them as typed.
+    assert_eq!(r.command_line, "for i in 1 2\ndo echo \"n=$i\"\ndone");
     assert_eq!(h.output_text(&r), "n=1\r\nn=2\r\n");
 
     h.type_line("cat <<EOF");
@@ -166,8 +165,20 @@ fn multi_line_commands_keep_their_text() {
     h.type_line("slash");
     let r = h.wait_records(3).remove(2);
     assert_eq!(h.output_text(&r), "backslash\r\n");
+    assert_eq!(r.command_line, "echo back\\\nslash");
+
+    // A completion listing in the middle of a continuation line must not leak into the text.
+    h.type_line("if true");
+    h.send(b"then ech\t\t");
+    h.wait_screen("echo");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    h.type_line("o listed");
+    h.type_line("fi");
+    let r = h.wait_records(4).remove(3);
+    assert_eq!(h.output_text(&r), "listed\r\n");
     assert!(
-        r.command_line.starts_with("echo back"),
+        r.command_line == "if true\nthen echo listed\nfi"
+            || r.command_line == "if true; then echo listed; fi",
         "{:?}",
         r.command_line
     );
