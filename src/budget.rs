@@ -11,8 +11,8 @@
 //! tail (each keeps at least a quarter of the cap); when there are more such lines than slots, the
 //! earliest win, since the first error is usually the cause. Warnings are not kept: builds often
 //! print hundreds of them and they would crowd out the errors. Every elision is recorded in
-//! `CommandContext::gaps` (and summarised in `omitted_at`/`omitted_lines`), so formatters can
-//! print `... (N lines omitted) ...` at each.
+//! `CommandContext::gaps`, so formatters can print
+//! `... (N lines omitted) ...` at each.
 //!
 //! ## Fitting a token budget
 //!
@@ -230,7 +230,7 @@ fn kept_indices(lines: &[String], max: usize) -> Vec<usize> {
 
 /// Keeps only `output[i]` for `i` in `keep` (ascending), merging the removed lines into gaps.
 fn apply_keep(ctx: &mut CommandContext, keep: &[usize]) {
-    let old_gaps = ctx.elisions();
+    let old_gaps = std::mem::take(&mut ctx.gaps);
     let mut g = old_gaps.iter().peekable();
     let mut k = keep.iter().peekable();
     let mut output = Vec::with_capacity(keep.len());
@@ -260,8 +260,6 @@ fn apply_keep(ctx: &mut CommandContext, keep: &[usize]) {
         gaps.push((output.len(), pending));
     }
     ctx.output = output;
-    ctx.omitted_lines = gaps.iter().map(|&(_, count)| count).sum();
-    ctx.omitted_at = gaps.first().map(|&(at, _)| at);
     ctx.gaps = gaps;
 }
 
@@ -273,8 +271,6 @@ fn summarize(ctx: &mut CommandContext) {
     if ctx.output_lines > 0 {
         ctx.gaps.push((0, ctx.output_lines));
     }
-    ctx.omitted_at = ctx.gaps.first().map(|g| g.0);
-    ctx.omitted_lines = ctx.output_lines;
     ctx.summarized = true;
 }
 
@@ -307,7 +303,7 @@ fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
         && a.exit_code == b.exit_code
         && a.output == b.output
         && a.output_lines == b.output_lines
-        && a.elisions() == b.elisions()
+        && a.gaps == b.gaps
 }
 
 /// Kept lines of the most recent command below which older commands are dropped before its
@@ -604,8 +600,7 @@ mod tests {
 
     fn check_consistent(c: &CommandContext) {
         let total: usize = c.gaps.iter().map(|g| g.1).sum();
-        assert_eq!(c.omitted_lines, total);
-        assert_eq!(c.omitted_at, c.gaps.first().map(|g| g.0));
+        assert_eq!(c.omitted_lines(), total);
         assert_eq!(c.output.len() + total, c.output_lines);
         assert!(c.gaps.windows(2).all(|w| w[0].0 < w[1].0), "{:?}", c.gaps);
         assert!(c.gaps.iter().all(|&(at, n)| at <= c.output.len() && n > 0));
@@ -739,8 +734,7 @@ mod tests {
         assert_eq!(c.output[10], "line 90");
         assert_eq!(c.output[19], "line 99");
         assert_eq!(c.gaps, vec![(10, 80)]);
-        assert_eq!(c.omitted_at, Some(10));
-        assert_eq!(c.omitted_lines, 80);
+        assert_eq!(c.omitted_lines(), 80);
     }
 
     #[test]
@@ -773,7 +767,7 @@ mod tests {
         );
         assert_eq!(c.output[11], "line 91");
         assert_eq!(c.gaps, vec![(8, 32), (10, 28), (11, 20)]);
-        assert_eq!(c.omitted_lines, 80);
+        assert_eq!(c.omitted_lines(), 80);
         let text = format(
             &ContextDoc {
                 commands: vec![c],

@@ -200,7 +200,7 @@ fn gap_line(n: usize) -> String {
 
 /// Output lines with `... (N lines omitted) ...` at each gap.
 fn output_with_gaps(c: &CommandContext) -> Vec<String> {
-    let gaps = c.elisions();
+    let gaps = &c.gaps;
     let mut out = Vec::with_capacity(c.output.len() + gaps.len());
     let mut g = gaps.iter().peekable();
     for (i, line) in c.output.iter().enumerate() {
@@ -558,15 +558,15 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
         running: c.running,
         output: with_output.then(|| c.output.join("\n")),
         gaps: if with_output {
-            c.elisions()
-                .into_iter()
-                .map(|(at, omitted)| JsonGap { at, omitted })
+            c.gaps
+                .iter()
+                .map(|&(at, omitted)| JsonGap { at, omitted })
                 .collect()
         } else {
             Vec::new()
         },
         output_lines: c.output_lines,
-        omitted_lines: c.omitted_lines,
+        omitted_lines: c.omitted_lines(),
         repeat: c.repeat,
         summarized: c.summarized,
     }
@@ -682,8 +682,6 @@ mod tests {
             &["   Compiling x", "error: boom"],
         );
         build.gaps = vec![(1, 12)];
-        build.omitted_at = Some(1);
-        build.omitted_lines = 12;
         build.output_lines = 14;
         let d = doc(vec![
             build,
@@ -732,7 +730,7 @@ mod tests {
         rep.repeat = 3;
         let mut summ = cmd("s", 4, "make test", "", 2, &[]);
         summ.output_lines = 240;
-        summ.omitted_lines = 240;
+        summ.gaps = vec![(0, 240)];
         summ.summarized = true;
         let mut d = doc(vec![running, cut, rep, summ]);
         d.report = BudgetReport {
@@ -840,8 +838,6 @@ mod tests {
             &["running 2 tests", "FAILED"],
         );
         c.gaps = vec![(1, 3)];
-        c.omitted_at = Some(1);
-        c.omitted_lines = 3;
         c.repeat = 2;
         let d = doc(vec![c, cmd("s", 2, "ls", "/p", 0, &["a"])]);
         assert_eq!(
@@ -893,8 +889,6 @@ mod tests {
     fn json_round_trips_with_schema_fields() {
         let mut a = cmd("s1", 1, "make", "/p", 127, &["x", "y"]);
         a.gaps = vec![(1, 5), (2, 3)];
-        a.omitted_at = Some(1);
-        a.omitted_lines = 8;
         a.output_lines = 10;
         let mut b = cmd("s2", 7, "sleep 9", "/q", 0, &[]);
         b.exit_code = None;
@@ -967,12 +961,10 @@ mod tests {
     }
 
     #[test]
-    fn single_gap_from_omitted_at_only() {
-        // Stages that set only omitted_at/omitted_lines still get a marker.
+    fn single_gap() {
         let mut c = cmd("s", 1, "seq 100", "", 0, &["1", "100"]);
-        c.omitted_at = Some(1);
-        c.omitted_lines = 98;
         c.output_lines = 100;
+        c.gaps = vec![(1, 98)];
         let d = doc(vec![c]);
         assert_eq!(
             format(&d, Format::Text),
@@ -989,8 +981,6 @@ mod tests {
     fn gap_at_end_and_singular() {
         let mut c = cmd("s", 1, "x", "", 0, &["a"]);
         c.gaps = vec![(0, 1), (1, 4)];
-        c.omitted_at = Some(0);
-        c.omitted_lines = 5;
         assert_eq!(
             format(&doc(vec![c]), Format::Text),
             "$ x\n... (1 line omitted) ...\na\n... (4 lines omitted) ...\n"

@@ -26,19 +26,13 @@ pub struct CommandContext {
     /// The command had not finished when the context was taken.
     pub running: bool,
     /// Rendered output lines (no trailing newline characters). After truncation this holds only
-    /// the kept lines; an elision point is given by `omitted_at`.
+    /// the kept lines; `gaps` says where the others stood.
     pub output: Vec<String>,
     /// Number of lines the full rendered output had.
     pub output_lines: usize,
-    /// Lines removed by truncation (`--max-lines`) or budget.
-    pub omitted_lines: usize,
-    /// Index into `output` before which the omitted lines stood (`None` when nothing omitted).
-    /// Formatters print a `... (N lines omitted) ...` line there.
-    pub omitted_at: Option<usize>,
-    /// Every elision point, in order: `(index into output, lines omitted there)`. Truncation that
-    /// keeps error lines from the middle of the output leaves several gaps; `omitted_at` is then
-    /// the first gap's index and `omitted_lines` the sum of all gaps. May be left empty by stages
-    /// that only set `omitted_at`/`omitted_lines`; read it through [`CommandContext::elisions`].
+    /// Every elision point, in order: `(index into output, lines omitted there)`. Formatters print
+    /// a `... (N lines omitted) ...` line at each. Truncation that keeps error lines from the
+    /// middle of the output leaves several gaps; a summarized command has one holding everything.
     pub gaps: Vec<(usize, usize)>,
     /// How many times this same command ran back to back with the same output (1 = once).
     pub repeat: usize,
@@ -61,8 +55,6 @@ impl CommandContext {
             running: false,
             output: Vec::new(),
             output_lines: 0,
-            omitted_lines: 0,
-            omitted_at: None,
             gaps: Vec::new(),
             repeat: 1,
             summarized: false,
@@ -71,16 +63,9 @@ impl CommandContext {
 }
 
 impl CommandContext {
-    /// The elision points `(index into output, lines omitted there)`, in order: `gaps` when set,
-    /// else the single point given by `omitted_at`/`omitted_lines`.
-    pub fn elisions(&self) -> Vec<(usize, usize)> {
-        if !self.gaps.is_empty() {
-            return self.gaps.clone();
-        }
-        match self.omitted_at {
-            Some(at) if self.omitted_lines > 0 => vec![(at, self.omitted_lines)],
-            _ => Vec::new(),
-        }
+    /// Lines removed by truncation (`--max-lines`) or the budget: the sum of the gaps.
+    pub fn omitted_lines(&self) -> usize {
+        self.gaps.iter().map(|&(_, n)| n).sum()
     }
 }
 

@@ -107,7 +107,13 @@ impl ShellArgs {
                             wants_command = true;
                             kept.push(c);
                         }
-                        'l' if a.starts_with('-') => out.login = true,
+                        'l' if a.starts_with('-') => {
+                            out.login = true;
+                            // bash's login is replayed by omnish's rcfile; zsh keeps its flag.
+                            if kind != ShellKind::Bash {
+                                kept.push(c);
+                            }
+                        }
                         'f' if kind == ShellKind::Zsh => {
                             out.norc = true;
                             kept.push(c);
@@ -118,9 +124,6 @@ impl ShellArgs {
                         }
                         _ => kept.push(c),
                     }
-                }
-                if kind != ShellKind::Bash && out.login {
-                    kept.push('l');
                 }
                 if kept.len() > 1 {
                     out.passthrough.push(kept);
@@ -333,9 +336,9 @@ mod tests {
 
     #[test]
     fn zsh_keeps_its_own_flags() {
-        let a = parse(ShellKind::Zsh, &["-l"]);
+        let a = parse(ShellKind::Zsh, &["-l", "-i"]);
         assert!(a.login);
-        assert_eq!(a.passthrough, vec!["-l"]);
+        assert_eq!(a.passthrough, vec!["-l", "-i"]);
         assert!(parse(ShellKind::Zsh, &["-f"]).norc);
     }
 
