@@ -2,10 +2,15 @@
 //!
 //! Only the command's own range is read (`stream_offset`, `stream_length`); a running or cut-off
 //! command reads to the current end of the stream. Torn frames are skipped by the store.
+//!
+//! Keys typed ahead while a command runs are echoed by the terminal into that command's output,
+//! though they are the next command's line. When the keystrokes recorded in the range are plain
+//! text typing the next command's line, their echo is left out ([`strip_type_ahead`]). Input a
+//! program reads itself (`read name`, `cat`) is never touched: it is not the next command.
 
 use crate::render::Renderer;
 use crate::select::Candidate;
-use crate::store;
+use crate::store::{self, StreamEntry};
 
 /// The output bytes of a command (direction 1 frames of its range).
 pub fn output_bytes(c: &Candidate) -> Vec<u8> {
@@ -15,9 +20,64 @@ pub fn output_bytes(c: &Candidate) -> Vec<u8> {
         c.record.stream_offset,
         length,
     ) {
-        Ok(entries) => store::output_bytes(&entries),
+        Ok(entries) => strip_type_ahead(&entries, c.next_command_line.as_deref()),
         Err(_) => Vec::new(),
     }
+}
+
+/// The output of `entries`, without the terminal's echo of keys typed ahead for the next command
+/// (`next_line`). Only when every key typed in the range is printable text or Enter, and the
+/// first line typed is exactly the next command's line; otherwise the output as recorded.
+pub fn strip_type_ahead(entries: &[StreamEntry], next_line: Option<&str>) -> Vec<u8> {
+    let mut out = Vec::new();
+    // (where the output stood when the key was typed, what the terminal echoes for it)
+    let mut echoes: Vec<(usize, Vec<u8>)> = Vec::new();
+    let mut typed = Vec::new();
+    // Where each output frame ends: the terminal's echo of a key is read on its own.
+    let mut frame_ends = Vec::new();
+    for e in entries {
+        if e.direction() == store::OUTPUT {
+            out.extend_from_slice(e.data());
+            frame_ends.push(out.len());
+        } else {
+            typed.extend_from_slice(e.data());
+            let mut echo = Vec::with_capacity(e.data().len() + 1);
+            for &b in e.data() {
+                // The terminal turns Enter into a newline (ICRNL) and echoes it as CR LF (ONLCR).
+                if b == b'\r' {
+                    echo.extend_from_slice(b"\r\n");
+                } else {
+                    echo.push(b);
+                }
+            }
+            echoes.push((out.len(), echo));
+        }
+    }
+    let Some(next_line) = next_line else {
+        return out;
+    };
+    let plain = typed
+        .iter()
+        .all(|&b| b == b'\r' || (b >= 0x20 && b != 0x7f));
+    let first_line = typed.split(|&b| b == b'\r').next().unwrap_or_default();
+    if echoes.is_empty() || !plain || first_line != next_line.as_bytes() {
+        return out;
+    }
+    // The terminal echoes a key as it is typed, so the echo is exactly where the output goes on
+    // after it, read on its own (it ends a frame). Anything else could be program output that
+    // looks alike: then nothing is removed. Removing from the last keeps earlier positions valid.
+    let at_place = echoes.iter().all(|(at, echo)| {
+        let end = at + echo.len();
+        out.get(*at..end) == Some(echo.as_slice()) && frame_ends.binary_search(&end).is_ok()
+    });
+    let overlapping = echoes.windows(2).any(|w| w[0].0 + w[0].1.len() > w[1].0);
+    if !at_place || overlapping {
+        return out;
+    }
+    for (at, echo) in echoes.iter().rev() {
+        out.drain(*at..at + echo.len());
+    }
+    out
 }
 
 /// The command's output as the terminal showed it, at the width it ran with.
@@ -66,11 +126,71 @@ mod tests {
             cut_off: false,
             session_dir: dir.to_path_buf(),
             rows: 24,
+            next_command_line: None,
             rendered: None,
         };
         assert_eq!(c.rendered(), ["red", "100%", "done"]);
         c.record.stream_length = u64::MAX;
         c.rendered = None;
         assert_eq!(c.rendered(), ["red", "100%", "done", "after"]);
+    }
+
+    fn frames(spec: &[(u8, &str)]) -> Vec<StreamEntry> {
+        spec.iter()
+            .map(|&(d, t)| StreamEntry(0, d, t.as_bytes().to_vec()))
+            .collect()
+    }
+
+    const O: u8 = store::OUTPUT;
+    const I: u8 = store::INPUT;
+
+    #[test]
+    fn type_ahead_echo_for_the_next_command_is_left_out() {
+        let entries = frames(&[
+            (O, "building\r\n"),
+            (I, "git status\r"),
+            (O, "git status\r\n"),
+            (O, "still building\r\n"),
+        ]);
+        let out = strip_type_ahead(&entries, Some("git status"));
+        assert_eq!(out, b"building\r\nstill building\r\n");
+        // Read together with program output, the echo cannot be told apart: kept.
+        let entries = frames(&[(I, "ls\r"), (O, "ls\r\nmore\r\n")]);
+        assert_eq!(strip_type_ahead(&entries, Some("ls")), b"ls\r\nmore\r\n");
+        // Typed a key at a time, with output in between.
+        let entries = frames(&[
+            (I, "l"),
+            (O, "l"),
+            (O, "step 1\r\n"),
+            (I, "s"),
+            (O, "s"),
+            (O, "step 2\r\n"),
+            (I, "\r"),
+            (O, "\r\n"),
+        ]);
+        assert_eq!(
+            strip_type_ahead(&entries, Some("ls")),
+            b"step 1\r\nstep 2\r\n"
+        );
+    }
+
+    #[test]
+    fn input_the_program_read_itself_stays() {
+        // `read name`: the answer is not the next command.
+        let entries = frames(&[(O, "Name: "), (I, "Bob\r"), (O, "Bob\r\nHi Bob\r\n")]);
+        let want = b"Name: Bob\r\nHi Bob\r\n";
+        assert_eq!(strip_type_ahead(&entries, Some("ls")), want);
+        assert_eq!(strip_type_ahead(&entries, None), want);
+        // Keys other than text and Enter (arrows, Ctrl-C): left as they are.
+        let entries = frames(&[(I, "ls\x1b[A\r"), (O, "ls^[[A\r\n")]);
+        assert_eq!(strip_type_ahead(&entries, Some("ls")), b"ls^[[A\r\n");
+        // An echo that is not right after its key: nothing is removed, not even a lookalike.
+        let entries = frames(&[(O, "ls\r\n"), (I, "ls\r"), (O, "other ls\r\n")]);
+        assert_eq!(
+            strip_type_ahead(&entries, Some("ls")),
+            b"ls\r\nother ls\r\n"
+        );
+        let entries = frames(&[(I, "s"), (O, "step 2\r\ns"), (I, "\r"), (O, "\r\n")]);
+        assert_eq!(strip_type_ahead(&entries, Some("s")), b"step 2\r\ns\r\n");
     }
 }

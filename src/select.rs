@@ -145,6 +145,9 @@ pub struct Candidate {
     pub cut_off: bool,
     pub session_dir: PathBuf,
     pub rows: u16,
+    /// The command line of the command that ran next in the session, if any: keys typed ahead
+    /// for it are echoed into this command's output (see [`crate::read`]).
+    pub next_command_line: Option<String>,
     /// Rendered output, once some stage needed it.
     pub rendered: Option<Vec<String>>,
 }
@@ -218,6 +221,13 @@ impl Query {
         let last_seq = next.as_ref().map_or(0, |r| r.seq);
         // The command in progress (or cut off) is newer than every record.
         let mut pending = running_candidate(session, last_seq);
+        // Scanning newest first, the command line of the one that ran after the current one.
+        let mut newer_line = session
+            .meta
+            .running_command
+            .as_ref()
+            .filter(|r| r.seq > last_seq && pending.is_none())
+            .map(|r| r.command_line.clone());
         while found.len() < self.limit {
             let mut c = match pending.take() {
                 Some(c) => c,
@@ -226,6 +236,7 @@ impl Query {
                     None => break,
                 },
             };
+            c.next_command_line = newer_line.replace(c.record.command_line.clone());
             if self.filters.iter().any(|f| f.exhausted(&c)) {
                 break;
             }
@@ -245,6 +256,7 @@ fn candidate(session: &Session, record: CommandRecord) -> Candidate {
         cut_off: false,
         session_dir: session.dir.clone(),
         rows: session.meta.rows,
+        next_command_line: None,
         rendered: None,
     }
 }

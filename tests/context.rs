@@ -340,3 +340,22 @@ fn a_closed_pipe_is_success() {
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+#[test]
+fn keys_typed_ahead_for_the_next_command_are_not_output() {
+    let mut h = Harness::bash(&[]);
+    h.type_line("sleep 1; echo first");
+    h.wait_until("sleep running", || h.meta().running_command.is_some());
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    h.type_line("echo typed-ahead");
+    h.wait_records(2);
+    // The terminal showed the echo inside the first command's output; the recording keeps it...
+    let first = h.records()[0].clone();
+    assert!(h.output_text(&first).contains("echo typed-ahead"));
+    // ...but the context knows it was the next command's line.
+    let text = ok_stdout(context(&h, &[]));
+    assert!(
+        text.contains("$ sleep 1; echo first\nfirst\n\n$ echo typed-ahead\ntyped-ahead\n"),
+        "{text}"
+    );
+}
