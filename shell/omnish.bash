@@ -112,7 +112,8 @@ __omnish_install() {
     fi
     local first='__omnish_precmd "$_"' last='__omnish_prompt' attrs=''
     [[ -v PROMPT_COMMAND ]] && attrs=${PROMPT_COMMAND@a}
-    if [[ $attrs == *a* ]]; then
+    # bash runs every element of an array PROMPT_COMMAND from 5.1 on; before, only element 0.
+    if [[ $attrs == *a* ]] && ((BASH_VERSINFO[0] > 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] >= 1))); then
         local n=${#PROMPT_COMMAND[@]} e
         [[ ${PROMPT_COMMAND[0]-} == "$first" && ${PROMPT_COMMAND[n - 1]-} == "$last" ]] && builtin return 0
         local -a kept=()
@@ -135,4 +136,10 @@ __omnish_install() {
     fi
 }
 
-__omnish_install
+# They need PS0, new in bash 4.4.
+if ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
+    __omnish_install
+else
+    builtin printf 'omnish: bash %s has no PS0 (bash 4.4 or later does); commands are not told apart\n' \
+        "${BASH_VERSION-}" >&2
+fi
