@@ -252,3 +252,33 @@ zle -N zle-line-finish
     assert_eq!(r.command_line, long);
     assert_eq!(h.output_text(&r).trim(), "17001");
 }
+
+#[test]
+fn a_tmux_pane_inside_a_recorded_shell_gets_its_own_recorder() {
+    if !have("tmux") {
+        assert!(std::env::var_os("CI").is_none(), "tmux is required in CI");
+        return;
+    }
+    let mut h = Harness::bash(&[]);
+    let sock = h.home.path().join("tmux.sock");
+    let sock = sock.to_str().unwrap();
+    // A pane is a new terminal: `omnish wrap` there records it, in a session of its own.
+    let r = h.run(&format!(
+        "tmux -S {sock} -f /dev/null new-session -d -x 80 -y 24 \"{} wrap bash -c 'echo in-pane'\"; sleep 1; tmux -S {sock} kill-server 2>/dev/null; true",
+        omnish_bin()
+    ));
+    assert_eq!(r.exit_code, Some(0));
+    let sessions = omnish::store::list_sessions(&h.data()).unwrap();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    let inner = sessions
+        .iter()
+        .find(|d| {
+            omnish::store::read_commands(d)
+                .unwrap()
+                .iter()
+                .any(|c| c.command_line == "echo in-pane")
+        })
+        .expect("the pane's session");
+    let rec = &omnish::store::read_commands(inner).unwrap()[0];
+    assert_eq!(output_of(inner, rec), b"in-pane\r\n");
+}
