@@ -281,25 +281,13 @@ pub struct TextFormatter;
 
 impl Formatter for TextFormatter {
     fn format(&self, doc: &ContextDoc) -> String {
-        let mut blocks: Vec<Vec<String>> = Vec::new();
-        let mut prev_session: Option<&str> = None;
-        let mut prev_cwd: Option<&str> = None;
-        // A session header waits for the session's first non-empty block.
-        let mut header: Option<String> = None;
-        for c in &doc.commands {
+        let header = |id: &str| format!("=== Session {id} ===");
+        let mut blocks = collect_blocks(doc, &header, false, &|c, cwd_changed| {
             let mut b = Vec::new();
-            if prev_session != Some(c.session_id.as_str()) {
-                prev_cwd = None;
-                header = doc
-                    .group_sessions
-                    .then(|| format!("=== Session {} ===", c.session_id));
-            }
-            prev_session = Some(&c.session_id);
             if doc.parts != Parts::ResultsOnly {
-                if !c.cwd.is_empty() && prev_cwd != Some(c.cwd.as_str()) {
+                if cwd_changed {
                     b.push(format!("# cwd: {}", c.cwd));
                 }
-                prev_cwd = Some(&c.cwd);
                 let cmd = command_lines(c);
                 let last = cmd.len() - 1;
                 for (i, l) in cmd.iter().enumerate() {
@@ -338,19 +326,55 @@ impl Formatter for TextFormatter {
             if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
                 b.push(format!("[ran {} times]", c.repeat));
             }
-            if b.is_empty() {
-                continue; // results-only and no output: nothing to show
-            }
-            if let Some(h) = header.take() {
-                b.insert(0, h);
-            }
-            blocks.push(b);
-        }
+            b
+        });
         if doc.report.changed_anything() {
             blocks.push(vec![format!("[{}]", report_note(doc))]);
         }
         join_blocks(&blocks)
     }
+}
+
+/// Walks the commands in order, keeping track of sessions and working directories, and collects
+/// each command's block from `block(command, cwd_changed)`; an empty block is left out. With
+/// `group_sessions`, each session's first block is preceded by `header(session_id)`, as a block
+/// of its own when `header_alone`, else as the block's first line.
+fn collect_blocks(
+    doc: &ContextDoc,
+    header: &dyn Fn(&str) -> String,
+    header_alone: bool,
+    block: &dyn Fn(&CommandContext, bool) -> Vec<String>,
+) -> Vec<Vec<String>> {
+    let mut blocks = Vec::new();
+    let mut prev_session: Option<&str> = None;
+    let mut prev_cwd: Option<&str> = None;
+    // A session header waits for the session's first non-empty block.
+    let mut pending_header: Option<String> = None;
+    for c in &doc.commands {
+        if prev_session != Some(c.session_id.as_str()) {
+            prev_cwd = None;
+            pending_header = doc.group_sessions.then(|| header(&c.session_id));
+        }
+        prev_session = Some(&c.session_id);
+        let mut cwd_changed = false;
+        if doc.parts != Parts::ResultsOnly {
+            cwd_changed = !c.cwd.is_empty() && prev_cwd != Some(c.cwd.as_str());
+            prev_cwd = Some(&c.cwd);
+        }
+        let mut b = block(c, cwd_changed);
+        if b.is_empty() {
+            continue; // results-only and no output: nothing to show
+        }
+        if let Some(h) = pending_header.take() {
+            if header_alone {
+                blocks.push(vec![h]);
+            } else {
+                b.insert(0, h);
+            }
+        }
+        blocks.push(b);
+    }
+    blocks
 }
 
 fn join_blocks(blocks: &[Vec<String>]) -> String {
@@ -409,25 +433,14 @@ fn code_span(text: &str) -> String {
 
 impl Formatter for MarkdownFormatter {
     fn format(&self, doc: &ContextDoc) -> String {
-        let mut blocks: Vec<Vec<String>> = Vec::new();
-        let mut prev_session: Option<&str> = None;
-        let mut prev_cwd: Option<&str> = None;
-        let mut header: Option<String> = None;
-        for c in &doc.commands {
-            if prev_session != Some(c.session_id.as_str()) {
-                prev_cwd = None;
-                header = doc
-                    .group_sessions
-                    .then(|| format!("## Session {}", c.session_id));
-            }
-            prev_session = Some(&c.session_id);
+        let header = |id: &str| format!("## Session {id}");
+        let mut blocks = collect_blocks(doc, &header, true, &|c, cwd_changed| {
             let mut b = Vec::new();
             let mut body: Vec<String> = Vec::new();
             if doc.parts != Parts::ResultsOnly {
-                if !c.cwd.is_empty() && prev_cwd != Some(c.cwd.as_str()) {
+                if cwd_changed {
                     b.push(format!("cwd: {}", code_span(&c.cwd)));
                 }
-                prev_cwd = Some(&c.cwd);
                 for (i, l) in command_lines(c).into_iter().enumerate() {
                     body.push(if i == 0 {
                         format!("$ {l}")
@@ -463,13 +476,8 @@ impl Formatter for MarkdownFormatter {
             if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
                 b.push(format!("[ran {} times]", c.repeat));
             }
-            if !b.is_empty() {
-                if let Some(h) = header.take() {
-                    blocks.push(vec![h]);
-                }
-                blocks.push(b);
-            }
-        }
+            b
+        });
         if doc.report.changed_anything() {
             blocks.push(vec![format!("*{}*", report_note(doc))]);
         }
