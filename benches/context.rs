@@ -15,10 +15,12 @@
 //!
 //! Run with: `cargo bench --bench context` (`-- --keep` keeps the generated data dir).
 
+mod support;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
+use support::{CRATES, Rng};
 
 use omnish::store::{self, CommandRecord, SessionMeta, SessionState, StreamWriter};
 
@@ -32,34 +34,6 @@ const RUNS: usize = 15;
 const COLS: u16 = 120;
 const ROWS: u16 = 40;
 const T0: u64 = 1_750_000_000_000;
-
-/// Small deterministic PRNG (xorshift), drawn once per line, never per byte.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-const CRATES: [&str; 10] = [
-    "serde",
-    "tokio",
-    "regex-syntax",
-    "proc-macro2",
-    "clap_builder",
-    "hyper",
-    "libc",
-    "unicode-width",
-    "rustls",
-    "tracing-subscriber",
-];
 
 const COMMAND_LINES: [&str; 8] = [
     "cargo build --workspace",

@@ -4,39 +4,14 @@
 //!
 //! Run with: `cargo bench --bench render` (plain std::time, no harness).
 
+mod support;
 use std::hint::black_box;
 use std::time::Instant;
+use support::{CRATES, Rng};
 
 use omnish::render::{Renderer, render};
 
 const TARGET_BYTES: usize = 100 * 1024 * 1024;
-
-/// Small deterministic PRNG (xorshift) so every run renders the same bytes.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-const CRATES: [&str; 8] = [
-    "serde",
-    "tokio",
-    "regex-syntax",
-    "proc-macro2",
-    "clap_builder",
-    "hyper",
-    "libc",
-    "unicode-width",
-];
 
 fn generate() -> Vec<u8> {
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
