@@ -193,4 +193,46 @@ mod tests {
         let entries = frames(&[(I, "s"), (O, "step 2\r\ns"), (I, "\r"), (O, "\r\n")]);
         assert_eq!(strip_type_ahead(&entries, Some("s")), b"step 2\r\ns\r\n");
     }
+
+    proptest::proptest! {
+        #[test]
+        fn stripping_type_ahead_leaves_exactly_the_program_output(
+            chunks in proptest::collection::vec("[ -~]{0,12}(\r\n)?", 1..12),
+            line in "[a-z][a-z ]{0,10}",
+            keys_at in proptest::collection::vec(0usize..12, 0..12),
+        ) {
+            // Program output in chunks; the next command's line typed a key at a time in
+            // between, each key echoed on its own right after it, as a terminal does.
+            let typed: Vec<u8> = line.bytes().chain([b'\r']).collect();
+            let mut keys_at = keys_at;
+            keys_at.resize(typed.len(), 0);
+            keys_at.sort();
+            let mut entries = Vec::new();
+            let mut program = Vec::new();
+            let mut k = 0;
+            for (i, chunk) in chunks.iter().enumerate() {
+                while k < typed.len() && keys_at[k] <= i {
+                    let key = &typed[k..k + 1];
+                    let echo: &[u8] = if key == b"\r" { b"\r\n" } else { key };
+                    entries.push(StreamEntry(0, I, key.to_vec()));
+                    entries.push(StreamEntry(0, O, echo.to_vec()));
+                    k += 1;
+                }
+                entries.push(StreamEntry(0, O, chunk.as_bytes().to_vec()));
+                program.extend_from_slice(chunk.as_bytes());
+            }
+            proptest::prop_assume!(k > 0);
+            let typed_now = &typed[..k];
+            let next_line = String::from_utf8(
+                typed_now.split(|&b| b == b'\r').next().unwrap().to_vec()
+            ).unwrap();
+            let recorded = store::output_bytes(&entries);
+            let stripped = strip_type_ahead(&entries, Some(&next_line));
+            proptest::prop_assert_eq!(stripped, program);
+            // For another next command, or none, the output is as recorded.
+            let other = format!("{next_line}x");
+            proptest::prop_assert_eq!(strip_type_ahead(&entries, Some(&other)), recorded.clone());
+            proptest::prop_assert_eq!(strip_type_ahead(&entries, None), recorded);
+        }
+    }
 }

@@ -359,3 +359,40 @@ fn keys_typed_ahead_for_the_next_command_are_not_output() {
         "{text}"
     );
 }
+
+#[test]
+fn a_command_cut_off_by_a_crash_shows_its_output_and_an_unknown_status() {
+    let mut h = Harness::bash(&[]);
+    h.run("echo before");
+    h.type_line("echo partial-before-crash; sleep 30");
+    h.wait_screen("partial-before-crash\r\n");
+    std::thread::sleep(std::time::Duration::from_millis(300)); // on disk within 100 ms
+    // The recorder dies without a chance to write anything more.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(h.pid() as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    h.wait_exit();
+    let meta = h.meta();
+    assert_eq!(
+        meta.state,
+        omnish::store::SessionState::Running,
+        "never sealed"
+    );
+    let text = ok_stdout(context(&h, &[]));
+    assert!(
+        text.contains(
+            "$ echo partial-before-crash; sleep 30\npartial-before-crash\n[exit status unknown]"
+        ),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&ok_stdout(context(&h, &["--last", "--format", "json"]))).unwrap();
+    let c = &json["commands"][0];
+    assert_eq!(
+        (c["running"].clone(), c["exit_code"].clone()),
+        (false.into(), serde_json::Value::Null)
+    );
+    assert!(c["ended_at"].is_null());
+}
