@@ -300,6 +300,36 @@ fn all_sessions_are_grouped() {
         text.contains("in-second") && !text.contains("in-first"),
         "{text}"
     );
+    // Run from inside the older session: that one is current, so it comes last, and it is the
+    // default session.
+    let first_id = omnish::store::list_sessions(&h.data()).unwrap()[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let inside = |args: &[&str]| {
+        let out = Command::new(omnish_bin())
+            .arg("context")
+            .args(args)
+            .env("OMNISH_DATA_DIR", h.data())
+            .env("OMNISH_SESSION_ID", &first_id)
+            .output()
+            .unwrap();
+        ok_stdout(out)
+    };
+    let text = inside(&["--session", "all"]);
+    assert!(
+        text.find("in-second").unwrap() < text.find("in-first").unwrap(),
+        "{text}"
+    );
+    let text = inside(&[]);
+    assert!(
+        text.contains("in-first") && !text.contains("in-second"),
+        "{text}"
+    );
+    // A unique prefix of an id selects that session.
+    let text = ok_stdout(context(&h, &["--session", &first_id[..first_id.len() - 2]]));
+    assert!(text.contains("in-first"), "{text}");
 }
 
 #[test]

@@ -528,3 +528,24 @@ fn ctrl_z_stops_the_job() {
     h.type_line("kill %1");
     h.wait_records(3);
 }
+
+#[test]
+fn aliases_history_and_the_screen_are_as_without_omnish() {
+    let rc = "PS1='READY> '\nalias hi='echo aliased-hello'\n";
+    let mut h = Harness::start(&["bash"], &[(".bashrc", rc)]);
+    h.wait_prompts(1);
+    let r = h.run("hi");
+    assert_eq!(h.output_text(&r), "aliased-hello\r\n");
+    assert_eq!(r.command_line, "hi");
+    h.run("echo in-history");
+    h.type_line("exit");
+    h.wait_exit();
+    // bash saved its history as usual.
+    let history = std::fs::read_to_string(h.home.path().join(".history")).unwrap();
+    assert!(history.contains("echo in-history\n"), "{history}");
+    // omnish's own markers never reach the real terminal, and neither does the token.
+    let screen = h.screen();
+    assert!(!screen.contains("aid="), "{screen:?}");
+    assert!(!screen.contains("\x1b]133;"), "{screen:?}");
+    assert!(!screen.contains("\x1b]633;"), "{screen:?}");
+}

@@ -185,3 +185,20 @@ fn a_missing_shell_is_a_clear_error() {
     // Nothing was recorded for a shell that never ran.
     assert!(!home.path().join("data").exists());
 }
+
+#[test]
+fn without_a_shell_variable_it_runs_bin_sh() {
+    let home = home_with(&[]);
+    let mut cmd = Command::new(omnish_bin());
+    cmd.arg("wrap")
+        .env_clear()
+        .env("HOME", home.path())
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("OMNISH_DATA_DIR", home.path().join("data"))
+        .current_dir(home.path());
+    let out = run_piped(cmd, "echo from-default-shell\nexit 7\n");
+    assert_eq!(out.status.code(), Some(7));
+    let meta = omnish::store::read_meta(&only_session(home.path())).unwrap();
+    assert_eq!(meta.shell, "/bin/sh");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("from-default-shell"));
+}
