@@ -9,8 +9,7 @@
 //! | `133;B;aid=T`              | prompt end, typed input follows (bash PS1)           |
 //! | `133;B;k=c;aid=T`          | continuation prompt end (bash PS2)                   |
 //! | `133;C;aid=T`              | input end, output start                              |
-//! | `133;D;<status>;aid=T`     | command end with its exit status                     |
-//! | `133;D;aid=T`              | nothing ran (empty line, Ctrl-C at the prompt)       |
+//! | `133;D;<status>;aid=T`     | end of the last command, if one ran, with `$?`       |
 //! | `133;Z;aid=T`              | output end: zsh's PROMPT_SP filler follows           |
 //! | `633;E;<escaped>;T`        | the command line, escaped                            |
 //! | `633;P;Cwd=<escaped>;T`    | the working directory, escaped                       |
@@ -43,8 +42,9 @@ pub enum Marker {
     /// The end of a continuation prompt (PS2): the next line of a multi-line command follows.
     ContinuationEnd,
     OutputStart,
-    /// `Some(status)` after a command ran, `None` when nothing ran.
-    CommandEnd(Option<i32>),
+    /// The shell is back at its prompt with this `$?`; it ends the open command, if any (none
+    /// after an empty line or Ctrl-C at the prompt).
+    CommandEnd(i32),
     OutputEnd,
     CommandLine(String),
     Cwd(String),
@@ -226,11 +226,10 @@ pub fn parse(payload: &[u8], token: &[u8]) -> Option<Marker> {
             b"B;k=c;" => Some(Marker::ContinuationEnd),
             b"C;" => Some(Marker::OutputStart),
             b"Z;" => Some(Marker::OutputEnd),
-            b"D;" => Some(Marker::CommandEnd(None)),
             _ => {
                 let status = rest.strip_prefix(b"D;")?.strip_suffix(b";")?;
                 let status = std::str::from_utf8(status).ok()?.parse().ok()?;
-                Some(Marker::CommandEnd(Some(status)))
+                Some(Marker::CommandEnd(status))
             }
         };
     }
@@ -340,7 +339,7 @@ mod tests {
             vec![
                 (8, Marker::PromptEnd),
                 (12, Marker::OutputStart),
-                (17, Marker::CommandEnd(Some(0))),
+                (17, Marker::CommandEnd(0)),
                 (17, Marker::PromptStart),
             ]
         );
@@ -392,9 +391,10 @@ mod tests {
     #[test]
     fn negative_and_large_statuses_parse() {
         let (_, m) = scan(osc(&format!("133;D;130;aid={T}")).as_bytes());
-        assert_eq!(m, vec![(0, Marker::CommandEnd(Some(130)))]);
+        assert_eq!(m, vec![(0, Marker::CommandEnd(130))]);
+        // The hooks always send the status: a bare D is not ours.
         let (_, m) = scan(osc(&format!("133;D;aid={T}")).as_bytes());
-        assert_eq!(m, vec![(0, Marker::CommandEnd(None))]);
+        assert!(m.is_empty());
         let (t, m) = scan(osc(&format!("133;D;x1;aid={T}")).as_bytes());
         assert!(m.is_empty());
         assert!(!t.is_empty());

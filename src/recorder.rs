@@ -23,8 +23,9 @@ const ECHO_CAP: usize = 64 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
+    /// At or before a prompt: no command open, no input being typed.
     Idle,
-    Prompt,
+    /// After the prompt's end: the echo of what is typed is kept.
     Input,
     Output,
 }
@@ -164,7 +165,7 @@ impl Recorder {
                     self.close(now, None);
                 }
                 self.prompts += 1;
-                self.phase = Phase::Prompt;
+                self.phase = Phase::Idle;
                 self.command_line = None;
                 self.echo.clear();
             }
@@ -202,8 +203,9 @@ impl Recorder {
                 }
             }
             Marker::CommandEnd(status) => {
+                // Hooks send it at every prompt; only an end after a start closes a command.
                 if self.phase == Phase::Output {
-                    self.close(now, status);
+                    self.close(now, Some(status));
                 }
                 self.phase = Phase::Idle;
             }
@@ -429,7 +431,7 @@ mod tests {
         r.output(4, b"a b\r\n");
         r.end_of_read(4);
         r.output(5, b"c\r\n");
-        r.marker(6, Marker::CommandEnd(Some(2)));
+        r.marker(6, Marker::CommandEnd(2));
         r.marker(6, Marker::PromptStart);
         r.output(6, b"$ ");
         r.end_of_read(7);
@@ -455,7 +457,7 @@ mod tests {
             r.marker(1, Marker::PromptStart);
             r.marker(1, Marker::PromptEnd);
             r.output(1, b"^C\r\n");
-            r.marker(2, Marker::CommandEnd(None));
+            r.marker(2, Marker::CommandEnd(130));
         }
         r.finish(3, Some(0), false);
         assert!(store::read_commands(&dir).unwrap().is_empty());
@@ -475,7 +477,7 @@ mod tests {
         r.output(2, b"foo");
         r.marker(2, Marker::OutputEnd);
         r.output(2, b"\x1b[7m%\x1b[0m      \r \r");
-        r.marker(2, Marker::CommandEnd(Some(0)));
+        r.marker(2, Marker::CommandEnd(0));
         let recs = store::read_commands(&dir).unwrap();
         assert_eq!(output_of(&dir, &recs[0]), b"foo");
     }
@@ -513,7 +515,7 @@ mod tests {
         r.marker(2, Marker::CommandLine("two".into()));
         r.marker(2, Marker::OutputStart);
         r.output(2, b"2\r\n");
-        r.marker(3, Marker::CommandEnd(Some(0)));
+        r.marker(3, Marker::CommandEnd(0));
         let recs = store::read_commands(&dir).unwrap();
         assert_eq!(recs.len(), 2);
         assert_eq!((recs[0].exit_code, recs[1].exit_code), (None, Some(0)));
@@ -529,11 +531,11 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         r.marker(1, Marker::OutputStart);
         r.output(1, b"x");
-        r.marker(2, Marker::CommandEnd(Some(0)));
+        r.marker(2, Marker::CommandEnd(0));
         let w = r.take_warning().expect("a warning");
         assert!(w.contains("recording stopped"), "{w}");
         r.marker(3, Marker::OutputStart);
-        r.marker(4, Marker::CommandEnd(Some(0)));
+        r.marker(4, Marker::CommandEnd(0));
         r.finish(5, Some(0), false);
         assert_eq!(r.take_warning(), None);
     }
@@ -557,7 +559,7 @@ mod tests {
             }
             r.marker(2, Marker::CommandLine(history.into()));
             r.marker(2, Marker::OutputStart);
-            r.marker(3, Marker::CommandEnd(Some(0)));
+            r.marker(3, Marker::CommandEnd(0));
         };
         cycle(
             &mut r,

@@ -58,22 +58,24 @@ impl Run for ContextArgs {
             report: Default::default(),
         };
 
-        if let Some((limit, tokenizer_name)) = self.budget_and_tokenizer()? {
-            let fmt = self.format;
+        let fmt = self.format;
+        let budget = self.budget_and_tokenizer()?;
+        if let Some((limit, name)) = &budget {
+            doc.report.budget = Some(*limit);
+            doc.report.tokenizer = Some(name.clone());
+        }
+        let mut text = format::format(&doc, fmt);
+        if let Some((limit, tokenizer_name)) = budget {
             // A token covers at least one byte: output no longer in bytes than the budget fits
             // without building the tokenizer's tables (the slow part, about 0.1 s for o200k).
-            if format::format(&doc, fmt).len() <= limit {
-                doc.report.budget = Some(limit);
-                doc.report.tokenizer = Some(tokenizer_name);
-            } else {
+            if text.len() > limit {
                 let counter = tokenizer::tokenizer(&tokenizer_name)?;
                 budget::fit(&mut doc, limit, counter.as_ref(), &|d| {
                     format::format(d, fmt)
                 });
+                text = format::format(&doc, fmt);
             }
         }
-
-        let text = format::format(&doc, self.format);
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes())
             .context("cannot write to stdout")?;
