@@ -1,4 +1,4 @@
-//! Throughput of `omnish::render::render` on ~100 MB of realistic terminal output:
+//! Throughput of `omnish::term::render::render` on ~100 MB of realistic terminal output:
 //! coloured compiler/test-runner log lines, `\r` progress bars with erase-in-line, and
 //! multi-line progress blocks redrawn with cursor-up.
 //!
@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Instant;
 use support::{CRATES, Rng};
 
-use omnish::render::{Renderer, render};
+use omnish::term::render::{Renderer, render};
 
 const TARGET_BYTES: usize = 100 * 1024 * 1024;
 

@@ -1,6 +1,6 @@
-//! Corpus and property tests for `omnish::redact`.
+//! Corpus and property tests for `omnish::context::redact`.
 
-use omnish::redact::{find_secrets, redact};
+use omnish::context::redact::{find_secrets, redact};
 use proptest::prelude::*;
 use std::borrow::Cow;
 

@@ -1,4 +1,4 @@
-//! Fixture tests for `omnish::render`: every `NAME.raw` (bytes a program wrote to a 120x50
+//! Fixture tests for `omnish::term::render`: every `NAME.raw` (bytes a program wrote to a 120x50
 //! pty) must render to `NAME.expected` (what tmux displayed, via `oracle.sh`).
 //!
 //! The fixtures live in the repository under `tests/fixtures/render/` (required), and the
@@ -12,7 +12,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use omnish::render::{FULL_SCREEN_NOTE, Renderer, render};
+use omnish::term::render::{FULL_SCREEN_NOTE, Renderer, render};
 use unicode_width::UnicodeWidthChar;
 
 const COLS: u16 = 120;

@@ -199,7 +199,7 @@ fn full_screen_programs_are_recorded_and_the_prompt_comes_back() {
         ("seq 1 200 | less", Some(0))
     );
     assert!(h.output_text(&r).contains("\x1b[?1049h"));
-    let lines = omnish::render::render(&h.output(&r), 80, 24);
+    let lines = omnish::term::render::render(&h.output(&r), 80, 24);
     assert!(
         lines.iter().any(|l| l.contains("[full-screen program]")),
         "{lines:?}"

@@ -1,15 +1,15 @@
 //! `omnish context`: select → read → render → redact → budget → format, onto stdout.
 
-use crate::budget;
 use crate::cli::ContextArgs;
 use crate::cmd::Run;
+use crate::context::budget;
+use crate::context::format;
+use crate::context::model::{CommandContext, ContextDoc, Parts};
+use crate::context::redact::redact;
+use crate::context::select::{self, Candidate, Filter, Query};
+use crate::context::tokenizer;
 use crate::error::ExitError;
-use crate::format;
-use crate::model::{CommandContext, ContextDoc, Parts};
-use crate::redact::redact;
-use crate::select::{self, Candidate, Filter, Query};
 use crate::store;
-use crate::tokenizer;
 use anyhow::{Context, Result};
 use std::io::Write;
 

@@ -3,10 +3,10 @@
 use crate::cli::WrapArgs;
 use crate::cmd::Run;
 use crate::error::ExitError;
-use crate::marker::Scanner;
-use crate::pty::{self, Session};
-use crate::recorder::Recorder;
-use crate::shell;
+use crate::record::marker::Scanner;
+use crate::record::pty::{self, Session};
+use crate::record::recorder::Recorder;
+use crate::record::shell;
 use crate::store::{self, SessionMeta, SessionState};
 use anyhow::{Context, Result};
 use portable_pty::CommandBuilder;

@@ -42,8 +42,8 @@ use std::sync::OnceLock;
 use anyhow::{Result, bail};
 use regex::Regex;
 
-use crate::model::{BudgetReport, CommandContext, ContextDoc};
-use crate::tokenizer::TokenCounter;
+use crate::context::model::{BudgetReport, CommandContext, ContextDoc};
+use crate::context::tokenizer::TokenCounter;
 
 /// What omnish knows about a language model: how much it can read and how to count for it.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,7 +58,7 @@ pub struct ModelProfile {
     /// Fraction of the window the shell context may take by default; the rest is left for the
     /// question, system prompt and answer.
     pub budget_share: f32,
-    /// Tokenizer to count with (one of [`crate::tokenizer::TOKENIZERS`]).
+    /// Tokenizer to count with (one of [`crate::context::tokenizer::TOKENIZERS`]).
     pub tokenizer: &'static str,
 }
 
@@ -581,9 +581,9 @@ impl<'a> Fitter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::format::{Format, format};
-    use crate::model::Parts;
-    use crate::tokenizer::tokenizer;
+    use crate::context::format::{Format, format};
+    use crate::context::model::Parts;
+    use crate::context::tokenizer::tokenizer;
     use proptest::prelude::*;
 
     fn ctx(seq: u64, line: &str, out: &[String]) -> CommandContext {

@@ -1,4 +1,4 @@
-//! Format stage: text, markdown and json renderings of a [`crate::model::ContextDoc`].
+//! Format stage: text, markdown and json renderings of a [`crate::context::model::ContextDoc`].
 //!
 //! All three print the commands in the order given (oldest first) and say what the budget stage
 //! did. Statuses are explained where the number alone says little ([`explain_status`]).
@@ -74,7 +74,7 @@
 
 use serde::Serialize;
 
-use crate::model::{CommandContext, ContextDoc, Parts};
+use crate::context::model::{CommandContext, ContextDoc, Parts};
 
 /// Output format of `omnish context`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -623,7 +623,7 @@ impl Formatter for JsonFormatter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::BudgetReport;
+    use crate::context::model::BudgetReport;
 
     fn cmd(
         session: &str,

@@ -7,7 +7,7 @@
 //!
 //! Each option is a [`Filter`]; they combine with AND, and `--recent N` caps the matches.
 
-use crate::read;
+use crate::context::read;
 use crate::store::{self, CommandRecord, SessionMeta, SessionState};
 use anyhow::{Context, Result, bail};
 use regex::Regex;
@@ -146,7 +146,7 @@ pub struct Candidate {
     pub session_dir: PathBuf,
     pub rows: u16,
     /// The command line of the command that ran next in the session, if any: keys typed ahead
-    /// for it are echoed into this command's output (see [`crate::read`]).
+    /// for it are echoed into this command's output (see [`crate::context::read`]).
     pub next_command_line: Option<String>,
     /// Rendered output, once some stage needed it.
     pub rendered: Option<Vec<String>>,

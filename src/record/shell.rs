@@ -14,12 +14,12 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-const BASH_HOOKS: &str = include_str!("../shell/omnish.bash");
-const ZSHENV: &str = include_str!("../shell/zsh/zshenv.zsh");
-const ZPROFILE: &str = include_str!("../shell/zsh/zprofile.zsh");
-const ZSHRC: &str = include_str!("../shell/zsh/zshrc.zsh");
-const ZLOGIN: &str = include_str!("../shell/zsh/zlogin.zsh");
-const ZSH_HOOKS: &str = include_str!("../shell/zsh/omnish.zsh");
+const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
+const ZSHENV: &str = include_str!("../../shell/zsh/zshenv.zsh");
+const ZPROFILE: &str = include_str!("../../shell/zsh/zprofile.zsh");
+const ZSHRC: &str = include_str!("../../shell/zsh/zshrc.zsh");
+const ZLOGIN: &str = include_str!("../../shell/zsh/zlogin.zsh");
+const ZSH_HOOKS: &str = include_str!("../../shell/zsh/omnish.zsh");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShellKind {

@@ -8,9 +8,9 @@
 //! text typing the next command's line, their echo is left out ([`strip_type_ahead`]). Input a
 //! program reads itself (`read name`, `cat`) is never touched: it is not the next command.
 
-use crate::render::Renderer;
-use crate::select::Candidate;
+use crate::context::select::Candidate;
 use crate::store::{self, StreamEntry};
+use crate::term::render::Renderer;
 
 /// The output bytes of a command (direction 1 frames of its range).
 pub fn output_bytes(c: &Candidate) -> Vec<u8> {

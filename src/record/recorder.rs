@@ -11,7 +11,7 @@
 //! A recorder that cannot write stops writing, keeps a one-line warning for the user, and never
 //! fails the shell: every method is infallible.
 
-use crate::marker::Marker;
+use crate::record::marker::Marker;
 use crate::store::{self, CommandRecord, RunningCommand, SessionMeta, SessionState, StreamWriter};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -292,7 +292,7 @@ impl Recorder {
     /// as the user saw it, for shells that keep a line out of their history.
     fn screen_command_line(&self) -> String {
         let rows = self.rows.max(1);
-        let lines = crate::render::render(&self.echo, self.cols, rows);
+        let lines = crate::term::render::render(&self.echo, self.cols, rows);
         lines.join("\n").trim().to_string()
     }
 
@@ -309,7 +309,7 @@ impl Recorder {
         for (i, &start) in starts.iter().enumerate() {
             let end = starts.get(i + 1).copied().unwrap_or(self.echo.len());
             let rendered =
-                crate::render::render(&self.echo[start..end], self.cols, self.rows.max(1));
+                crate::term::render::render(&self.echo[start..end], self.cols, self.rows.max(1));
             lines.push(rendered.into_iter().next().unwrap_or_default());
         }
         let typed = lines.join("\n");

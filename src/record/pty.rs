@@ -7,8 +7,8 @@
 //! shell runs and is restored on every way out: return, error, panic (a drop guard), and
 //! SIGTERM/SIGHUP (which hang up the shell and end the loop normally).
 
-use crate::marker::{Piece, Scanner};
-use crate::recorder::Recorder;
+use crate::record::marker::{Piece, Scanner};
+use crate::record::recorder::Recorder;
 use crate::store::now_ms;
 use anyhow::{Context, Result};
 use nix::sys::termios::{self, LocalFlags, SetArg, Termios};
@@ -359,7 +359,7 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
             } else if (!prompt_ready && stdin_open)
                 || recorder.as_ref().is_some_and(|r| r.has_unflushed())
             {
-                (crate::recorder::FLUSH_INTERVAL_MS / 2) as i32
+                (crate::record::recorder::FLUSH_INTERVAL_MS / 2) as i32
             } else {
                 -1
             };
