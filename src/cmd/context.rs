@@ -2,12 +2,12 @@
 
 use crate::cli::ContextArgs;
 use crate::cmd::Run;
-use crate::context::budget;
 use crate::context::format;
 use crate::context::model::{CommandContext, ContextDoc, Parts};
 use crate::context::redact::redact;
 use crate::context::select::{self, Candidate, Filter, Query};
 use crate::context::tokenizer;
+use crate::context::{budget, models, truncate};
 use crate::error::ExitError;
 use crate::store;
 use anyhow::{Context, Result};
@@ -45,10 +45,10 @@ impl Run for ContextArgs {
             .into_iter()
             .map(|c| prepare(c, parts, redacting))
             .collect();
-        commands = budget::fold_repeats(commands);
+        commands = truncate::fold_repeats(commands);
         if parts != Parts::CommandsOnly {
             for c in &mut commands {
-                budget::truncate(c, self.max_lines);
+                truncate::truncate(c, self.max_lines);
             }
         }
         let mut doc = ContextDoc {
@@ -119,7 +119,7 @@ impl ContextArgs {
     fn budget_and_tokenizer(&self) -> Result<Option<(usize, String)>> {
         let profile = match &self.model {
             Some(name) => {
-                Some(budget::resolve_model(name).map_err(|e| ExitError::usage(e.to_string()))?)
+                Some(models::resolve_model(name).map_err(|e| ExitError::usage(e.to_string()))?)
             }
             None => None,
         };

@@ -4,7 +4,9 @@
 pub mod budget;
 pub mod format;
 pub mod model;
+pub mod models;
 pub mod read;
 pub mod redact;
 pub mod select;
 pub mod tokenizer;
+pub mod truncate;

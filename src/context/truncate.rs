@@ -1,0 +1,380 @@
+//! Truncation and folding: long outputs keep their head, tail and error lines; repeated runs
+//! of the same command fold into one entry.
+//!
+//! ## Truncation
+//!
+//! Output longer than the cap keeps its head and tail, half each. Lines from the elided middle
+//! that look like errors ([`is_error_line`]) are kept too, in order, taking slots from head and
+//! tail (each keeps at least a quarter of the cap); when there are more such lines than slots, the
+//! earliest win, since the first error is usually the cause. Warnings are not kept: builds often
+//! print hundreds of them and they would crowd out the errors. Every elision is recorded in
+//! `CommandContext::gaps`, so formatters can print
+//! `... (N lines omitted) ...` at each.
+//!
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+use crate::context::model::CommandContext;
+
+/// Whether a line looks like it reports an error, so truncation should keep it. Matches
+/// (case-insensitive) `error`, `failed`, `failure`, `panicked`, `traceback`, `exception`,
+/// `fatal`, `assert`, `segmentation fault`, `core dumped`, `undefined reference`, `cannot find`,
+/// `not found`, `no such file`, `permission denied`, and pytest's `E   ` detail lines.
+pub fn is_error_line(line: &str) -> bool {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(
+            r"(?i)error|fail(ed|ure)|panicked|traceback|exception|fatal|assert|segmentation fault|core dumped|undefined reference|cannot find|not found|no such file|permission denied|(?-i:^E {3})",
+        )
+        .expect("static regex")
+    });
+    re.is_match(line)
+}
+
+/// Caps `ctx.output` at `max_lines` kept lines (0 = unlimited): head and tail, plus error lines
+/// from the middle (see the module docs). Composes with earlier truncation: existing gaps are
+/// kept and merged with new ones.
+pub fn truncate(ctx: &mut CommandContext, max_lines: usize) {
+    let n = ctx.output.len();
+    if max_lines == 0 || n <= max_lines {
+        return;
+    }
+    let keep = kept_indices(&ctx.output, max_lines);
+    apply_keep(ctx, &keep);
+}
+
+/// Which of `lines` to keep, ascending, at most `max` (which is > 0 and < `lines.len()`).
+fn kept_indices(lines: &[String], max: usize) -> Vec<usize> {
+    let n = lines.len();
+    let min_tail = max.div_ceil(4);
+    let min_head = max / 4;
+    let slots = max - min_head - min_tail;
+    let split = |errors: usize| {
+        let rest = max - errors;
+        let head = rest / 2;
+        (head, rest - head)
+    };
+    // Error lines outside head and tail, given how many slots errors take.
+    let middle_errors = |head: usize, tail: usize| -> Vec<usize> {
+        (head..n - tail)
+            .filter(|&i| is_error_line(&lines[i]))
+            .collect()
+    };
+    // Fewer error slots make head and tail longer and the middle shorter, so this settles.
+    let mut e = slots;
+    let (mut head, mut tail) = split(e);
+    let mut errors = middle_errors(head, tail);
+    loop {
+        let want = errors.len().min(slots);
+        if want >= e {
+            break;
+        }
+        e = want;
+        (head, tail) = split(e);
+        errors = middle_errors(head, tail);
+    }
+    // The loop ends with at least `e` middle errors; the earliest `e` are kept.
+    errors.truncate(e);
+    let mut keep: Vec<usize> = (0..head).collect();
+    keep.extend(errors);
+    keep.extend(n - tail..n);
+    keep
+}
+
+/// Keeps only `output[i]` for `i` in `keep` (ascending), merging the removed lines into gaps.
+fn apply_keep(ctx: &mut CommandContext, keep: &[usize]) {
+    let old_gaps = std::mem::take(&mut ctx.gaps);
+    let mut g = old_gaps.iter().peekable();
+    let mut k = keep.iter().peekable();
+    let mut output = Vec::with_capacity(keep.len());
+    let mut gaps = Vec::new();
+    let mut pending = 0;
+    for (i, line) in std::mem::take(&mut ctx.output).into_iter().enumerate() {
+        while let Some(&&(at, count)) = g.peek() {
+            if at > i {
+                break;
+            }
+            pending += count;
+            g.next();
+        }
+        if k.peek() == Some(&&i) {
+            k.next();
+            if pending > 0 {
+                gaps.push((output.len(), pending));
+                pending = 0;
+            }
+            output.push(line);
+        } else {
+            pending += 1;
+        }
+    }
+    pending += g.map(|&(_, count)| count).sum::<usize>();
+    if pending > 0 {
+        gaps.push((output.len(), pending));
+    }
+    ctx.output = output;
+    ctx.gaps = gaps;
+}
+
+/// Folds runs of the same command (same session, command line, output and exit code) into one
+/// entry with `repeat` set to the run's total; the entry keeps the latest run's seq and
+/// timestamps. Running commands are never folded.
+pub fn fold_repeats(cmds: Vec<CommandContext>) -> Vec<CommandContext> {
+    let mut out: Vec<CommandContext> = Vec::with_capacity(cmds.len());
+    for c in cmds {
+        if let Some(prev) = out.last_mut()
+            && same_run(prev, &c)
+        {
+            let repeat = prev.repeat + c.repeat;
+            *prev = c;
+            prev.repeat = repeat;
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
+    !a.running
+        && !b.running
+        && !a.summarized
+        && !b.summarized
+        && a.session_id == b.session_id
+        && a.command_line == b.command_line
+        && a.exit_code == b.exit_code
+        && a.output == b.output
+        && a.output_lines == b.output_lines
+        && a.gaps == b.gaps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::format::{Format, format};
+    use crate::context::model::ContextDoc;
+    use proptest::prelude::*;
+
+    fn ctx(seq: u64, line: &str, out: &[String]) -> CommandContext {
+        let mut c = CommandContext::new("s", seq, line);
+        c.exit_code = Some(0);
+        c.output = out.to_vec();
+        c.output_lines = out.len();
+        c
+    }
+
+    fn numbered(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("line {i}")).collect()
+    }
+
+    fn check_consistent(c: &CommandContext) {
+        let total: usize = c.gaps.iter().map(|g| g.1).sum();
+        assert_eq!(c.omitted_lines(), total);
+        assert_eq!(c.output.len() + total, c.output_lines);
+        assert!(c.gaps.windows(2).all(|w| w[0].0 < w[1].0), "{:?}", c.gaps);
+        assert!(c.gaps.iter().all(|&(at, n)| at <= c.output.len() && n > 0));
+    }
+
+    // ---- model profiles ----
+
+    #[test]
+    fn error_line_detection() {
+        for yes in [
+            "error[E0308]: mismatched types",
+            "TypeError: x is undefined",
+            "FAILED tests/test_a.py::test_b",
+            "test result: FAILED. 1 passed; 1 failed",
+            "thread 'main' panicked at src/main.rs:2:5",
+            "Traceback (most recent call last):",
+            "Exception in thread \"main\" java.lang.NullPointerException",
+            "fatal: not a git repository",
+            "AssertionError: 1 != 2",
+            "Segmentation fault (core dumped)",
+            "main.c:(.text+0x1a): undefined reference to `foo'",
+            "error: cannot find value `x` in this scope",
+            "bash: foo: command not found",
+            "E       assert 1 == 2",
+            "cat: x: No such file or directory",
+        ] {
+            assert!(is_error_line(yes), "{yes}");
+        }
+        for no in [
+            "   Compiling omnish v0.1.0",
+            "warning: unused variable: `x`",
+            "test a ... ok",
+            "Everything up-to-date",
+            "e   lowercase e is not pytest",
+        ] {
+            assert!(!is_error_line(no), "{no}");
+        }
+    }
+
+    // ---- truncate ----
+
+    #[test]
+    fn truncate_keeps_head_and_tail() {
+        let mut c = ctx(1, "seq 100", &numbered(100));
+        truncate(&mut c, 20);
+        check_consistent(&c);
+        assert_eq!(c.output.len(), 20);
+        assert_eq!(c.output[..10], numbered(10)[..]);
+        assert_eq!(c.output[10], "line 90");
+        assert_eq!(c.output[19], "line 99");
+        assert_eq!(c.gaps, vec![(10, 80)]);
+        assert_eq!(c.omitted_lines(), 80);
+    }
+
+    #[test]
+    fn truncate_noop_when_short_or_unlimited() {
+        let mut c = ctx(1, "x", &numbered(20));
+        let before = c.clone();
+        truncate(&mut c, 20);
+        assert_eq!(c, before);
+        let mut c = ctx(1, "x", &numbered(500));
+        let before = c.clone();
+        truncate(&mut c, 0);
+        assert_eq!(c, before);
+    }
+
+    #[test]
+    fn truncate_keeps_middle_errors_with_gaps() {
+        let mut lines = numbered(100);
+        lines[40] = "error: first".into();
+        lines[41] = "error: adjacent".into();
+        lines[70] = "thread 'main' panicked".into();
+        let mut c = ctx(1, "cargo run", &lines);
+        truncate(&mut c, 20);
+        check_consistent(&c);
+        assert_eq!(c.output.len(), 20);
+        // 3 error slots taken: head 8, tail 9.
+        assert_eq!(c.output[..8], numbered(8)[..]);
+        assert_eq!(
+            c.output[8..11],
+            ["error: first", "error: adjacent", "thread 'main' panicked"]
+        );
+        assert_eq!(c.output[11], "line 91");
+        assert_eq!(c.gaps, vec![(8, 32), (10, 28), (11, 20)]);
+        assert_eq!(c.omitted_lines(), 80);
+        let text = format(
+            &ContextDoc {
+                commands: vec![c],
+                ..Default::default()
+            },
+            Format::Text,
+        );
+        assert!(text.contains("line 7\n... (32 lines omitted) ...\nerror: first\nerror: adjacent\n... (28 lines omitted) ...\nthread 'main' panicked\n... (20 lines omitted) ...\nline 91\n"), "{text}");
+    }
+
+    #[test]
+    fn truncate_error_slots_are_capped_and_earliest_win() {
+        let mut lines = numbered(200);
+        for (k, line) in lines.iter_mut().enumerate().take(180).skip(20) {
+            *line = format!("error {k}");
+        }
+        let mut c = ctx(1, "make", &lines);
+        truncate(&mut c, 20);
+        check_consistent(&c);
+        assert_eq!(c.output.len(), 20);
+        // at least a quarter each for head and tail
+        assert_eq!(c.output[..5], numbered(5)[..]);
+        assert_eq!(c.output[5], "error 20");
+        assert_eq!(c.output[14], "error 29");
+        assert_eq!(c.output[15], "line 195");
+        assert_eq!(c.output[19], "line 199");
+    }
+
+    #[test]
+    fn truncate_errors_near_edges_are_not_double_counted() {
+        // The error sits where the tail would reach with no error slots taken.
+        let mut lines = numbered(30);
+        lines[21] = "error: late".into();
+        let mut c = ctx(1, "x", &lines);
+        truncate(&mut c, 20);
+        check_consistent(&c);
+        assert_eq!(c.output.len(), 20);
+        assert!(c.output.contains(&"error: late".to_string()));
+        assert_eq!(c.output[19], "line 29");
+    }
+
+    #[test]
+    fn truncate_composes_with_earlier_gaps() {
+        let mut c = ctx(1, "seq", &numbered(100));
+        truncate(&mut c, 20);
+        truncate(&mut c, 4);
+        check_consistent(&c);
+        assert_eq!(c.output, ["line 0", "line 1", "line 98", "line 99"]);
+        assert_eq!(c.gaps, vec![(2, 96)]);
+        // tiny caps keep the tail
+        truncate(&mut c, 1);
+        check_consistent(&c);
+        assert_eq!(c.output, ["line 99"]);
+        assert_eq!(c.gaps, vec![(0, 99)]);
+    }
+
+    proptest! {
+        #[test]
+        fn truncate_invariants(n in 0usize..120, max in 0usize..30, errs in proptest::collection::vec(0usize..120, 0..10)) {
+            let mut lines = numbered(n);
+            for e in errs { if e < n { lines[e] = format!("error {e}"); } }
+            let mut c = ctx(1, "x", &lines);
+            truncate(&mut c, max);
+            check_consistent(&c);
+            if max == 0 || n <= max {
+                prop_assert_eq!(&c.output, &lines);
+            } else {
+                prop_assert_eq!(c.output.len(), max);
+                // kept lines are a subsequence of the original, in order, last line kept
+                let mut it = lines.iter();
+                for l in &c.output { prop_assert!(it.any(|x| x == l)); }
+                prop_assert_eq!(c.output.last(), lines.last());
+            }
+        }
+    }
+
+    // ---- fold ----
+
+    #[test]
+    fn folds_back_to_back_repeats() {
+        let out = vec!["ok".to_string()];
+        let mut a = ctx(1, "make", &out);
+        a.started_at = 10;
+        let mut b = ctx(2, "make", &out);
+        b.started_at = 20;
+        let mut c = ctx(3, "make", &out);
+        c.started_at = 30;
+        c.ended_at = Some(31);
+        let d = ctx(4, "ls", &out);
+        let e = ctx(5, "make", &out);
+        let folded = fold_repeats(vec![a, b, c, d, e]);
+        assert_eq!(folded.len(), 3);
+        assert_eq!(folded[0].repeat, 3);
+        assert_eq!(folded[0].seq, 3);
+        assert_eq!(folded[0].started_at, 30);
+        assert_eq!(folded[0].ended_at, Some(31));
+        assert_eq!(folded[1].repeat, 1);
+        assert_eq!(folded[2].repeat, 1);
+        assert_eq!(folded[2].seq, 5);
+    }
+
+    #[test]
+    fn does_not_fold_different_output_status_session_or_running() {
+        let out = vec!["ok".to_string()];
+        let a = ctx(1, "make", &out);
+        let b = ctx(2, "make", &["other".to_string()]);
+        let mut c = ctx(3, "make", &["other".to_string()]);
+        c.exit_code = Some(2);
+        let mut d = ctx(1, "make", &["other".to_string()]);
+        d.exit_code = Some(2);
+        d.session_id = "t".into();
+        let mut e = d.clone();
+        e.seq = 2;
+        e.running = true;
+        e.exit_code = Some(2);
+        assert_eq!(fold_repeats(vec![a, b, c, d, e]).len(), 5);
+        assert!(fold_repeats(vec![]).is_empty());
+    }
+
+    // ---- fit ----
+}
