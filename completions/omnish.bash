@@ -55,7 +55,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__context)
-            opts="-h --recent --last --failed --grep --cwd --here --since --session --max-lines --budget --model --tokenizer --format --results-only --commands-only --no-redact --help"
+            opts="-h --recent --last --failed --grep --cwd --here --since --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -82,6 +82,10 @@ _omnish() {
                     return 0
                     ;;
                 --max-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-line-width)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -36,6 +36,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l cwd -d 'Only c
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l budget -d 'Hard ceiling in tokens for the whole output; older commands are summarized first' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l model -d 'Fit the output to a model\'s profile (budget and tokenizer), e.g. gpt-4o, claude-sonnet-4, llama3.2, qwen2.5-coder:7b' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l tokenizer -d 'Tokenizer for counting the budget: o200k, cl100k or chars4' -r

@@ -74,6 +74,10 @@ pub struct ContextArgs {
     /// Most output lines per command, head and tail kept (0 = unlimited).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub max_lines: usize,
+    /// Most chars per output line, head and tail kept (0 = unlimited); error lines get twice
+    /// as many.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub max_line_width: usize,
     /// Hard ceiling in tokens for the whole output; older commands are summarized first.
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,

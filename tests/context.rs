@@ -140,8 +140,16 @@ fn selection_options_combine() {
     let home = h.home.path().to_str().unwrap();
     let here = ok_stdout(context(&h, &["--cwd", home, "--commands-only"]));
     assert!(here.contains("echo hello"), "{here}");
-    let elsewhere = ok_stdout(context(&h, &["--cwd", "/usr/share", "--commands-only"]));
-    assert_eq!(elsewhere, "");
+    // Nothing matched: nothing on stdout, one line on stderr naming the filter, status 1.
+    let elsewhere = context(&h, &["--cwd", "/usr/share", "--commands-only"]);
+    assert_eq!(elsewhere.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&elsewhere.stdout), "");
+    let err = String::from_utf8_lossy(&elsewhere.stderr);
+    assert!(
+        err.starts_with("omnish: no command matched (cwd /usr/share) in session ")
+            && err.lines().count() == 1,
+        "{err}"
+    );
 
     let recent = ok_stdout(context(
         &h,
@@ -152,8 +160,10 @@ fn selection_options_combine() {
     let plain = ok_stdout(context(&h, &["--no-redact", "--grep", "key="]));
     assert!(plain.contains(&fake_aws_key()), "{plain}");
 
-    let none = ok_stdout(context(&h, &["--grep", "matches-nothing-at-all"]));
-    assert_eq!(none, "");
+    let none = context(&h, &["--grep", "matches-nothing-at-all"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&none.stdout), "");
+    assert!(String::from_utf8_lossy(&none.stderr).contains("(grep 'matches-nothing-at-all')"));
 }
 
 #[test]

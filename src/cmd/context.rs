@@ -1,20 +1,41 @@
-//! `omnish context`: select → read → render → redact → budget → format, onto stdout.
+//! `omnish context`: turn the flags and the environment into a [`Request`] for the library
+//! pipeline ([`crate::context::run`]) and report what it did.
 
 use crate::cli::ContextArgs;
 use crate::cmd::Run;
-use crate::context::format;
-use crate::context::model::{CommandContext, ContextDoc, Parts};
-use crate::context::redact::redact;
-use crate::context::select::{self, Candidate, Filter, Query};
-use crate::context::tokenizer;
-use crate::context::{budget, models, truncate};
+use crate::context::model::Parts;
+use crate::context::{self, Budget, Request, models, select};
 use crate::error::ExitError;
 use crate::store;
 use anyhow::{Context, Result};
-use std::io::Write;
 
 impl Run for ContextArgs {
     fn run(self) -> Result<i32> {
+        let request = self.request()?;
+        let mut out = std::io::stdout().lock();
+        let outcome = context::run(&request, &mut out)?;
+        for w in &outcome.warnings {
+            eprintln!("omnish: warning: {w}");
+        }
+        if let Some(note) = outcome.nothing_matched {
+            // grep's convention: nothing found is status 1, so `omnish context --failed | llm`
+            // does not send an empty prompt unnoticed.
+            eprintln!("omnish: {note}");
+            return Ok(1);
+        }
+        Ok(0)
+    }
+}
+
+impl ContextArgs {
+    /// The library request for these flags, the environment and the current directory.
+    fn request(&self) -> Result<Request> {
+        if self.recent == 0 {
+            return Err(ExitError::usage(
+                "--recent 0 selects nothing; give at least 1 (or leave it out for 10)",
+            )
+            .into());
+        }
         let parts = if self.results_only {
             Parts::ResultsOnly
         } else if self.commands_only {
@@ -22,148 +43,80 @@ impl Run for ContextArgs {
         } else {
             Parts::All
         };
-        let query = self.query()?;
-        let root = store::data_root()?;
-        let sessions = select::sessions(&root, &self.session)?;
-        let group_sessions = self.session == select::SessionChoice::All;
-
-        // Select per session, then keep the newest `limit` overall, grouped by session with the
-        // current session last (the order `sessions` gives).
-        let mut picked: Vec<Candidate> = Vec::new();
-        for s in &sessions {
-            picked.extend(query.select(s)?);
-        }
-        if picked.len() > query.limit {
-            picked.sort_by_key(|c| std::cmp::Reverse((c.record.started_at, c.record.seq)));
-            picked.truncate(query.limit);
-            let order = |c: &Candidate| sessions.iter().position(|s| s.dir == c.session_dir);
-            picked.sort_by_key(|c| (order(c), c.record.started_at, c.record.seq));
-        }
-
-        let redacting = !self.no_redact;
-        let mut commands: Vec<CommandContext> = picked
-            .into_iter()
-            .map(|c| prepare(c, parts, redacting))
-            .collect();
-        commands = truncate::fold_repeats(commands);
-        if parts != Parts::CommandsOnly {
-            for c in &mut commands {
-                truncate::truncate(c, self.max_lines);
-            }
-        }
-        let mut doc = ContextDoc {
-            commands,
-            group_sessions,
-            parts,
-            report: Default::default(),
-        };
-
-        let fmt = self.format;
-        let budget = self.budget_and_tokenizer()?;
-        if let Some((limit, name)) = &budget {
-            doc.report.budget = Some(*limit);
-            doc.report.tokenizer = Some(name.clone());
-        }
-        let mut text = format::format(&doc, fmt);
-        if let Some((limit, tokenizer_name)) = budget {
-            // A token covers at least one byte: output no longer in bytes than the budget fits
-            // without building the tokenizer's tables (the slow part, about 0.1 s for o200k).
-            if text.len() > limit {
-                let counter = tokenizer::tokenizer(&tokenizer_name)?;
-                budget::fit(&mut doc, limit, counter.as_ref(), &|d| {
-                    format::format(d, fmt)
-                });
-                text = format::format(&doc, fmt);
-            }
-        }
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())
-            .context("cannot write to stdout")?;
-        out.flush().context("cannot write to stdout")?;
-        Ok(0)
-    }
-}
-
-impl ContextArgs {
-    fn query(&self) -> Result<Query> {
-        let mut filters: Vec<Box<dyn Filter>> = Vec::new();
-        if self.failed {
-            filters.push(Box::new(select::Failed));
-        }
-        if let Some(pattern) = &self.grep {
-            let re = regex::Regex::new(pattern).map_err(|e| {
+        let grep = match &self.grep {
+            Some(pattern) => Some(regex::Regex::new(pattern).map_err(|e| {
                 ExitError::usage(format!(
                     "--grep: invalid regular expression '{pattern}': {e}"
                 ))
-            })?;
-            filters.push(Box::new(select::Grep(re)));
-        }
-        if let Some(dir) = &self.cwd {
-            let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
-            filters.push(Box::new(select::Within(dir)));
-        }
-        if self.here {
+            })?),
+            None => None,
+        };
+        let within = if let Some(dir) = &self.cwd {
+            Some(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()))
+        } else if self.here {
             let cwd = std::env::current_dir().context("cannot read the current directory")?;
-            filters.push(Box::new(select::Within(select::git_root_or(&cwd))));
-        }
-        if let Some(since) = &self.since {
-            let ms = select::parse_duration(since)
-                .map_err(|e| ExitError::usage(format!("--since: {e}")))?;
-            filters.push(Box::new(select::Since(store::now_ms().saturating_sub(ms))));
-        }
-        let limit = if self.last { 1 } else { self.recent };
-        Ok(Query { filters, limit })
-    }
-
-    /// The token ceiling and tokenizer, from --budget, --model and --tokenizer.
-    fn budget_and_tokenizer(&self) -> Result<Option<(usize, String)>> {
-        let profile = match &self.model {
-            Some(name) => {
-                Some(models::resolve_model(name).map_err(|e| ExitError::usage(e.to_string()))?)
+            Some(select::git_root_or(&cwd))
+        } else {
+            None
+        };
+        let since_ms = match &self.since {
+            Some(since) => {
+                let ms = select::parse_duration(since)
+                    .map_err(|e| ExitError::usage(format!("--since: {e}")))?;
+                Some(store::now_ms().saturating_sub(ms))
             }
             None => None,
         };
+        let root = store::data_root()?;
+        let data_root = std::path::absolute(&root).unwrap_or(root);
+        Ok(Request {
+            data_root,
+            sessions: self.session.clone(),
+            current_session: std::env::var("OMNISH_SESSION_ID")
+                .ok()
+                .filter(|s| !s.is_empty()),
+            failed: self.failed,
+            grep,
+            within,
+            since_ms,
+            limit: if self.last { 1 } else { self.recent },
+            parts,
+            max_lines: self.max_lines,
+            max_line_width: self.max_line_width,
+            redact: !self.no_redact,
+            budget: self.budget()?,
+            format: self.format,
+        })
+    }
+
+    /// The token ceiling and tokenizer, from --budget, --model and --tokenizer.
+    fn budget(&self) -> Result<Option<Budget>> {
+        let profile = match &self.model {
+            Some(name) => Some(
+                models::resolve_model(name)
+                    .map_err(|e| ExitError::usage(format!("--model: {e}")))?,
+            ),
+            None => None,
+        };
         let limit = self.budget.or(profile.map(|p| p.default_budget()));
-        let Some(limit) = limit else {
+        let Some(tokens) = limit else {
             if self.tokenizer.is_some() {
                 return Err(ExitError::usage("--tokenizer needs --budget or --model").into());
             }
             return Ok(None);
         };
-        let name = self
+        let tokenizer = self
             .tokenizer
             .clone()
             .or(profile.map(|p| p.tokenizer.to_string()))
             .unwrap_or_else(|| "o200k".to_string());
-        Ok(Some((limit, name)))
-    }
-}
-
-/// Read, render and redact one selected command.
-fn prepare(mut c: Candidate, parts: Parts, redacting: bool) -> CommandContext {
-    let r = &c.record;
-    let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, r.command_line.clone());
-    ctx.cwd = r.cwd.clone();
-    ctx.started_at = r.started_at;
-    ctx.running = c.running;
-    if !c.running && !c.cut_off {
-        ctx.ended_at = Some(r.ended_at);
-        ctx.exit_code = r.exit_code;
-    }
-    if parts != Parts::CommandsOnly {
-        ctx.output = c.rendered().to_vec();
-        ctx.output_lines = ctx.output.len();
-    }
-    if redacting {
-        ctx.command_line = redact(&ctx.command_line).into_owned();
-        ctx.cwd = redact(&ctx.cwd).into_owned();
-        if !ctx.output.is_empty() {
-            let joined = ctx.output.join("\n");
-            if let std::borrow::Cow::Owned(clean) = redact(&joined) {
-                ctx.output = clean.split('\n').map(str::to_string).collect();
-                ctx.output_lines = ctx.output.len();
-            }
+        if !context::tokenizer::TOKENIZERS.contains(&tokenizer.as_str()) {
+            return Err(ExitError::usage(format!(
+                "--tokenizer: unknown tokenizer '{tokenizer}'; known tokenizers: {}",
+                context::tokenizer::TOKENIZERS.join(", ")
+            ))
+            .into());
         }
+        Ok(Some(Budget { tokens, tokenizer }))
     }
-    ctx
 }

@@ -190,7 +190,7 @@ fn summary_note(c: &CommandContext) -> String {
     format!("[{status}, {lines}]")
 }
 
-fn gap_line(n: usize) -> String {
+pub fn gap_line(n: usize) -> String {
     if n == 1 {
         "... (1 line omitted) ...".into()
     } else {

@@ -1,5 +1,25 @@
-//! The context pipeline: [`select`] → [`read`] → render ([`crate::term`]) → [`redact`] →
-//! [`budget`] → [`format`], one module per stage, joined by the types in [`model`].
+//! The context pipeline, one library call for every front end: a plain [`Request`] in, the
+//! document written out ([`run`]).
+//!
+//! [`select`] picks command records → [`read`] reads and renders each one's output into a
+//! bounded digest (through [`crate::term`]) → [`truncate`] keeps head, tail and error lines and
+//! shortens long lines → [`redact`] takes secrets out → [`budget`] fits a token ceiling →
+//! [`format`] prints text, markdown or json. The types that join them are in [`model`].
+//!
+//! Nothing here reads flags or the environment: the caller says which session it runs in, where
+//! the store is and what time filters mean.
+//!
+//! # Bounded
+//!
+//! Memory never depends on the size of a recorded output: each command is read as a stream of
+//! frames, rendered line by line, and only a [`read::Digest`] (line count, head, tail, error
+//! lines, each line at most [`read::LINE_CAP`] chars) is kept. Options that need more than a
+//! digest holds (`max_lines` above [`read::HEAD_LINES`], or lines wider than
+//! [`MAX_DIGEST_WIDTH`]) without a budget are served by *streaming*: the document is formatted
+//! with a placeholder for each output, and the placeholder is replaced by the output's lines as a
+//! second rendering pass produces them, straight to the writer. With a budget, outputs are
+//! considered up to [`read::HEAD_LINES`] lines per command and [`MAX_DIGEST_WIDTH`] chars per
+//! line, which no useful budget can exceed.
 
 pub mod budget;
 pub mod format;
@@ -10,3 +30,511 @@ pub mod redact;
 pub mod select;
 pub mod tokenizer;
 pub mod truncate;
+
+use anyhow::Result;
+use regex::Regex;
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::context::format::Format;
+use crate::context::model::{CommandContext, ContextDoc, Parts};
+use crate::context::read::{Digest, Source, StoredLine};
+use crate::context::select::{Candidate, Query, SessionChoice};
+use crate::error::ExitError;
+use crate::term::render::Line;
+
+/// The widest line (in chars, before the marker) served from a digest.
+pub const MAX_DIGEST_WIDTH: usize = read::LINE_CAP / 2;
+/// With no width limit, lines longer than this many chars still keep only head and tail.
+pub const UNLIMITED_WIDTH_CAP: usize = 1 << 20;
+
+/// A token ceiling and the tokenizer that counts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Budget {
+    pub tokens: usize,
+    /// One of [`tokenizer::TOKENIZERS`].
+    pub tokenizer: String,
+}
+
+/// Everything the pipeline needs, resolved by the front end.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The store's root (`$OMNISH_DATA_DIR`), absolute.
+    pub data_root: PathBuf,
+    pub sessions: SessionChoice,
+    /// The session the asker runs in (`OMNISH_SESSION_ID`), if any.
+    pub current_session: Option<String>,
+    /// Only commands with a non-zero exit status.
+    pub failed: bool,
+    /// Only commands whose command line or rendered output matches.
+    pub grep: Option<Regex>,
+    /// Only commands run in this directory or below it.
+    pub within: Option<PathBuf>,
+    /// Only commands started at or after this time (ms since the epoch).
+    pub since_ms: Option<u64>,
+    /// At most this many commands, the newest (≥ 1).
+    pub limit: usize,
+    pub parts: Parts,
+    /// Output lines per command (0 = all).
+    pub max_lines: usize,
+    /// Chars per output line (0 = no limit).
+    pub max_line_width: usize,
+    pub redact: bool,
+    pub budget: Option<Budget>,
+    pub format: Format,
+}
+
+/// What a run did, for the front end to report.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Commands in the document (after folding repeats).
+    pub commands: usize,
+    /// Lines for the user (a session read without its metadata, ...).
+    pub warnings: Vec<String>,
+    /// Set when nothing matched: which filters matched nothing where. Nothing was written.
+    pub nothing_matched: Option<String>,
+}
+
+/// Builds the document `req` asks for and writes it to `out`.
+pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
+    if req.limit == 0 {
+        return Err(ExitError::usage("the number of commands to show must be at least 1").into());
+    }
+    let mut outcome = Outcome::default();
+    let sessions = select::sessions(
+        &req.data_root,
+        &req.sessions,
+        req.current_session.as_deref(),
+        &mut outcome.warnings,
+    )?;
+    let group_sessions = req.sessions == SessionChoice::All;
+    let picked = pick(req, &sessions, &mut outcome)?;
+    if picked.is_empty() {
+        return Ok(outcome);
+    }
+
+    let streaming = req.budget.is_none()
+        && req.parts != Parts::CommandsOnly
+        && (req.max_lines == 0
+            || req.max_lines > read::HEAD_LINES
+            || req.max_line_width == 0
+            || req.max_line_width > MAX_DIGEST_WIDTH);
+    let (max_lines, width) = if req.budget.is_some() {
+        let lines = match req.max_lines {
+            0 => read::HEAD_LINES,
+            n => n.min(read::HEAD_LINES),
+        };
+        let width = match req.max_line_width {
+            0 => MAX_DIGEST_WIDTH,
+            w => w.min(MAX_DIGEST_WIDTH),
+        };
+        (lines, width)
+    } else {
+        (req.max_lines, req.max_line_width)
+    };
+
+    let mut commands = Vec::with_capacity(picked.len());
+    let mut plans = Vec::with_capacity(picked.len());
+    for c in &picked {
+        let mut ctx = base_context(c, req.redact);
+        if req.parts == Parts::CommandsOnly {
+            plans.push(None);
+            commands.push(ctx);
+            continue;
+        }
+        let digest = read::cached_digest(c);
+        ctx.output_hash = digest.hash;
+        if let Some(note) = digest.note() {
+            ctx.output = vec![note];
+            ctx.output_lines = 1;
+            plans.push(None);
+        } else if streaming && digest.lines > 0 {
+            let plan = stream_plan(c, &digest, max_lines);
+            ctx.output_lines = digest.lines as usize;
+            ctx.gaps = truncate::gaps_of(&plan.keep_list(), digest.lines);
+            plans.push(Some(plan));
+        } else {
+            fill_from_digest(&mut ctx, &digest, max_lines, width, req.redact);
+            plans.push(None);
+        }
+        commands.push(ctx);
+    }
+    // Fold repeated runs; a folded entry keeps the latest run.
+    let mut folded: Vec<(CommandContext, Option<StreamPlan>)> = Vec::new();
+    for (ctx, plan) in commands.into_iter().zip(plans) {
+        if let Some((last, last_plan)) = folded.last_mut()
+            && truncate::same_run(last, &ctx)
+        {
+            let repeat = last.repeat + ctx.repeat;
+            *last = ctx;
+            last.repeat = repeat;
+            *last_plan = plan;
+            continue;
+        }
+        folded.push((ctx, plan));
+    }
+    outcome.commands = folded.len();
+
+    if streaming {
+        return write_streaming(req, folded, group_sessions, width, out).map(|()| outcome);
+    }
+    let mut doc = ContextDoc {
+        commands: folded.into_iter().map(|(c, _)| c).collect(),
+        group_sessions,
+        parts: req.parts,
+        report: Default::default(),
+    };
+    let text = fit_and_format(&mut doc, req)?;
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(outcome)
+}
+
+/// Formats the document, fitting it under the budget when there is one.
+fn fit_and_format(doc: &mut ContextDoc, req: &Request) -> Result<String> {
+    let fmt = req.format;
+    if let Some(b) = &req.budget {
+        doc.report.budget = Some(b.tokens);
+        doc.report.tokenizer = Some(b.tokenizer.clone());
+    }
+    let mut text = format::format(doc, fmt);
+    if let Some(b) = &req.budget {
+        // A token covers at least one byte: output no longer in bytes than the budget fits
+        // without building the tokenizer's tables (the slow part).
+        if text.len() > b.tokens {
+            let counter = tokenizer::tokenizer(&b.tokenizer)?;
+            budget::fit(doc, b.tokens, counter.as_ref(), &|d| format::format(d, fmt));
+            text = format::format(doc, fmt);
+        }
+    }
+    Ok(text)
+}
+
+/// Selects from every session and keeps the newest `limit` overall, grouped by session with the
+/// current session last (the order `sessions` gives). Cheap filters first; `grep` reads output
+/// only for commands that passed them.
+fn pick(
+    req: &Request,
+    sessions: &[select::Session],
+    outcome: &mut Outcome,
+) -> Result<Vec<Candidate>> {
+    let mut filters: Vec<Box<dyn select::Filter>> = Vec::new();
+    if req.failed {
+        filters.push(Box::new(select::Failed));
+    }
+    if let Some(dir) = &req.within {
+        filters.push(Box::new(select::Within(dir.clone())));
+    }
+    if let Some(ms) = req.since_ms {
+        filters.push(Box::new(select::Since(ms)));
+    }
+    let grep = req.grep.as_ref().map(|re| {
+        move |c: &Candidate| {
+            re.is_match(&c.record.command_line) || read::output_matches(&Source::of(c), re)
+        }
+    });
+    let query = Query {
+        filters,
+        output_filter: grep.as_ref().map(|g| g as &dyn Fn(&Candidate) -> bool),
+        limit: req.limit,
+    };
+    let mut picked: Vec<Candidate> = Vec::new();
+    let mut scanned = Vec::new();
+    for s in sessions {
+        let found = query.select(s)?;
+        scanned.push((s.id().to_string(), found.scanned));
+        picked.extend(found.commands);
+    }
+    if picked.len() > req.limit {
+        picked.sort_by_key(|c| std::cmp::Reverse((c.record.started_at, c.record.seq)));
+        picked.truncate(req.limit);
+        let order = |c: &Candidate| sessions.iter().position(|s| s.dir == c.session_dir);
+        picked.sort_by_key(|c| (order(c), c.record.started_at, c.record.seq));
+    }
+    if picked.is_empty() {
+        outcome.nothing_matched = Some(nothing_matched(req, &scanned));
+    }
+    Ok(picked)
+}
+
+/// `no command matched (failed, grep 'x') in session S (12 commands looked at)`.
+fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
+    let mut filters = Vec::new();
+    if req.failed {
+        filters.push("failed".to_string());
+    }
+    if let Some(re) = &req.grep {
+        filters.push(format!("grep '{}'", re.as_str()));
+    }
+    if let Some(dir) = &req.within {
+        filters.push(format!("cwd {}", dir.display()));
+    }
+    if req.since_ms.is_some() {
+        filters.push("since".to_string());
+    }
+    let what = if filters.is_empty() {
+        "no recorded command".to_string()
+    } else {
+        format!("no command matched ({})", filters.join(", "))
+    };
+    let total: usize = scanned.iter().map(|(_, n)| n).sum();
+    let looked = if total == 1 {
+        "1 command looked at".to_string()
+    } else {
+        format!("{total} commands looked at")
+    };
+    match scanned {
+        [(id, _)] => format!("{what} in session {id} ({looked})"),
+        _ => format!("{what} in {} sessions ({looked})", scanned.len()),
+    }
+}
+
+/// A command's context without output: what ran, where, how it ended.
+fn base_context(c: &Candidate, redacting: bool) -> CommandContext {
+    let r = &c.record;
+    let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, r.command_line.clone());
+    ctx.cwd = r.cwd.clone();
+    ctx.started_at = r.started_at;
+    ctx.running = c.running;
+    if !c.running && !c.cut_off {
+        ctx.ended_at = Some(r.ended_at);
+        ctx.exit_code = r.exit_code;
+    }
+    if redacting {
+        ctx.command_line = redact::redact(&ctx.command_line).into_owned();
+        ctx.cwd = redact::redact(&ctx.cwd).into_owned();
+    }
+    ctx
+}
+
+/// The text shown for one output line: redacted, then shortened to `width` chars (twice that for
+/// error-looking lines, which keep priority as they do when lines are left out).
+fn show_line(
+    head: &str,
+    omitted: u64,
+    tail: &str,
+    key_block: bool,
+    width: usize,
+    redacting: bool,
+) -> String {
+    if redacting && key_block {
+        return "[REDACTED:private-key]".to_string();
+    }
+    let error = crate::context::truncate::is_error_line(head)
+        || crate::context::truncate::is_error_line(tail);
+    let width = if error {
+        width.saturating_mul(2)
+    } else {
+        width
+    };
+    if redacting {
+        let h = redact::redact(head);
+        let t = redact::redact(tail);
+        truncate::shorten(&h, omitted, &t, width)
+    } else {
+        truncate::shorten(head, omitted, tail, width)
+    }
+}
+
+/// Fills `ctx`'s output from a digest: at most `max_lines` lines (head, tail, error lines), each
+/// at most `width` chars.
+fn fill_from_digest(
+    ctx: &mut CommandContext,
+    d: &Digest,
+    max_lines: usize,
+    width: usize,
+    redacting: bool,
+) {
+    let keep = truncate::kept_lines(d.lines, max_lines, &d.error_indices());
+    ctx.output_lines = d.lines as usize;
+    ctx.gaps = truncate::gaps_of(&keep, d.lines);
+    ctx.output = keep
+        .iter()
+        .map(|&i| {
+            let l = d.line(i).cloned().unwrap_or_else(StoredLine::default);
+            show_line(&l.head, l.omitted, &l.tail, l.key_block, width, redacting)
+        })
+        .collect();
+}
+
+/// Which lines of a streamed output to write.
+struct StreamPlan {
+    src: Source,
+    erased: u64,
+    lines: u64,
+    /// `None`: every line.
+    keep: Option<Vec<u64>>,
+    backticks: usize,
+}
+
+impl StreamPlan {
+    fn keep_list(&self) -> Vec<u64> {
+        match &self.keep {
+            Some(k) => k.clone(),
+            None => (0..self.lines).collect(),
+        }
+    }
+}
+
+fn stream_plan(c: &Candidate, d: &Digest, max_lines: usize) -> StreamPlan {
+    let src = Source::of(c);
+    let keep = if max_lines == 0 || d.lines <= max_lines as u64 {
+        None
+    } else if max_lines <= d.caps.errors.min(d.caps.head).min(d.caps.tail) {
+        Some(truncate::kept_lines(d.lines, max_lines, &d.error_indices()))
+    } else {
+        let errors = read::error_line_numbers(&src, d.erased, max_lines);
+        Some(truncate::kept_lines(d.lines, max_lines, &errors))
+    };
+    StreamPlan {
+        src,
+        erased: d.erased,
+        lines: d.lines,
+        keep,
+        backticks: d.backticks,
+    }
+}
+
+/// The placeholder standing for output `k` in the formatted document; its backticks make a
+/// markdown fence as long as the real output needs.
+fn placeholder(k: usize, backticks: usize) -> String {
+    format!("\u{1}omnish-output-{k}\u{1}{}", "`".repeat(backticks))
+}
+
+/// Formats the document with placeholders and writes it, streaming each output in place of its
+/// placeholder.
+fn write_streaming(
+    req: &Request,
+    folded: Vec<(CommandContext, Option<StreamPlan>)>,
+    group_sessions: bool,
+    width: usize,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let json = req.format == Format::Json;
+    let mut commands = Vec::with_capacity(folded.len());
+    let mut streams = Vec::new();
+    for (mut ctx, plan) in folded {
+        if let Some(plan) = plan {
+            let mark = placeholder(streams.len(), plan.backticks);
+            ctx.output = vec![mark.clone()];
+            if !json {
+                // Text and markdown print gap lines among the output: the stream writes them.
+                ctx.gaps.clear();
+            }
+            let needle = if json {
+                let quoted = serde_json::to_string(&mark)?;
+                quoted[1..quoted.len() - 1].to_string()
+            } else {
+                mark
+            };
+            streams.push((needle, plan));
+        }
+        commands.push(ctx);
+    }
+    let doc = ContextDoc {
+        commands,
+        group_sessions,
+        parts: req.parts,
+        report: Default::default(),
+    };
+    let text = format::format(&doc, req.format);
+    let line_cap = match width {
+        0 => UNLIMITED_WIDTH_CAP,
+        w => w.saturating_mul(4).saturating_add(read::LINE_CAP),
+    };
+    let mut rest = text.as_str();
+    for (needle, plan) in streams {
+        let Some(at) = rest.find(&needle) else {
+            continue;
+        };
+        out.write_all(&rest.as_bytes()[..at])?;
+        rest = &rest[at + needle.len()..];
+        write_output(out, &plan, width, line_cap, req.redact, json)?;
+    }
+    out.write_all(rest.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Writes one streamed output: its kept lines, joined by newlines (escaped for json), with gap
+/// lines where lines were left out (text and markdown).
+fn write_output(
+    out: &mut dyn Write,
+    plan: &StreamPlan,
+    width: usize,
+    line_cap: usize,
+    redacting: bool,
+    json: bool,
+) -> Result<()> {
+    let keep = plan.keep.as_deref();
+    let mut k = 0usize; // next index into keep
+    let mut next_line = 0u64; // the line after the last one written or skipped
+    let mut first = true;
+    let mut in_key = false;
+    let mut err: Option<std::io::Error> = None;
+    let sep: &[u8] = if json { b"\\n" } else { b"\n" };
+    let write_piece = |out: &mut dyn Write, s: &str, first: &mut bool| -> std::io::Result<()> {
+        if !*first {
+            out.write_all(sep)?;
+        }
+        *first = false;
+        if json {
+            let q = serde_json::to_string(s).map_err(std::io::Error::other)?;
+            out.write_all(&q.as_bytes()[1..q.len() - 1])
+        } else {
+            out.write_all(s.as_bytes())
+        }
+    };
+    read::for_each_line(
+        &plan.src,
+        line_cap,
+        plan.erased,
+        &mut |i, line: Line<'_>| {
+            if err.is_some() || i >= plan.lines {
+                return;
+            }
+            let key_block = read::key_block_state(&mut in_key, line.head, line.tail);
+            let wanted = match keep {
+                None => true,
+                Some(keep) => {
+                    while k < keep.len() && keep[k] < i {
+                        k += 1;
+                    }
+                    k < keep.len() && keep[k] == i
+                }
+            };
+            if !wanted {
+                return;
+            }
+            let shown = show_line(
+                line.head,
+                line.omitted,
+                line.tail,
+                key_block,
+                width,
+                redacting,
+            );
+            let result = (|| {
+                if !json && i > next_line {
+                    write_piece(out, &format::gap_line((i - next_line) as usize), &mut first)?;
+                }
+                write_piece(out, &shown, &mut first)
+            })();
+            if let Err(e) = result {
+                err = Some(e);
+            }
+            next_line = i + 1;
+        },
+    );
+    if let Some(e) = err {
+        return Err(e.into());
+    }
+    if !json && plan.lines > next_line && plan.keep.is_some() {
+        write_piece(
+            out,
+            &format::gap_line((plan.lines - next_line) as usize),
+            &mut first,
+        )?;
+    }
+    Ok(())
+}

@@ -39,6 +39,9 @@ pub struct CommandContext {
     /// The budget compressed this command to a one-line summary: `output` is empty and
     /// formatters print only command, status and `output_lines`.
     pub summarized: bool,
+    /// A hash of the whole rendered output (0 when unknown), so that runs with the same kept
+    /// lines but different omitted ones are not folded together.
+    pub output_hash: u64,
 }
 
 impl CommandContext {
@@ -58,6 +61,7 @@ impl CommandContext {
             gaps: Vec::new(),
             repeat: 1,
             summarized: false,
+            output_hash: 0,
         }
     }
 }

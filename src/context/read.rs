@@ -1,48 +1,259 @@
-//! Read stage: a selected command's byte range of `stream.bin` → its output, rendered.
+//! Read stage: a selected command's byte range of `stream.bin` → its output, rendered, in
+//! memory that does not depend on the size of the output.
 //!
 //! Only the command's own range is read (`stream_offset`, `stream_length`); a running or cut-off
-//! command reads to the current end of the stream. Torn frames are skipped by the store.
+//! command reads to the current end of the stream. Frames are streamed ([`crate::store::Frames`])
+//! through the renderer ([`crate::term::render`]) into a [`Digest`]: the line count, the first
+//! and last [`HEAD_LINES`]/[`TAIL_LINES`] lines, the earliest error-looking lines, a hash of the
+//! whole text (to fold repeats) and what kind of output it was. Lines longer than [`LINE_CAP`]
+//! chars keep only their head and tail. Everything later stages need for the usual options is in
+//! the digest; for the rest, [`for_each_line`] renders the output again and hands over every
+//! line in turn. A digest of a large finished output is cached beside the session
+//! ([`crate::store::cache`]), so it is rendered once, not at every call.
 //!
 //! Keys typed ahead while a command runs are echoed by the terminal into that command's output,
 //! though they are the next command's line. When the keystrokes recorded in the range are plain
-//! text typing the next command's line, their echo is left out ([`strip_type_ahead`]). Input a
-//! program reads itself (`read name`, `cat`) is never touched: it is not the next command.
+//! text typing the next command's line, and each echo follows its key on its own, their echo is
+//! left out. Input a program reads itself (`read name`, `cat`) is never touched: it is not the
+//! next command.
+//!
+//! A finished command whose frames are damaged or cut short becomes one line
+//! `[output unreadable: …]`; output that is mostly not text (control bytes, invalid UTF-8)
+//! becomes one line `[binary output, 48.2 MB]`.
+
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::path::PathBuf;
 
 use crate::context::select::Candidate;
-use crate::store::{self, StreamEntry};
-use crate::term::render::Renderer;
+use crate::context::truncate::is_error_line;
+use crate::store::{self, FrameError, Frames};
+use crate::term::render::{Line, LineSink, Renderer};
 
-/// The output bytes of a command (direction 1 frames of its range).
-pub fn output_bytes(c: &Candidate) -> Vec<u8> {
-    let length = (c.record.stream_length != u64::MAX).then_some(c.record.stream_length);
-    match store::read_range(
-        &c.session_dir.join(store::STREAM),
-        c.record.stream_offset,
-        length,
-    ) {
-        Ok(entries) => strip_type_ahead(&entries, c.next_command_line.as_deref()),
-        Err(_) => Vec::new(),
+/// Lines kept from the start of an output.
+pub const HEAD_LINES: usize = 256;
+/// Lines kept from the end of an output.
+pub const TAIL_LINES: usize = 256;
+/// Error-looking lines kept from the rest of an output (the earliest).
+pub const ERROR_LINES: usize = 256;
+/// Chars kept of one line: its first and last `LINE_CAP / 2`.
+pub const LINE_CAP: usize = 4096;
+/// Bump when the renderer or the digest changes what it produces: cached digests of another
+/// version are rebuilt.
+pub const DIGEST_VERSION: u32 = 1;
+
+/// Output bytes looked at before deciding that an output is binary.
+const BINARY_PROBE: u64 = 64 * 1024;
+/// Share of bytes that are neither text nor terminal control above which output is binary.
+const BINARY_SHARE: f64 = 0.25;
+
+/// One rendered line: the whole line, or its head and tail around `omitted` chars.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredLine {
+    pub head: String,
+    pub omitted: u64,
+    pub tail: String,
+    /// The line is part of a private key block (`-----BEGIN … PRIVATE KEY-----` … `-----END`).
+    pub key_block: bool,
+}
+
+impl StoredLine {
+    /// Length of the whole line in chars.
+    pub fn chars(&self) -> u64 {
+        self.head.chars().count() as u64 + self.omitted + self.tail.chars().count() as u64
+    }
+
+    /// Whether the line looks like an error (judged on what is kept of it).
+    pub fn is_error(&self) -> bool {
+        !self.key_block && (is_error_line(&self.head) || is_error_line(&self.tail))
     }
 }
 
-/// The output of `entries`, without the terminal's echo of keys typed ahead for the next command
-/// (`next_line`). Only when every key typed in the range is printable text or Enter, and the
-/// first line typed is exactly the next command's line; otherwise the output as recorded.
-pub fn strip_type_ahead(entries: &[StreamEntry], next_line: Option<&str>) -> Vec<u8> {
-    let mut out = Vec::new();
-    // (where the output stood when the key was typed, what the terminal echoes for it)
-    let mut echoes: Vec<(usize, Vec<u8>)> = Vec::new();
-    let mut typed = Vec::new();
-    // Where each output frame ends: the terminal's echo of a key is read on its own.
-    let mut frame_ends = Vec::new();
-    for e in entries {
-        if e.direction() == store::OUTPUT {
-            out.extend_from_slice(e.data());
-            frame_ends.push(out.len());
-        } else {
-            typed.extend_from_slice(e.data());
-            let mut echo = Vec::with_capacity(e.data().len() + 1);
-            for &b in e.data() {
+/// What kind of output a command produced.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OutputKind {
+    Text,
+    /// Mostly not text; `bytes` of output in all.
+    Binary {
+        bytes: u64,
+    },
+    /// The frames could not be read; why.
+    Unreadable(String),
+}
+
+/// A bounded account of a command's rendered output (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Digest {
+    /// Rendered lines in all.
+    pub lines: u64,
+    /// The first lines (at most the head cap).
+    pub head: Vec<StoredLine>,
+    /// The last lines (at most the tail cap); the first of them is line `lines - tail.len()`.
+    pub tail: Vec<StoredLine>,
+    /// The earliest error-looking lines at or after the head cap, with their line numbers.
+    pub errors: Vec<(u64, StoredLine)>,
+    /// Whether `errors` stopped at its cap (later error lines exist but are not listed).
+    pub errors_full: bool,
+    pub kind: OutputKind,
+    /// FNV-1a of every line, for folding repeated runs.
+    pub hash: u64,
+    /// Longest run of backticks in any line.
+    pub backticks: usize,
+    /// Output bytes read.
+    pub bytes: u64,
+    /// Lines handed over before the last erase of the scrollback (`ESC [ 3 J`): a second pass
+    /// skips that many to see the same lines.
+    pub erased: u64,
+    /// The caps it was built with.
+    pub caps: Caps,
+}
+
+/// How much a [`Digest`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Caps {
+    pub head: usize,
+    pub tail: usize,
+    pub errors: usize,
+    pub line_cap: usize,
+}
+
+impl Caps {
+    pub const STANDARD: Caps = Caps {
+        head: HEAD_LINES,
+        tail: TAIL_LINES,
+        errors: ERROR_LINES,
+        line_cap: LINE_CAP,
+    };
+}
+
+impl Digest {
+    /// The output in one line when it is not text: binary or unreadable.
+    pub fn note(&self) -> Option<String> {
+        match &self.kind {
+            OutputKind::Text => None,
+            OutputKind::Binary { bytes } => {
+                Some(format!("[binary output, {}]", human_bytes(*bytes)))
+            }
+            OutputKind::Unreadable(why) => Some(format!("[output unreadable: {why}]")),
+        }
+    }
+
+    /// Line `i`, when the digest holds it.
+    pub fn line(&self, i: u64) -> Option<&StoredLine> {
+        if (i as usize) < self.head.len() {
+            return self.head.get(i as usize);
+        }
+        let tail_start = self.lines - self.tail.len() as u64;
+        if i >= tail_start {
+            return self.tail.get((i - tail_start) as usize);
+        }
+        self.errors
+            .binary_search_by_key(&i, |(n, _)| *n)
+            .ok()
+            .map(|k| &self.errors[k].1)
+    }
+
+    /// Sorted numbers of the error-looking lines the digest knows: complete up to the last one
+    /// listed, which is all truncation to at most `caps.errors` lines needs.
+    pub fn error_indices(&self) -> Vec<u64> {
+        let mut out: Vec<u64> = self
+            .head
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.is_error())
+            .map(|(i, _)| i as u64)
+            .collect();
+        out.extend(self.errors.iter().map(|(i, _)| *i));
+        if !self.errors_full {
+            // Error lines in the tail past the listed ones (the list covers [head cap, end)).
+            let tail_start = self.lines - self.tail.len() as u64;
+            let after = out.last().map_or(0, |l| l + 1).max(self.caps.head as u64);
+            for (k, l) in self.tail.iter().enumerate() {
+                let i = tail_start + k as u64;
+                if i >= after && l.is_error() && !out.contains(&i) {
+                    out.push(i);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// `48.2 MB`, `512 bytes`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if n < 1000 {
+        return format!("{n} bytes");
+    }
+    let mut v = n as f64 / 1000.0;
+    let mut unit = 0;
+    while v >= 1000.0 && unit < UNITS.len() - 1 {
+        v /= 1000.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+/// Where a command's output is and how it was shown.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub stream: PathBuf,
+    pub offset: u64,
+    /// `None`: to the end of the stream (running or cut off).
+    pub length: Option<u64>,
+    pub cols: u16,
+    pub rows: u16,
+    /// The next command's line, for leaving out its typed-ahead echo.
+    pub next_command_line: Option<String>,
+}
+
+impl Source {
+    pub fn of(c: &Candidate) -> Source {
+        Source {
+            stream: c.session_dir.join(store::STREAM),
+            offset: c.record.stream_offset,
+            length: (!c.open_ended()).then_some(c.record.stream_length),
+            cols: c.record.cols,
+            rows: c.rows,
+            next_command_line: c.next_command_line.clone(),
+        }
+    }
+}
+
+/// Most typed bytes looked at for type-ahead; past that nothing is left out.
+const TYPED_CAP: usize = 64 * 1024;
+
+/// The typed-ahead echoes to leave out: `(output position, length)`, ascending, or nothing.
+fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, FrameError> {
+    let mut frames = Frames::open(&src.stream, src.offset, src.length)?;
+    let mut typed: Vec<u8> = Vec::new();
+    // (output position when the key came, the echo, bytes of it matched so far, still right)
+    let mut checks: Vec<(u64, Vec<u8>, usize, bool)> = Vec::new();
+    let mut out_pos = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let h = match frames.next_header() {
+            Ok(Some(h)) => h,
+            Ok(None) => break,
+            Err(FrameError::Torn(_)) if frames.open_ended() => break,
+            Err(e) => return Err(e),
+        };
+        if h.direction == store::INPUT {
+            if h.len as usize + typed.len() > TYPED_CAP {
+                return Ok(Vec::new());
+            }
+            let mut data = Vec::with_capacity(h.len as usize);
+            loop {
+                let n = frames.read_payload(&mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                data.extend_from_slice(&buf[..n]);
+            }
+            let mut echo = Vec::with_capacity(data.len() + 1);
+            for &b in &data {
                 // The terminal turns Enter into a newline (ICRNL) and echoes it as CR LF (ONLCR).
                 if b == b'\r' {
                     echo.extend_from_slice(b"\r\n");
@@ -50,189 +261,497 @@ pub fn strip_type_ahead(entries: &[StreamEntry], next_line: Option<&str>) -> Vec
                     echo.push(b);
                 }
             }
-            echoes.push((out.len(), echo));
+            typed.extend_from_slice(&data);
+            checks.push((out_pos, echo, 0, true));
+            continue;
+        }
+        if h.direction != store::OUTPUT {
+            continue;
+        }
+        let frame_start = out_pos;
+        let frame_end = out_pos + h.len;
+        out_pos = frame_end;
+        // Only frames that an echo may lie in are read; the rest are skipped.
+        let open: Vec<usize> = (0..checks.len())
+            .filter(|&k| checks[k].3 && checks[k].2 < checks[k].1.len())
+            .collect();
+        if open.is_empty() {
+            continue;
+        }
+        let mut data = Vec::new();
+        let want = open
+            .iter()
+            .map(|&k| checks[k].0 + checks[k].1.len() as u64)
+            .max()
+            .unwrap_or(frame_start)
+            .min(frame_end)
+            - frame_start;
+        while (data.len() as u64) < want {
+            let room = (want as usize - data.len()).min(buf.len());
+            let n = frames.read_payload(&mut buf[..room])?;
+            if n == 0 {
+                break;
+            }
+            data.extend_from_slice(&buf[..n]);
+        }
+        for k in open {
+            let (at, echo, matched, ok) = &mut checks[k];
+            let from = *at + *matched as u64;
+            let end = *at + echo.len() as u64;
+            if from < frame_start || from >= frame_end {
+                continue;
+            }
+            let upto = end.min(frame_end);
+            let part = &data[(from - frame_start) as usize..(upto - frame_start) as usize];
+            if part != &echo[*matched..*matched + part.len()] {
+                *ok = false;
+                continue;
+            }
+            *matched += part.len();
+            // The echo is read on its own: it ends where a frame ends.
+            if *matched == echo.len() && end != frame_end {
+                *ok = false;
+            }
         }
     }
-    let Some(next_line) = next_line else {
-        return out;
-    };
     let plain = typed
         .iter()
         .all(|&b| b == b'\r' || (b >= 0x20 && b != 0x7f));
     let first_line = typed.split(|&b| b == b'\r').next().unwrap_or_default();
-    if echoes.is_empty() || !plain || first_line != next_line.as_bytes() {
-        return out;
+    let all_in_place = checks.iter().all(|(_, e, m, ok)| *ok && *m == e.len());
+    let overlapping = checks
+        .windows(2)
+        .any(|w| w[0].0 + w[0].1.len() as u64 > w[1].0);
+    if checks.is_empty()
+        || !plain
+        || first_line != next_line.as_bytes()
+        || !all_in_place
+        || overlapping
+    {
+        return Ok(Vec::new());
     }
-    // The terminal echoes a key as it is typed, so the echo is exactly where the output goes on
-    // after it, read on its own (it ends a frame). Anything else could be program output that
-    // looks alike: then nothing is removed. Removing from the last keeps earlier positions valid.
-    let at_place = echoes.iter().all(|(at, echo)| {
-        let end = at + echo.len();
-        out.get(*at..end) == Some(echo.as_slice()) && frame_ends.binary_search(&end).is_ok()
-    });
-    let overlapping = echoes.windows(2).any(|w| w[0].0 + w[0].1.len() > w[1].0);
-    if !at_place || overlapping {
-        return out;
-    }
-    for (at, echo) in echoes.iter().rev() {
-        out.drain(*at..at + echo.len());
-    }
-    out
+    Ok(checks
+        .into_iter()
+        .map(|(at, e, _, _)| (at, e.len() as u64))
+        .collect())
 }
 
-/// The command's output as the terminal showed it, at the width it ran with.
-pub fn rendered_output(c: &Candidate) -> Vec<String> {
-    let mut r = Renderer::new(c.record.cols, c.rows);
-    r.feed(&output_bytes(c));
-    r.finish()
+/// How reading a range ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadEnd {
+    Complete,
+    /// The consumer asked to stop; `bytes` of output in all (the rest counted, not read).
+    Stopped {
+        bytes: u64,
+    },
+    Unreadable(String),
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::{CommandRecord, StreamWriter};
-
-    #[test]
-    fn reads_only_the_range_and_renders_it() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path();
-        let mut w = StreamWriter::create(&dir.join(store::STREAM)).unwrap();
-        w.write(1, store::OUTPUT, b"before\r\n").unwrap();
-        let start = w.offset();
-        w.write(2, store::OUTPUT, b"\x1b[31mred\x1b[0m\r\n50%\r100%\r\n")
-            .unwrap();
-        w.write(2, store::INPUT, b"typed").unwrap();
-        w.write(3, store::OUTPUT, b"done\r\n").unwrap();
-        let end = w.offset();
-        w.write(4, store::OUTPUT, b"after\r\n").unwrap();
-        w.flush().unwrap();
-        let record = CommandRecord {
-            command_id: "s:1".into(),
-            session_id: "s".into(),
-            seq: 1,
-            command_line: "x".into(),
-            cwd: "/".into(),
-            started_at: 2,
-            ended_at: 3,
-            exit_code: Some(0),
-            stream_offset: start,
-            stream_length: end - start,
-            cols: 80,
-            command_source: "hook".into(),
+/// Streams the output bytes of `src` (typed-ahead echo left out) to `f` in chunks. `f` returns
+/// `false` to stop reading; the remaining output is then only counted.
+pub fn output_chunks(src: &Source, f: &mut dyn FnMut(&[u8]) -> bool) -> ReadEnd {
+    let unreadable = |e: FrameError| ReadEnd::Unreadable(e.to_string());
+    let drops = match &src.next_command_line {
+        Some(next) => match type_ahead_echoes(src, next) {
+            Ok(d) => d,
+            Err(e) => return unreadable(e),
+        },
+        None => Vec::new(),
+    };
+    let mut frames = match Frames::open(&src.stream, src.offset, src.length) {
+        Ok(f) => f,
+        Err(e) => return ReadEnd::Unreadable(format!("cannot read stream.bin: {e}")),
+    };
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut pos = 0u64;
+    let mut d = 0;
+    let mut stopped = false;
+    loop {
+        let h = match frames.next_header() {
+            Ok(Some(h)) => h,
+            Ok(None) => break,
+            Err(FrameError::Torn(_)) if frames.open_ended() => break,
+            Err(e) => return unreadable(e),
         };
-        let mut c = Candidate {
-            record,
-            running: false,
-            cut_off: false,
-            session_dir: dir.to_path_buf(),
-            rows: 24,
-            next_command_line: None,
-            rendered: None,
-        };
-        assert_eq!(c.rendered(), ["red", "100%", "done"]);
-        c.record.stream_length = u64::MAX;
-        c.rendered = None;
-        assert_eq!(c.rendered(), ["red", "100%", "done", "after"]);
-    }
-
-    fn frames(spec: &[(u8, &str)]) -> Vec<StreamEntry> {
-        spec.iter()
-            .map(|&(d, t)| StreamEntry(0, d, t.as_bytes().to_vec()))
-            .collect()
-    }
-
-    const O: u8 = store::OUTPUT;
-    const I: u8 = store::INPUT;
-
-    #[test]
-    fn type_ahead_echo_for_the_next_command_is_left_out() {
-        let entries = frames(&[
-            (O, "building\r\n"),
-            (I, "git status\r"),
-            (O, "git status\r\n"),
-            (O, "still building\r\n"),
-        ]);
-        let out = strip_type_ahead(&entries, Some("git status"));
-        assert_eq!(out, b"building\r\nstill building\r\n");
-        // Read together with program output, the echo cannot be told apart: kept.
-        let entries = frames(&[(I, "ls\r"), (O, "ls\r\nmore\r\n")]);
-        assert_eq!(strip_type_ahead(&entries, Some("ls")), b"ls\r\nmore\r\n");
-        // Typed a key at a time, with output in between.
-        let entries = frames(&[
-            (I, "l"),
-            (O, "l"),
-            (O, "step 1\r\n"),
-            (I, "s"),
-            (O, "s"),
-            (O, "step 2\r\n"),
-            (I, "\r"),
-            (O, "\r\n"),
-        ]);
-        assert_eq!(
-            strip_type_ahead(&entries, Some("ls")),
-            b"step 1\r\nstep 2\r\n"
-        );
-    }
-
-    #[test]
-    fn input_the_program_read_itself_stays() {
-        // `read name`: the answer is not the next command.
-        let entries = frames(&[(O, "Name: "), (I, "Bob\r"), (O, "Bob\r\nHi Bob\r\n")]);
-        let want = b"Name: Bob\r\nHi Bob\r\n";
-        assert_eq!(strip_type_ahead(&entries, Some("ls")), want);
-        assert_eq!(strip_type_ahead(&entries, None), want);
-        // Keys other than text and Enter (arrows, Ctrl-C): left as they are.
-        let entries = frames(&[(I, "ls\x1b[A\r"), (O, "ls^[[A\r\n")]);
-        assert_eq!(strip_type_ahead(&entries, Some("ls")), b"ls^[[A\r\n");
-        // An echo that is not right after its key: nothing is removed, not even a lookalike.
-        let entries = frames(&[(O, "ls\r\n"), (I, "ls\r"), (O, "other ls\r\n")]);
-        assert_eq!(
-            strip_type_ahead(&entries, Some("ls")),
-            b"ls\r\nother ls\r\n"
-        );
-        let entries = frames(&[(I, "s"), (O, "step 2\r\ns"), (I, "\r"), (O, "\r\n")]);
-        assert_eq!(strip_type_ahead(&entries, Some("s")), b"step 2\r\ns\r\n");
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn stripping_type_ahead_leaves_exactly_the_program_output(
-            chunks in proptest::collection::vec("[ -~]{0,12}(\r\n)?", 1..12),
-            line in "[a-z][a-z ]{0,10}",
-            keys_at in proptest::collection::vec(0usize..12, 0..12),
-        ) {
-            // Program output in chunks; the next command's line typed a key at a time in
-            // between, each key echoed on its own right after it, as a terminal does.
-            let typed: Vec<u8> = line.bytes().chain([b'\r']).collect();
-            let mut keys_at = keys_at;
-            keys_at.resize(typed.len(), 0);
-            keys_at.sort();
-            let mut entries = Vec::new();
-            let mut program = Vec::new();
-            let mut k = 0;
-            for (i, chunk) in chunks.iter().enumerate() {
-                while k < typed.len() && keys_at[k] <= i {
-                    let key = &typed[k..k + 1];
-                    let echo: &[u8] = if key == b"\r" { b"\r\n" } else { key };
-                    entries.push(StreamEntry(0, I, key.to_vec()));
-                    entries.push(StreamEntry(0, O, echo.to_vec()));
-                    k += 1;
+        if h.direction != store::OUTPUT {
+            continue;
+        }
+        let frame_start = pos;
+        if stopped {
+            pos += h.len;
+            continue;
+        }
+        loop {
+            let n = match frames.read_payload(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(FrameError::Torn(_)) if frames.open_ended() => return ReadEnd::Complete,
+                Err(e) => return unreadable(e),
+            };
+            // Hand over the chunk without the parts that are typed-ahead echo.
+            let (start, end) = (pos, pos + n as u64);
+            let mut from = start;
+            while from < end && !stopped {
+                while d < drops.len() && drops[d].0 + drops[d].1 <= from {
+                    d += 1;
                 }
-                entries.push(StreamEntry(0, O, chunk.as_bytes().to_vec()));
-                program.extend_from_slice(chunk.as_bytes());
+                let (upto, skip_to) = match drops.get(d) {
+                    Some(&(at, len)) if at < end => (at.max(from), (at + len).min(end)),
+                    _ => (end, end),
+                };
+                if upto > from {
+                    let part = &buf[(from - start) as usize..(upto - start) as usize];
+                    stopped = !f(part);
+                }
+                from = skip_to.max(upto);
             }
-            proptest::prop_assume!(k > 0);
-            let typed_now = &typed[..k];
-            let next_line = String::from_utf8(
-                typed_now.split(|&b| b == b'\r').next().unwrap().to_vec()
-            ).unwrap();
-            let recorded = store::output_bytes(&entries);
-            let stripped = strip_type_ahead(&entries, Some(&next_line));
-            proptest::prop_assert_eq!(stripped, program);
-            // For another next command, or none, the output is as recorded.
-            let other = format!("{next_line}x");
-            proptest::prop_assert_eq!(strip_type_ahead(&entries, Some(&other)), recorded.clone());
-            proptest::prop_assert_eq!(strip_type_ahead(&entries, None), recorded);
+            pos = end;
+            if stopped {
+                // The rest of this frame is counted, not read.
+                pos = frame_start + h.len;
+                break;
+            }
+        }
+    }
+    if stopped {
+        ReadEnd::Stopped { bytes: pos }
+    } else {
+        ReadEnd::Complete
+    }
+}
+
+/// Counts bytes that are neither text nor terminal control, for [`OutputKind::Binary`].
+#[derive(Default)]
+struct BinaryCounter {
+    total: u64,
+    odd: u64,
+    /// An incomplete UTF-8 sequence at the end of the last chunk.
+    carry: Vec<u8>,
+}
+
+impl BinaryCounter {
+    fn feed(&mut self, bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        let mut joined;
+        let mut rest: &[u8] = if self.carry.is_empty() {
+            bytes
+        } else {
+            joined = std::mem::take(&mut self.carry);
+            joined.extend_from_slice(bytes);
+            &joined
+        };
+        loop {
+            match std::str::from_utf8(rest) {
+                Ok(s) => {
+                    self.odd += s.bytes().filter(|&b| is_odd_control(b)).count() as u64;
+                    break;
+                }
+                Err(e) => {
+                    let good = e.valid_up_to();
+                    self.odd += rest[..good].iter().filter(|&&b| is_odd_control(b)).count() as u64;
+                    match e.error_len() {
+                        Some(bad) => {
+                            self.odd += bad as u64;
+                            rest = &rest[good + bad..];
+                        }
+                        None => {
+                            self.carry = rest[good..].to_vec();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn binary(&self) -> bool {
+        self.total >= 32 && self.odd as f64 > self.total as f64 * BINARY_SHARE
+    }
+}
+
+/// Control bytes that text and terminal output do not use.
+fn is_odd_control(b: u8) -> bool {
+    matches!(b, 0x00..=0x06 | 0x0e..=0x1a | 0x1c..=0x1f | 0x7f)
+}
+
+/// Builds a [`Digest`] from rendered lines.
+struct Builder {
+    d: Digest,
+    tail: VecDeque<StoredLine>,
+    in_key: bool,
+    /// Lines handed over in all, erased ones included.
+    emitted: u64,
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
+
+fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+fn longest_backtick_run(s: &str) -> usize {
+    let (mut best, mut run) = (0, 0);
+    for b in s.bytes() {
+        if b == b'`' {
+            run += 1;
+            best = best.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    best
+}
+
+/// Tracks private key blocks across lines: whether `line` belongs to one.
+pub fn key_block_state(in_key: &mut bool, head: &str, tail: &str) -> bool {
+    let has = |s: &str| head.contains(s) || tail.contains(s);
+    if !*in_key && has("-----BEGIN ") && has("PRIVATE KEY") {
+        *in_key = true;
+    }
+    if *in_key {
+        // The END line belongs to the block.
+        let ends = has("-----END ");
+        let begins_again = has("-----BEGIN ");
+        if ends && !(begins_again && !tail.contains("-----END ") && !head.contains("-----END ")) {
+            *in_key = false;
+        }
+        return true;
+    }
+    false
+}
+
+impl Builder {
+    fn new(caps: Caps) -> Builder {
+        Builder {
+            d: Digest {
+                lines: 0,
+                head: Vec::new(),
+                tail: Vec::new(),
+                errors: Vec::new(),
+                errors_full: false,
+                kind: OutputKind::Text,
+                hash: FNV_OFFSET,
+                backticks: 0,
+                bytes: 0,
+                erased: 0,
+                caps,
+            },
+            tail: VecDeque::new(),
+            in_key: false,
+            emitted: 0,
+        }
+    }
+
+    fn finish(mut self) -> Digest {
+        self.d.tail = self.tail.into_iter().collect();
+        self.d
+    }
+}
+
+impl LineSink for Builder {
+    fn line(&mut self, line: Line<'_>) {
+        self.emitted += 1;
+        let key_block = key_block_state(&mut self.in_key, line.head, line.tail);
+        let stored = StoredLine {
+            head: line.head.to_string(),
+            omitted: line.omitted,
+            tail: line.tail.to_string(),
+            key_block,
+        };
+        let d = &mut self.d;
+        let i = d.lines;
+        d.lines += 1;
+        d.hash = fnv(d.hash, line.head.as_bytes());
+        d.hash = fnv(d.hash, &line.omitted.to_le_bytes());
+        d.hash = fnv(d.hash, line.tail.as_bytes());
+        d.hash = fnv(d.hash, b"\n");
+        d.backticks = d
+            .backticks
+            .max(longest_backtick_run(line.head))
+            .max(longest_backtick_run(line.tail));
+        if i >= d.caps.head as u64 && stored.is_error() {
+            if d.errors.len() < d.caps.errors {
+                d.errors.push((i, stored.clone()));
+            } else {
+                d.errors_full = true;
+            }
+        }
+        if (i as usize) < d.caps.head {
+            d.head.push(stored.clone());
+        }
+        if d.caps.tail > 0 {
+            if self.tail.len() == d.caps.tail {
+                self.tail.pop_front();
+            }
+            self.tail.push_back(stored);
+        }
+    }
+
+    fn erase_scrollback(&mut self) {
+        let caps = self.d.caps;
+        self.d = Builder::new(caps).d;
+        self.d.erased = self.emitted;
+        self.tail.clear();
+    }
+}
+
+/// Reads and renders `src` into a digest with `caps`.
+pub fn digest(src: &Source, caps: Caps) -> Digest {
+    let mut r = Renderer::with_line_cap(src.cols, src.rows, caps.line_cap);
+    let mut b = Builder::new(caps);
+    let mut counter = BinaryCounter::default();
+    let end = output_chunks(src, &mut |chunk| {
+        counter.feed(chunk);
+        if counter.total >= BINARY_PROBE && counter.binary() {
+            return false;
+        }
+        r.feed_into(chunk, &mut b);
+        true
+    });
+    match end {
+        ReadEnd::Complete => {
+            r.finish_into(&mut b);
+            let mut d = b.finish();
+            d.bytes = counter.total;
+            if counter.binary() {
+                d.kind = OutputKind::Binary { bytes: d.bytes };
+            }
+            d
+        }
+        ReadEnd::Stopped { bytes } => {
+            let mut d = b.finish();
+            d.bytes = bytes;
+            d.kind = OutputKind::Binary { bytes };
+            d
+        }
+        ReadEnd::Unreadable(why) => {
+            let mut d = b.finish();
+            d.bytes = counter.total;
+            d.kind = OutputKind::Unreadable(why);
+            d
         }
     }
 }
+
+/// Renders `src` again and hands every line to `f` with its number, skipping the `erased`
+/// lines an erase of the scrollback removed (as its [`Digest`] says). Lines longer than
+/// `line_cap` chars keep their head and tail.
+pub fn for_each_line(src: &Source, line_cap: usize, erased: u64, f: &mut dyn FnMut(u64, Line<'_>)) {
+    struct Emit<'a> {
+        seen: u64,
+        erased: u64,
+        f: &'a mut dyn FnMut(u64, Line<'_>),
+    }
+    impl LineSink for Emit<'_> {
+        fn line(&mut self, line: Line<'_>) {
+            if self.seen >= self.erased {
+                (self.f)(self.seen - self.erased, line);
+            }
+            self.seen += 1;
+        }
+        fn erase_scrollback(&mut self) {}
+    }
+    let mut r = Renderer::with_line_cap(src.cols, src.rows, line_cap);
+    let mut sink = Emit { seen: 0, erased, f };
+    let end = output_chunks(src, &mut |chunk| {
+        r.feed_into(chunk, &mut sink);
+        true
+    });
+    if end == ReadEnd::Complete {
+        r.finish_into(&mut sink);
+    }
+}
+
+/// Whether any rendered line of `src` matches `re` (lines longer than [`LINE_CAP`] chars are
+/// matched on their head and tail). Stops reading at the first match.
+pub fn output_matches(src: &Source, re: &regex::Regex) -> bool {
+    struct Find<'a> {
+        re: &'a regex::Regex,
+        found: bool,
+    }
+    impl LineSink for Find<'_> {
+        fn line(&mut self, line: Line<'_>) {
+            self.found = self.found || self.re.is_match(line.head) || self.re.is_match(line.tail);
+        }
+        fn erase_scrollback(&mut self) {}
+    }
+    let mut r = Renderer::with_line_cap(src.cols, src.rows, LINE_CAP);
+    let mut sink = Find { re, found: false };
+    let end = output_chunks(src, &mut |chunk| {
+        r.feed_into(chunk, &mut sink);
+        !sink.found
+    });
+    if end == ReadEnd::Complete && !sink.found {
+        r.finish_into(&mut sink);
+    }
+    sink.found
+}
+
+/// The numbers of the first `limit` error-looking lines of `src` (after the `erased` ones).
+pub fn error_line_numbers(src: &Source, erased: u64, limit: usize) -> Vec<u64> {
+    let mut out = Vec::new();
+    for_each_line(src, LINE_CAP, erased, &mut |i, line| {
+        if out.len() < limit && (is_error_line(line.head) || is_error_line(line.tail)) {
+            out.push(i);
+        }
+    });
+    out
+}
+
+/// The digest of `c`, from the cache when a valid one is there; large finished outputs are
+/// cached for the next call (failures to write the cache are ignored: it is only a cache).
+pub fn cached_digest(c: &Candidate) -> Digest {
+    let src = Source::of(c);
+    let cacheable = !c.open_ended() && c.record.stream_length >= store::cache::MIN_CACHED_LENGTH;
+    let key = CacheKey {
+        version: DIGEST_VERSION,
+        stream_offset: c.record.stream_offset,
+        stream_length: c.record.stream_length,
+        cols: src.cols,
+        rows: src.rows,
+        next_command_line: src.next_command_line.clone(),
+    };
+    let path = store::cache::path(&c.session_dir, c.record.seq);
+    if cacheable {
+        if let Some(d) = store::cache::load::<CacheKey, Digest>(&path, &key) {
+            if d.caps == Caps::STANDARD {
+                return d;
+            }
+        }
+    }
+    let d = digest(&src, Caps::STANDARD);
+    if cacheable && !matches!(d.kind, OutputKind::Unreadable(_)) {
+        let _ = store::cache::save(&c.session_dir, &path, &key, &d);
+    }
+    d
+}
+
+/// What a cached digest was made from: a cache entry serves only the same inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct CacheKey {
+    version: u32,
+    stream_offset: u64,
+    stream_length: u64,
+    cols: u16,
+    rows: u16,
+    next_command_line: Option<String>,
+}
+
+/// The whole rendered output of `src` as lines (tests and small outputs).
+pub fn rendered_lines(src: &Source) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_line(src, 0, 0, &mut |_, l| {
+        let mut s = l.head.to_string();
+        s.push_str(l.tail);
+        out.push(s);
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,66 +1,68 @@
 //! Select stage: which sessions, and which of their commands, make the context.
 //!
 //! Records are read from the end of `commands.jsonl` backwards, newest first, and scanning stops
-//! as soon as the query is satisfied (`--recent N` matches found, or records older than
-//! `--since`), so the cost grows with what is selected, never with the size of the session.
-//! A command still running (or cut off by a crash) comes from `meta.json`'s `running_command`.
+//! as soon as the query is satisfied (`limit` matches found, or records older than `since`), so
+//! the cost grows with what is selected, never with the size of the session. A command still
+//! running (or cut off by a crash) comes from `meta.json`'s `running_command`.
 //!
-//! Each option is a [`Filter`]; they combine with AND, and `--recent N` caps the matches.
+//! Each condition on a record is a [`Filter`]; they combine with AND. Conditions on the output
+//! (`--grep`) need the read stage, so the caller passes them as one predicate, tried last, after
+//! every cheap filter has passed. Select itself never reads a command's output.
 
-use crate::context::read;
-use crate::store::{self, CommandRecord, SessionMeta, SessionState};
-use anyhow::{Context, Result, bail};
-use regex::Regex;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use crate::store::{self, CommandRecord, OpenSession};
+use anyhow::{Result, bail};
 use std::path::{Path, PathBuf};
 
 /// One recorded session, opened for selection.
 #[derive(Debug, Clone)]
 pub struct Session {
     pub dir: PathBuf,
-    pub meta: SessionMeta,
-    /// This process runs inside the session's shell: its running command is the one asking
-    /// (`omnish context | llm`), not one to show.
+    pub meta: store::SessionMeta,
+    /// Why meta.json could not be used, if it could not.
+    pub meta_problem: Option<String>,
+    /// The asking process runs inside this session's shell: its running command is the one
+    /// asking (`omnish context | llm`), not one to show.
     pub ours: bool,
+    live: bool,
 }
 
 impl Session {
-    pub fn open(dir: &Path) -> Result<Session> {
-        let meta = store::read_meta(dir)?;
-        let ours = std::env::var("OMNISH_SESSION_ID").is_ok_and(|id| id == meta.id);
-        Ok(Session {
-            dir: dir.to_path_buf(),
-            meta,
-            ours,
-        })
+    fn new(open: OpenSession, current: Option<&str>) -> Session {
+        let live = open.live();
+        let id = open.id();
+        Session {
+            ours: current == Some(id.as_str()),
+            dir: open.dir,
+            meta: open.meta,
+            meta_problem: open.meta_problem,
+            live,
+        }
     }
 
+    /// Opens the session in `dir`; `None` for a directory still being created.
+    pub fn open(dir: &Path, current: Option<&str>) -> Result<Option<Session>> {
+        Ok(store::open_session(dir)?.map(|o| Session::new(o, current)))
+    }
+
+    /// The session's id (its directory's name).
     pub fn id(&self) -> &str {
         &self.meta.id
     }
 
-    /// The recorder is still running (its process is alive and it has not sealed meta.json).
+    /// The recorder is still running.
     pub fn live(&self) -> bool {
-        self.meta.state == SessionState::Running && process_alive(self.meta.recorder_pid)
+        self.live
     }
 }
 
-fn process_alive(pid: u32) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    pid > 0 && (unsafe { libc::kill(pid as i32, 0) } == 0 || errno() == libc::EPERM)
-}
-
-fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
-}
-
-/// Which sessions `--session` names.
+/// Which sessions to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionChoice {
-    /// The wrapped shell we run in (`OMNISH_SESSION_ID`), else the most recent session.
+    /// The session the asker runs in, else the most recent session.
     Current,
     All,
+    /// An id, a unique prefix of one, or a unique prefix of its random suffix (after the last
+    /// `-`).
     Id(String),
 }
 
@@ -75,10 +77,21 @@ impl std::str::FromStr for SessionChoice {
     }
 }
 
-/// The sessions to read, the current one last.
-pub fn sessions(root: &Path, choice: &SessionChoice) -> Result<Vec<Session>> {
-    let dirs = store::list_sessions(root)
-        .with_context(|| format!("cannot list sessions in {}", root.display()))?;
+/// The sessions to read, the current one last. `current` is the id of the session the asker
+/// runs in, if any. Sessions that cannot be opened are passed over with a line in `warnings`;
+/// one being created right now is passed over silently.
+pub fn sessions(
+    root: &Path,
+    choice: &SessionChoice,
+    current: Option<&str>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Session>> {
+    let dirs = store::list_sessions(root).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot list sessions in {}: {e}",
+            store::sessions_dir(root).display()
+        )
+    })?;
     if dirs.is_empty() {
         bail!(
             "no recorded sessions in {}; start one with `omnish wrap`",
@@ -91,44 +104,74 @@ pub fn sessions(root: &Path, choice: &SessionChoice) -> Result<Vec<Session>> {
             .to_string_lossy()
             .into_owned()
     };
-    let current_id = std::env::var("OMNISH_SESSION_ID")
-        .ok()
-        .filter(|id| dirs.iter().any(|d| &name(d) == id));
+    let current = current.filter(|id| dirs.iter().any(|d| &name(d) == id));
+    let mut open = |dir: &PathBuf| -> Option<Session> {
+        match Session::open(dir, current) {
+            Ok(Some(s)) => {
+                if let Some(p) = &s.meta_problem {
+                    warnings.push(format!(
+                        "session {}: {p}; reading its commands without it",
+                        s.id()
+                    ));
+                }
+                Some(s)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                warnings.push(format!("session {}: cannot be read: {e}", name(dir)));
+                None
+            }
+        }
+    };
     match choice {
         SessionChoice::Current => {
-            let dir = match &current_id {
-                Some(id) => store::sessions_dir(root).join(id),
-                None => dirs.last().cloned().expect("not empty"),
+            let chosen = match current {
+                Some(id) => open(&store::sessions_dir(root).join(id)),
+                None => dirs.iter().rev().find_map(&mut open),
             };
-            Ok(vec![Session::open(&dir)?])
+            match chosen {
+                Some(s) => Ok(vec![s]),
+                None => bail!(
+                    "no readable session in {}; start one with `omnish wrap`",
+                    store::sessions_dir(root).display()
+                ),
+            }
         }
         SessionChoice::Id(id) => {
-            let matching: Vec<&PathBuf> = dirs
+            let suffix = |d: &PathBuf| name(d).rsplit('-').next().unwrap_or_default().to_string();
+            let mut matching: Vec<&PathBuf> = dirs
                 .iter()
                 .filter(|d| name(d).starts_with(id.as_str()))
                 .collect();
+            if matching.is_empty() {
+                matching = dirs
+                    .iter()
+                    .filter(|d| suffix(d).starts_with(id.as_str()))
+                    .collect();
+            }
             match matching.as_slice() {
-                [one] => Ok(vec![Session::open(one)?]),
+                [one] => match open(one) {
+                    Some(s) => Ok(vec![s]),
+                    None => bail!("session '{id}' has nothing recorded yet"),
+                },
                 [] => {
                     let recent: Vec<String> = dirs.iter().rev().take(3).map(name).collect();
                     bail!(
-                        "no session '{id}'; most recent: {} (or use --session all)",
+                        "no session '{id}'; most recent: {} (or choose all sessions)",
                         recent.join(", ")
                     )
                 }
                 many => bail!(
-                    "session '{id}' is ambiguous: {} sessions start with it; give more of the id",
+                    "session '{id}' is ambiguous: {} sessions match it; give more of the id",
                     many.len()
                 ),
             }
         }
         SessionChoice::All => {
-            let mut out: Vec<Session> = dirs.iter().filter_map(|d| Session::open(d).ok()).collect();
-            if let Some(id) = &current_id {
-                if let Some(i) = out.iter().position(|s| s.id() == id) {
-                    let current = out.remove(i);
-                    out.push(current);
-                }
+            let mut out: Vec<Session> = dirs.iter().filter_map(&mut open).collect();
+            if let Some(i) = out.iter().position(|s| s.ours) {
+                let current = out.remove(i);
+                out.push(current);
             }
             Ok(out)
         }
@@ -148,57 +191,44 @@ pub struct Candidate {
     /// The command line of the command that ran next in the session, if any: keys typed ahead
     /// for it are echoed into this command's output (see [`crate::context::read`]).
     pub next_command_line: Option<String>,
-    /// Rendered output, once some stage needed it.
-    pub rendered: Option<Vec<String>>,
 }
 
 impl Candidate {
-    /// The rendered output lines, read and rendered on first use.
-    pub fn rendered(&mut self) -> &[String] {
-        if self.rendered.is_none() {
-            self.rendered = Some(read::rendered_output(self));
-        }
-        self.rendered.as_deref().unwrap_or(&[])
+    /// Whether the output runs to the current end of the stream (running or cut off).
+    pub fn open_ended(&self) -> bool {
+        self.record.stream_length == u64::MAX
     }
 }
 
-/// One condition on a command; the options of `omnish context` each add one.
+/// One condition on a command record.
 pub trait Filter {
-    fn keep(&self, c: &mut Candidate) -> bool;
+    fn keep(&self, c: &Candidate) -> bool;
     /// Scanning newest-first, nothing at or before `c` can match any more.
     fn exhausted(&self, _c: &Candidate) -> bool {
         false
     }
 }
 
-/// `--failed`: a known, non-zero exit status.
+/// Only commands with a known, non-zero exit status.
 pub struct Failed;
 impl Filter for Failed {
-    fn keep(&self, c: &mut Candidate) -> bool {
+    fn keep(&self, c: &Candidate) -> bool {
         !c.running && c.record.exit_code.is_some_and(|s| s != 0)
     }
 }
 
-/// `--grep REGEX`: the command line or the rendered output matches.
-pub struct Grep(pub Regex);
-impl Filter for Grep {
-    fn keep(&self, c: &mut Candidate) -> bool {
-        self.0.is_match(&c.record.command_line) || c.rendered().iter().any(|l| self.0.is_match(l))
-    }
-}
-
-/// `--cwd DIR` / `--here`: ran in DIR or below it.
+/// Only commands run in a directory or below it.
 pub struct Within(pub PathBuf);
 impl Filter for Within {
-    fn keep(&self, c: &mut Candidate) -> bool {
+    fn keep(&self, c: &Candidate) -> bool {
         Path::new(&c.record.cwd).starts_with(&self.0)
     }
 }
 
-/// `--since DURATION`: started at or after a time (ms since the epoch).
+/// Only commands started at or after a time (ms since the epoch).
 pub struct Since(pub u64);
 impl Filter for Since {
-    fn keep(&self, c: &mut Candidate) -> bool {
+    fn keep(&self, c: &Candidate) -> bool {
         c.record.started_at >= self.0
     }
     fn exhausted(&self, c: &Candidate) -> bool {
@@ -207,16 +237,28 @@ impl Filter for Since {
 }
 
 /// The selection: filters, and at most `limit` matches (the newest).
-pub struct Query {
+pub struct Query<'a> {
     pub filters: Vec<Box<dyn Filter>>,
+    /// A condition that needs the command's output, tried after every filter passed.
+    pub output_filter: Option<&'a dyn Fn(&Candidate) -> bool>,
     pub limit: usize,
 }
 
-impl Query {
+/// What selecting from one session found.
+#[derive(Debug, Default)]
+pub struct Selected {
+    /// The matching commands, oldest first.
+    pub commands: Vec<Candidate>,
+    /// Records looked at.
+    pub scanned: usize,
+}
+
+impl Query<'_> {
     /// The matching commands of `session`, oldest first.
-    pub fn select(&self, session: &Session) -> Result<Vec<Candidate>> {
+    pub fn select(&self, session: &Session) -> Result<Selected> {
         let mut found = Vec::new();
-        let mut scan = RecordsBackwards::open(&session.dir.join(store::COMMANDS))?;
+        let mut scanned = 0;
+        let mut scan = store::RecordsBackwards::open(&session.dir.join(store::COMMANDS))?;
         let mut next = scan.next_record();
         let last_seq = next.as_ref().map_or(0, |r| r.seq);
         // The command in progress (or cut off) is newer than every record.
@@ -236,20 +278,26 @@ impl Query {
                     None => break,
                 },
             };
+            scanned += 1;
             c.next_command_line = newer_line.replace(c.record.command_line.clone());
             if self.filters.iter().any(|f| f.exhausted(&c)) {
                 break;
             }
-            if self.filters.iter().all(|f| f.keep(&mut c)) {
+            if self.filters.iter().all(|f| f.keep(&c)) && self.output_filter.is_none_or(|f| f(&c)) {
                 found.push(c);
             }
         }
         found.reverse();
-        Ok(found)
+        Ok(Selected {
+            commands: found,
+            scanned,
+        })
     }
 }
 
-fn candidate(session: &Session, record: CommandRecord) -> Candidate {
+fn candidate(session: &Session, mut record: CommandRecord) -> Candidate {
+    // A record's session is the directory it lives in, whatever its fields claim.
+    record.session_id = session.id().to_string();
     Candidate {
         record,
         running: false,
@@ -257,7 +305,6 @@ fn candidate(session: &Session, record: CommandRecord) -> Candidate {
         session_dir: session.dir.clone(),
         rows: session.meta.rows,
         next_command_line: None,
-        rendered: None,
     }
 }
 
@@ -293,74 +340,6 @@ fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
     Some(c)
 }
 
-/// Reads `commands.jsonl` from its end, one record at a time, in blocks: a torn or invalid line
-/// is skipped.
-pub struct RecordsBackwards {
-    file: Option<File>,
-    pos: u64,
-    buf: Vec<u8>,
-}
-
-const BLOCK: u64 = 64 * 1024;
-
-impl RecordsBackwards {
-    pub fn open(path: &Path) -> Result<RecordsBackwards> {
-        let file = match File::open(path) {
-            Ok(f) => Some(f),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
-        let pos = match &file {
-            Some(f) => f.metadata()?.len(),
-            None => 0,
-        };
-        Ok(RecordsBackwards {
-            file,
-            pos,
-            buf: Vec::new(),
-        })
-    }
-
-    /// The previous complete line, newest first.
-    fn next_line(&mut self) -> Option<Vec<u8>> {
-        loop {
-            // A line is complete once the newline before it (or the file start) is in `buf`.
-            let trimmed =
-                self.buf.len() - self.buf.iter().rev().take_while(|&&b| b == b'\n').count();
-            if let Some(nl) = self.buf[..trimmed].iter().rposition(|&b| b == b'\n') {
-                let line = self.buf[nl + 1..trimmed].to_vec();
-                self.buf.truncate(nl + 1);
-                return Some(line);
-            }
-            if self.pos == 0 {
-                if trimmed == 0 {
-                    return None;
-                }
-                let line = self.buf[..trimmed].to_vec();
-                self.buf.clear();
-                return Some(line);
-            }
-            let start = self.pos.saturating_sub(BLOCK);
-            let mut block = vec![0u8; (self.pos - start) as usize];
-            let file = self.file.as_mut()?;
-            file.seek(SeekFrom::Start(start)).ok()?;
-            file.read_exact(&mut block).ok()?;
-            block.extend_from_slice(&self.buf);
-            self.buf = block;
-            self.pos = start;
-        }
-    }
-
-    pub fn next_record(&mut self) -> Option<CommandRecord> {
-        loop {
-            let line = self.next_line()?;
-            if let Ok(r) = serde_json::from_slice(&line) {
-                return Some(r);
-            }
-        }
-    }
-}
-
 /// Parses `15m`, `2h`, `1h30m`, `90s`, `1d` into milliseconds.
 pub fn parse_duration(s: &str) -> Result<u64> {
     let d = humantime::parse_duration(s.trim()).map_err(|e| {
@@ -380,6 +359,7 @@ pub fn git_root_or(dir: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{SessionMeta, SessionState};
     use proptest::prelude::*;
 
     fn record(seq: u64, started_at: u64, exit: Option<i32>, cwd: &str) -> CommandRecord {
@@ -425,12 +405,12 @@ mod tests {
             running_command: None,
         };
         store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
-        let s = Session::open(&dir).unwrap();
+        let s = Session::open(&dir, None).unwrap().unwrap();
         (tmp, s)
     }
 
-    fn seqs(c: &[Candidate]) -> Vec<u64> {
-        c.iter().map(|c| c.record.seq).collect()
+    fn seqs(c: &Selected) -> Vec<u64> {
+        c.commands.iter().map(|c| c.record.seq).collect()
     }
 
     #[test]
@@ -439,6 +419,7 @@ mod tests {
         let (_t, s) = session_with(&recs);
         let q = Query {
             filters: vec![],
+            output_filter: None,
             limit: 3,
         };
         assert_eq!(seqs(&q.select(&s).unwrap()), [28, 29, 30]);
@@ -456,16 +437,21 @@ mod tests {
         let (_t, s) = session_with(&recs);
         let q = Query {
             filters: vec![Box::new(Failed), Box::new(Within("/a".into()))],
+            output_filter: None,
             limit: 10,
         };
         assert_eq!(seqs(&q.select(&s).unwrap()), [1, 4]);
         let q = Query {
             filters: vec![Box::new(Since(30))],
+            output_filter: None,
             limit: 10,
         };
         assert_eq!(seqs(&q.select(&s).unwrap()), [3, 4, 5]);
         let q = Query {
-            filters: vec![Box::new(Grep(Regex::new("cmd [24]").unwrap()))],
+            filters: vec![],
+            output_filter: Some(&|c: &Candidate| {
+                c.record.command_line.contains('4') || c.record.command_line.contains('2')
+            }),
             limit: 1,
         };
         assert_eq!(seqs(&q.select(&s).unwrap()), [4]);
@@ -477,6 +463,7 @@ mod tests {
         let (_t, s) = session_with(&recs);
         let q = Query {
             filters: vec![Box::new(Within("/a".into()))],
+            output_filter: None,
             limit: 10,
         };
         assert_eq!(seqs(&q.select(&s).unwrap()), [2]);
@@ -510,7 +497,7 @@ mod tests {
                 let mut f = store::open_append(&s.dir.join(store::COMMANDS)).unwrap();
                 std::io::Write::write_all(&mut f, b"{\"command_id\":\"s:99\",\"se").unwrap();
             }
-            let mut scan = RecordsBackwards::open(&s.dir.join(store::COMMANDS)).unwrap();
+            let mut scan = store::RecordsBackwards::open(&s.dir.join(store::COMMANDS)).unwrap();
             let mut got: Vec<_> = std::iter::from_fn(|| scan.next_record()).collect();
             got.reverse();
             prop_assert_eq!(got, recs);

@@ -47,40 +47,125 @@ pub fn truncate(ctx: &mut CommandContext, max_lines: usize) {
 
 /// Which of `lines` to keep, ascending, at most `max` (which is > 0 and < `lines.len()`).
 fn kept_indices(lines: &[String], max: usize) -> Vec<usize> {
-    let n = lines.len();
+    let errors: Vec<u64> = (0..lines.len())
+        .filter(|&i| is_error_line(&lines[i]))
+        .map(|i| i as u64)
+        .collect();
+    kept_lines(lines.len() as u64, max, &errors)
+        .into_iter()
+        .map(|i| i as usize)
+        .collect()
+}
+
+/// Which of `n` lines to keep, ascending, at most `max` (0 = all): head and tail, plus error
+/// lines from the middle (see the module docs). `errors` holds the numbers of error-looking
+/// lines, ascending; it may stop early as long as it holds the earliest `max` of those at or
+/// after the head, which is all that is ever kept.
+pub fn kept_lines(n: u64, max: usize, errors: &[u64]) -> Vec<u64> {
+    if max == 0 || n <= max as u64 {
+        return (0..n).collect();
+    }
     let min_tail = max.div_ceil(4);
     let min_head = max / 4;
     let slots = max - min_head - min_tail;
     let split = |errors: usize| {
         let rest = max - errors;
         let head = rest / 2;
-        (head, rest - head)
+        (head as u64, (rest - head) as u64)
     };
     // Error lines outside head and tail, given how many slots errors take.
-    let middle_errors = |head: usize, tail: usize| -> Vec<usize> {
-        (head..n - tail)
-            .filter(|&i| is_error_line(&lines[i]))
-            .collect()
+    let middle_errors = |head: u64, tail: u64| -> Vec<u64> {
+        let from = errors.partition_point(|&i| i < head);
+        let to = errors.partition_point(|&i| i < n - tail);
+        errors[from..to.max(from)].to_vec()
     };
     // Fewer error slots make head and tail longer and the middle shorter, so this settles.
     let mut e = slots;
     let (mut head, mut tail) = split(e);
-    let mut errors = middle_errors(head, tail);
+    let mut middle = middle_errors(head, tail);
     loop {
-        let want = errors.len().min(slots);
+        let want = middle.len().min(slots);
         if want >= e {
             break;
         }
         e = want;
         (head, tail) = split(e);
-        errors = middle_errors(head, tail);
+        middle = middle_errors(head, tail);
     }
     // The loop ends with at least `e` middle errors; the earliest `e` are kept.
-    errors.truncate(e);
-    let mut keep: Vec<usize> = (0..head).collect();
-    keep.extend(errors);
+    middle.truncate(e);
+    let mut keep: Vec<u64> = (0..head).collect();
+    keep.extend(middle);
     keep.extend(n - tail..n);
     keep
+}
+
+/// The gaps left by keeping only `keep` (ascending) of `n` lines: `(index into the kept lines,
+/// lines omitted there)`.
+pub fn gaps_of(keep: &[u64], n: u64) -> Vec<(usize, usize)> {
+    let mut gaps = Vec::new();
+    let mut next = 0u64;
+    for (k, &i) in keep.iter().enumerate() {
+        if i > next {
+            gaps.push((k, (i - next) as usize));
+        }
+        next = i + 1;
+    }
+    if n > next {
+        gaps.push((keep.len(), (n - next) as usize));
+    }
+    gaps
+}
+
+/// Marker put in place of the middle of a shortened line.
+pub fn omitted_chars_marker(n: u64) -> String {
+    format!("…[{n} chars omitted]…")
+}
+
+/// Shortens a line of `head` + `omitted` chars + `tail` to at most `width` chars (0 = no limit)
+/// plus a marker saying how many chars were left out: the first `ceil(width / 2)` and the last
+/// `floor(width / 2)` chars are kept.
+pub fn shorten(head: &str, omitted: u64, tail: &str, width: usize) -> String {
+    let hn = head.chars().count();
+    let tn = tail.chars().count();
+    let total = hn as u64 + omitted + tn as u64;
+    if omitted == 0 && (width == 0 || total <= width as u64) {
+        let mut s = head.to_string();
+        s.push_str(tail);
+        return s;
+    }
+    let (a, b) = if width == 0 {
+        (hn, tn)
+    } else {
+        let a = width.div_ceil(2);
+        let b = width - a;
+        // A line kept as head and tail has its middle missing: take from each side what it has.
+        if omitted == 0 {
+            (a, b)
+        } else {
+            (a.min(hn), b.min(tn))
+        }
+    };
+    // When the line is whole (`omitted == 0`), head and tail are cut from the one string.
+    let whole: String;
+    let (h_src, t_src, t_len) = if omitted == 0 {
+        whole = format!("{head}{tail}");
+        (whole.as_str(), whole.as_str(), hn + tn)
+    } else {
+        (head, tail, tn)
+    };
+    let h_end = h_src.char_indices().nth(a).map_or(h_src.len(), |(i, _)| i);
+    let t_start = t_src
+        .char_indices()
+        .nth(t_len - b)
+        .map_or(t_src.len(), |(i, _)| i);
+    let left_out = total - a as u64 - b as u64;
+    format!(
+        "{}{}{}",
+        &h_src[..h_end],
+        omitted_chars_marker(left_out),
+        &t_src[t_start..]
+    )
 }
 
 /// Keeps only `output[i]` for `i` in `keep` (ascending), merging the removed lines into gaps.
@@ -137,7 +222,7 @@ pub fn fold_repeats(cmds: Vec<CommandContext>) -> Vec<CommandContext> {
     out
 }
 
-fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
+pub fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
     !a.running
         && !b.running
         && !a.summarized
@@ -148,6 +233,7 @@ fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
         && a.output == b.output
         && a.output_lines == b.output_lines
         && a.gaps == b.gaps
+        && a.output_hash == b.output_hash
 }
 
 #[cfg(test)]

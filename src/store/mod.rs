@@ -10,6 +10,15 @@
 //! ```
 //! Every file is 0600. Readers skip a torn last frame or line (crash, disk full).
 
+pub mod cache;
+mod commands;
+mod frames;
+mod sessions;
+
+pub use commands::RecordsBackwards;
+pub use frames::{FrameError, FrameHeader, Frames};
+pub use sessions::{OpenSession, is_session_id, list_sessions, open_session, process_alive};
+
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File, OpenOptions};
@@ -304,22 +313,6 @@ pub fn read_commands(dir: &Path) -> io::Result<Vec<CommandRecord>> {
         }
     }
     Ok(records)
-}
-
-/// Session directories under `root`, oldest first.
-pub fn list_sessions(root: &Path) -> io::Result<Vec<PathBuf>> {
-    let dir = sessions_dir(root);
-    let mut out: Vec<PathBuf> = match fs::read_dir(&dir) {
-        Ok(rd) => rd
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
-            .map(|e| e.path())
-            .collect(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e),
-    };
-    out.sort();
-    Ok(out)
 }
 
 #[cfg(test)]

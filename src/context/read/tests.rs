@@ -1,0 +1,318 @@
+use super::*;
+use crate::store::{StreamEntry, StreamWriter};
+
+const O: u8 = store::OUTPUT;
+const I: u8 = store::INPUT;
+
+/// A stream file holding `frames`, and a source covering all of it.
+fn stream(frames: &[(u8, &[u8])], next: Option<&str>) -> (tempfile::TempDir, Source) {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(store::STREAM);
+    let mut w = StreamWriter::create(&path).unwrap();
+    for (d, data) in frames {
+        w.write(0, *d, data).unwrap();
+    }
+    w.flush().unwrap();
+    let len = w.offset();
+    let src = Source {
+        stream: path,
+        offset: 0,
+        length: Some(len),
+        cols: 80,
+        rows: 24,
+        next_command_line: next.map(str::to_string),
+    };
+    (tmp, src)
+}
+
+fn bytes_of(src: &Source) -> Vec<u8> {
+    let mut out = Vec::new();
+    let end = output_chunks(src, &mut |c| {
+        out.extend_from_slice(c);
+        true
+    });
+    assert_eq!(end, ReadEnd::Complete);
+    out
+}
+
+fn strip(spec: &[(u8, &str)], next: Option<&str>) -> Vec<u8> {
+    let frames: Vec<(u8, &[u8])> = spec.iter().map(|(d, t)| (*d, t.as_bytes())).collect();
+    let (_t, src) = stream(&frames, next);
+    bytes_of(&src)
+}
+
+#[test]
+fn reads_only_the_range_and_renders_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(store::STREAM);
+    let mut w = StreamWriter::create(&path).unwrap();
+    w.write(1, O, b"before\r\n").unwrap();
+    let start = w.offset();
+    w.write(2, O, b"\x1b[31mred\x1b[0m\r\n50%\r100%\r\n")
+        .unwrap();
+    w.write(2, I, b"typed").unwrap();
+    w.write(3, O, b"done\r\n").unwrap();
+    let end = w.offset();
+    w.write(4, O, b"after\r\n").unwrap();
+    w.flush().unwrap();
+    let mut src = Source {
+        stream: path,
+        offset: start,
+        length: Some(end - start),
+        cols: 80,
+        rows: 24,
+        next_command_line: None,
+    };
+    assert_eq!(rendered_lines(&src), ["red", "100%", "done"]);
+    src.length = None;
+    assert_eq!(rendered_lines(&src), ["red", "100%", "done", "after"]);
+}
+
+#[test]
+fn type_ahead_echo_for_the_next_command_is_left_out() {
+    let spec = [
+        (O, "building\r\n"),
+        (I, "git status\r"),
+        (O, "git status\r\n"),
+        (O, "still building\r\n"),
+    ];
+    assert_eq!(
+        strip(&spec, Some("git status")),
+        b"building\r\nstill building\r\n"
+    );
+    // Read together with program output, the echo cannot be told apart: kept.
+    let spec = [(I, "ls\r"), (O, "ls\r\nmore\r\n")];
+    assert_eq!(strip(&spec, Some("ls")), b"ls\r\nmore\r\n");
+    // Typed a key at a time, with output in between.
+    let spec = [
+        (I, "l"),
+        (O, "l"),
+        (O, "step 1\r\n"),
+        (I, "s"),
+        (O, "s"),
+        (O, "step 2\r\n"),
+        (I, "\r"),
+        (O, "\r\n"),
+    ];
+    assert_eq!(strip(&spec, Some("ls")), b"step 1\r\nstep 2\r\n");
+    // An echo split over two frames that ends where a frame ends is still the echo.
+    let spec = [
+        (O, "a\r\n"),
+        (I, "ls\r"),
+        (O, "ls"),
+        (O, "\r\n"),
+        (O, "b\r\n"),
+    ];
+    assert_eq!(strip(&spec, Some("ls")), b"a\r\nb\r\n");
+}
+
+#[test]
+fn input_the_program_read_itself_stays() {
+    // `read name`: the answer is not the next command.
+    let spec = [(O, "Name: "), (I, "Bob\r"), (O, "Bob\r\nHi Bob\r\n")];
+    let want = b"Name: Bob\r\nHi Bob\r\n";
+    assert_eq!(strip(&spec, Some("ls")), want);
+    assert_eq!(strip(&spec, None), want);
+    // Keys other than text and Enter (arrows, Ctrl-C): left as they are.
+    let spec = [(I, "ls\x1b[A\r"), (O, "ls^[[A\r\n")];
+    assert_eq!(strip(&spec, Some("ls")), b"ls^[[A\r\n");
+    // An echo that is not right after its key: nothing is removed, not even a lookalike.
+    let spec = [(O, "ls\r\n"), (I, "ls\r"), (O, "other ls\r\n")];
+    assert_eq!(strip(&spec, Some("ls")), b"ls\r\nother ls\r\n");
+    let spec = [(I, "s"), (O, "step 2\r\ns"), (I, "\r"), (O, "\r\n")];
+    assert_eq!(strip(&spec, Some("s")), b"step 2\r\ns\r\n");
+}
+
+proptest::proptest! {
+    #[test]
+    fn stripping_type_ahead_leaves_exactly_the_program_output(
+        chunks in proptest::collection::vec("[ -~]{0,12}(\r\n)?", 1..12),
+        line in "[a-z][a-z ]{0,10}",
+        keys_at in proptest::collection::vec(0usize..12, 0..12),
+    ) {
+        // Program output in chunks; the next command's line typed a key at a time in between,
+        // each key echoed on its own right after it, as a terminal does.
+        let typed: Vec<u8> = line.bytes().chain([b'\r']).collect();
+        let mut keys_at = keys_at;
+        keys_at.resize(typed.len(), 0);
+        keys_at.sort();
+        let mut entries = Vec::new();
+        let mut program = Vec::new();
+        let mut k = 0;
+        for (i, chunk) in chunks.iter().enumerate() {
+            while k < typed.len() && keys_at[k] <= i {
+                let key = &typed[k..k + 1];
+                let echo: &[u8] = if key == b"\r" { b"\r\n" } else { key };
+                entries.push(StreamEntry(0, I, key.to_vec()));
+                entries.push(StreamEntry(0, O, echo.to_vec()));
+                k += 1;
+            }
+            entries.push(StreamEntry(0, O, chunk.as_bytes().to_vec()));
+            program.extend_from_slice(chunk.as_bytes());
+        }
+        proptest::prop_assume!(k > 0);
+        let next_line = String::from_utf8(
+            typed[..k].split(|&b| b == b'\r').next().unwrap().to_vec()
+        ).unwrap();
+        let frames: Vec<(u8, &[u8])> = entries.iter().map(|e| (e.1, e.2.as_slice())).collect();
+        let recorded = store::output_bytes(&entries);
+        let (_t, src) = stream(&frames, Some(&next_line));
+        proptest::prop_assert_eq!(bytes_of(&src), program);
+        // For another next command, or none, the output is as recorded.
+        let (_t, src) = stream(&frames, Some(&format!("{next_line}x")));
+        proptest::prop_assert_eq!(bytes_of(&src), recorded.clone());
+        let (_t, src) = stream(&frames, None);
+        proptest::prop_assert_eq!(bytes_of(&src), recorded);
+    }
+
+    #[test]
+    fn a_digest_agrees_with_the_whole_rendering(
+        lines in proptest::collection::vec("[a-z ]{0,30}(error)?[a-z]{0,5}", 0..700),
+        width in 1usize..40,
+    ) {
+        let text: String = lines.iter().map(|l| format!("{l}\r\n")).collect();
+        let (_t, mut src) = stream(&[(O, text.as_bytes())], None);
+        src.cols = width as u16 + 10;
+        let all = rendered_lines(&src);
+        let d = digest(&src, Caps::STANDARD);
+        proptest::prop_assert_eq!(d.lines, all.len() as u64);
+        for i in 0..all.len() as u64 {
+            if let Some(l) = d.line(i) {
+                proptest::prop_assert_eq!(&l.head, &all[i as usize]);
+            }
+        }
+        // Truncation from the digest keeps the same lines as truncation of the whole output.
+        let errors: Vec<u64> = (0..all.len() as u64)
+            .filter(|&i| is_error_line(&all[i as usize]))
+            .collect();
+        for max in [1usize, 2, 5, 20, 100, 256] {
+            let from_digest = crate::context::truncate::kept_lines(d.lines, max, &d.error_indices());
+            let from_all = crate::context::truncate::kept_lines(d.lines, max, &errors);
+            proptest::prop_assert_eq!(&from_digest, &from_all);
+            for i in from_digest {
+                proptest::prop_assert!(d.line(i).is_some(), "line {} of {} not in the digest", i, d.lines);
+            }
+        }
+    }
+}
+
+#[test]
+fn digests_keep_head_tail_and_the_earliest_errors() {
+    let mut text = String::new();
+    for i in 0..10_000 {
+        if i % 100 == 50 {
+            text.push_str(&format!("error at {i}\r\n"));
+        } else {
+            text.push_str(&format!("line {i}\r\n"));
+        }
+    }
+    let (_t, src) = stream(&[(O, text.as_bytes())], None);
+    let caps = Caps {
+        head: 10,
+        tail: 10,
+        errors: 5,
+        line_cap: LINE_CAP,
+    };
+    let d = digest(&src, caps);
+    assert_eq!(d.lines, 10_000);
+    assert_eq!(d.head.len(), 10);
+    assert_eq!(d.tail.len(), 10);
+    assert_eq!(d.tail[9].head, "line 9999");
+    let errs: Vec<u64> = d.errors.iter().map(|(i, _)| *i).collect();
+    assert_eq!(errs, [50, 150, 250, 350, 450]);
+    assert!(d.errors_full);
+    assert_eq!(d.line(150).unwrap().head, "error at 150");
+    assert_eq!(d.line(9_995).unwrap().head, "line 9995");
+    assert!(d.line(500).is_none());
+    assert_eq!(d.kind, OutputKind::Text);
+    // The same text, cut into other frames, digests the same.
+    let mid = text.len() / 3;
+    let (_t, src2) = stream(
+        &[(O, &text.as_bytes()[..mid]), (O, &text.as_bytes()[mid..])],
+        None,
+    );
+    assert_eq!(digest(&src2, caps), d);
+}
+
+#[test]
+fn binary_output_is_one_line_and_has_no_error_lines() {
+    // Random-looking bytes, with "error" sprinkled in.
+    let mut bytes = Vec::new();
+    let mut x: u32 = 12345;
+    for i in 0..300_000 {
+        x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        bytes.push((x >> 16) as u8);
+        if i % 1000 == 0 {
+            bytes.extend_from_slice(b"\nerror\n");
+        }
+    }
+    let (_t, src) = stream(&[(O, &bytes)], None);
+    let d = digest(&src, Caps::STANDARD);
+    assert_eq!(
+        d.kind,
+        OutputKind::Binary {
+            bytes: bytes.len() as u64
+        }
+    );
+    assert_eq!(
+        d.note().unwrap(),
+        format!("[binary output, {}]", human_bytes(bytes.len() as u64))
+    );
+    // Text with colours and progress bars is not binary.
+    let text = "\x1b[1;32mok\x1b[0m 50%\r100%\r\n\ttab\x07\r\n".repeat(5000);
+    let (_t, src) = stream(&[(O, text.as_bytes())], None);
+    assert_eq!(digest(&src, Caps::STANDARD).kind, OutputKind::Text);
+    assert_eq!(human_bytes(48_200_000), "48.2 MB");
+    assert_eq!(human_bytes(999), "999 bytes");
+}
+
+#[test]
+fn damaged_frames_make_the_output_unreadable_but_a_torn_live_tail_does_not() {
+    let (_t, mut src) = stream(&[(O, b"one\r\n"), (O, b"two\r\n")], None);
+    let size = std::fs::metadata(&src.stream).unwrap().len();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&src.stream)
+        .unwrap();
+    f.set_len(size - 2).unwrap();
+    let d = digest(&src, Caps::STANDARD);
+    assert!(
+        matches!(&d.kind, OutputKind::Unreadable(why) if why.contains("ends inside")),
+        "{:?}",
+        d.kind
+    );
+    assert!(d.note().unwrap().starts_with("[output unreadable: "));
+    // A running command reads to the end of the stream: a torn last frame is still being written.
+    src.length = None;
+    let d = digest(&src, Caps::STANDARD);
+    assert_eq!(d.kind, OutputKind::Text);
+    assert_eq!(d.head[0].head, "one");
+}
+
+#[test]
+fn erased_scrollback_is_skipped_on_the_second_pass_too() {
+    let mut text = String::new();
+    for i in 0..100 {
+        text.push_str(&format!("old {i}\r\n"));
+    }
+    text.push_str("\x1b[H\x1b[2J\x1b[3Jnew 1\r\nnew 2\r\n");
+    let (_t, src) = stream(&[(O, text.as_bytes())], None);
+    let d = digest(&src, Caps::STANDARD);
+    let mut second = Vec::new();
+    for_each_line(&src, LINE_CAP, d.erased, &mut |i, l| {
+        second.push((i, l.head.to_string()))
+    });
+    let first: Vec<(u64, String)> = (0..d.lines)
+        .map(|i| (i, d.line(i).unwrap().head.clone()))
+        .collect();
+    assert_eq!(second, first);
+}
+
+#[test]
+fn private_key_blocks_are_flagged_line_by_line() {
+    let text = "before\r\n-----BEGIN OPENSSH PRIVATE KEY-----\r\nb3BlbnNzaC1rZXktdjEAAAAA\r\nQyNTUxOQAAACDx\r\n-----END OPENSSH PRIVATE KEY-----\r\nafter\r\n";
+    let (_t, src) = stream(&[(O, text.as_bytes())], None);
+    let d = digest(&src, Caps::STANDARD);
+    let flags: Vec<bool> = d.head.iter().map(|l| l.key_block).collect();
+    assert_eq!(flags, [false, true, true, true, true, false]);
+}

@@ -1,0 +1,85 @@
+//! Derived caches beside a session: `sessions/<id>/cache/<seq>.digest`.
+//!
+//! A cache entry is derived from `stream.bin` and `commands.jsonl` and never the source of
+//! truth: it holds the key it was made from (versions and inputs), and an entry whose key differs,
+//! or that does not decode, is ignored and rebuilt. Entries are written atomically (a temp file
+//! in the same directory, then a rename), 0600 in a 0700 directory, like everything in a session.
+//! Removing the `cache` directory is always safe.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// Outputs whose frames take fewer bytes than this are cheap to render: not cached.
+pub const MIN_CACHED_LENGTH: u64 = 1 << 20;
+
+/// The directory of a session's caches.
+pub fn dir(session_dir: &Path) -> PathBuf {
+    session_dir.join("cache")
+}
+
+/// Where the cache entry of command `seq` lives.
+pub fn path(session_dir: &Path, seq: u64) -> PathBuf {
+    dir(session_dir).join(format!("{seq}.digest"))
+}
+
+/// The value cached at `path`, if its key equals `key`.
+pub fn load<K, V>(path: &Path, key: &K) -> Option<V>
+where
+    K: DeserializeOwned + PartialEq,
+    V: DeserializeOwned,
+{
+    let bytes = std::fs::read(path).ok()?;
+    let (stored, value): (K, V) = rmp_serde::from_slice(&bytes).ok()?;
+    (stored == *key).then_some(value)
+}
+
+/// Caches `value` under `key` at `path`, atomically.
+pub fn save<K: Serialize, V: Serialize>(
+    session_dir: &Path,
+    path: &Path,
+    key: &K,
+    value: &V,
+) -> io::Result<()> {
+    let dir = dir(session_dir);
+    crate::store::create_private_dir(&dir)?;
+    let bytes = rmp_serde::to_vec(&(key, value)).map_err(io::Error::other)?;
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(&dir)?;
+    tmp.write_all(&bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn entries_serve_only_their_own_key_and_are_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = path(tmp.path(), 7);
+        save(tmp.path(), &p, &("v1", 10u64), &vec![1u32, 2, 3]).unwrap();
+        assert_eq!(
+            load::<(String, u64), Vec<u32>>(&p, &("v1".into(), 10)),
+            Some(vec![1, 2, 3])
+        );
+        assert_eq!(
+            load::<(String, u64), Vec<u32>>(&p, &("v2".into(), 10)),
+            None
+        );
+        assert_eq!(
+            load::<(String, u64), Vec<String>>(&p, &("v1".into(), 10)),
+            None
+        );
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&p), 0o600);
+        assert_eq!(mode(&dir(tmp.path())), 0o700);
+        std::fs::write(&p, b"garbage").unwrap();
+        assert_eq!(
+            load::<(String, u64), Vec<u32>>(&p, &("v1".into(), 10)),
+            None
+        );
+    }
+}

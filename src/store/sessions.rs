@@ -1,0 +1,206 @@
+//! Finding and opening sessions: which directories under `sessions/` are sessions, their
+//! metadata (or what can be said without it), and whether their recorder still runs.
+
+use crate::store::{self, SessionMeta, SessionState};
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// Whether `name` has the form of a session id (`20261122T183045.123Z-9f3a1c`): anything else
+/// under `sessions/` (a `backup` folder, an editor's temp file) is not a session.
+pub fn is_session_id(name: &str) -> bool {
+    let b = name.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|s| s.iter().all(u8::is_ascii_digit));
+    b.len() > 21
+        && digits(0..8)
+        && b[8] == b'T'
+        && digits(9..15)
+        && b[15] == b'.'
+        && digits(16..19)
+        && b[19] == b'Z'
+        && b[20] == b'-'
+        && b[21..].iter().all(|c| c.is_ascii_hexdigit())
+}
+
+/// Session directories under `root`, oldest first (ids sort by start time).
+pub fn list_sessions(root: &Path) -> io::Result<Vec<PathBuf>> {
+    let dir = store::sessions_dir(root);
+    let mut out: Vec<PathBuf> = match fs::read_dir(&dir) {
+        Ok(rd) => rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
+            .filter(|e| e.file_name().to_str().is_some_and(is_session_id))
+            .map(|e| e.path())
+            .collect(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    out.sort();
+    Ok(out)
+}
+
+/// A session directory with its metadata.
+#[derive(Debug, Clone)]
+pub struct OpenSession {
+    pub dir: PathBuf,
+    pub meta: SessionMeta,
+    /// Why `meta.json` could not be used, when the metadata was pieced together without it.
+    pub meta_problem: Option<String>,
+}
+
+impl OpenSession {
+    /// The session's id: its directory's name, whatever the files inside claim.
+    pub fn id(&self) -> String {
+        self.dir
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// The recorder is still running (its process is alive and it has not sealed meta.json).
+    pub fn live(&self) -> bool {
+        self.meta_problem.is_none()
+            && self.meta.state == SessionState::Running
+            && process_alive(self.meta.recorder_pid)
+    }
+}
+
+/// Opens a session. A missing, empty or invalid `meta.json` is not fatal: the session is still
+/// read from its commands and stream, and `meta_problem` says what was wrong. `Ok(None)` for a
+/// directory that holds none of the three files (a session being created right now).
+pub fn open_session(dir: &Path) -> io::Result<Option<OpenSession>> {
+    let id = dir
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let problem = match fs::read(dir.join(store::META)) {
+        Ok(bytes) => match serde_json::from_slice::<SessionMeta>(&bytes) {
+            Ok(mut meta) => {
+                meta.id = id;
+                return Ok(Some(OpenSession {
+                    dir: dir.to_path_buf(),
+                    meta,
+                    meta_problem: None,
+                }));
+            }
+            Err(_) if bytes.iter().all(u8::is_ascii_whitespace) => "meta.json is empty".to_string(),
+            Err(e) => format!("meta.json is not valid ({e})"),
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => "meta.json is missing".to_string(),
+        Err(e) => format!("cannot read meta.json ({e})"),
+    };
+    let has = |name: &str| dir.join(name).exists();
+    if !has(store::COMMANDS) && !has(store::STREAM) && !has(store::META) {
+        return Ok(None);
+    }
+    // What the newest record says stands in for the metadata.
+    let last = store::RecordsBackwards::open(&dir.join(store::COMMANDS))
+        .ok()
+        .and_then(|mut r| r.next_record());
+    let meta = SessionMeta {
+        id: id.clone(),
+        shell: String::new(),
+        argv: Vec::new(),
+        pid: None,
+        recorder_pid: 0,
+        hostname: String::new(),
+        cwd: last.as_ref().map(|r| r.cwd.clone()).unwrap_or_default(),
+        started_at: 0,
+        ended_at: last.as_ref().map(|r| r.ended_at),
+        exit_status: None,
+        omnish_version: String::new(),
+        state: SessionState::Interrupted,
+        cols: last.as_ref().map_or(80, |r| r.cols),
+        rows: 24,
+        hooked: true,
+        running_command: None,
+    };
+    Ok(Some(OpenSession {
+        dir: dir.to_path_buf(),
+        meta,
+        meta_problem: Some(problem),
+    }))
+}
+
+/// Whether a process with this id exists (signal 0 checks without sending anything).
+pub fn process_alive(pid: u32) -> bool {
+    use nix::errno::Errno;
+    use nix::sys::signal::kill;
+    use nix::unistd::Pid;
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    pid > 0 && matches!(kill(Pid::from_raw(pid), None), Ok(()) | Err(Errno::EPERM))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_session_ids_count_as_sessions() {
+        assert!(is_session_id("20261122T183045.123Z-9f3a1c"));
+        for name in [
+            "backup",
+            "20261122T183045.123Z-",
+            "20261122T183045.123Z-xyz",
+            ".tmp",
+            "",
+        ] {
+            assert!(!is_session_id(name), "{name}");
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let s = store::sessions_dir(tmp.path());
+        for d in [
+            "backup",
+            "20261122T183045.123Z-9f3a1c",
+            "20261122T183046.000Z-00aa",
+        ] {
+            fs::create_dir_all(s.join(d)).unwrap();
+        }
+        fs::write(s.join("20261122T183047.000Z-ff"), "a file").unwrap();
+        let got: Vec<String> = list_sessions(tmp.path())
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            got,
+            ["20261122T183045.123Z-9f3a1c", "20261122T183046.000Z-00aa"]
+        );
+    }
+
+    #[test]
+    fn a_session_without_usable_metadata_is_still_opened() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("20261122T183045.123Z-9f3a1c");
+        fs::create_dir_all(&dir).unwrap();
+        assert!(open_session(&dir).unwrap().is_none(), "being created");
+        fs::write(dir.join(store::STREAM), b"").unwrap();
+        let s = open_session(&dir).unwrap().unwrap();
+        assert_eq!(s.meta_problem.as_deref(), Some("meta.json is missing"));
+        assert!(!s.live());
+        fs::write(dir.join(store::META), b"\n").unwrap();
+        let s = open_session(&dir).unwrap().unwrap();
+        assert_eq!(s.meta_problem.as_deref(), Some("meta.json is empty"));
+        fs::write(dir.join(store::META), b"{\"id\": 3").unwrap();
+        let s = open_session(&dir).unwrap().unwrap();
+        assert!(
+            s.meta_problem
+                .as_deref()
+                .unwrap()
+                .starts_with("meta.json is not valid")
+        );
+        assert_eq!(s.id(), "20261122T183045.123Z-9f3a1c");
+    }
+
+    #[test]
+    fn process_liveness() {
+        assert!(process_alive(std::process::id()));
+        assert!(!process_alive(0));
+        assert!(!process_alive(u32::MAX));
+    }
+}
