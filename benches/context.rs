@@ -17,10 +17,10 @@
 
 mod support;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use support::{CRATES, Rng};
+use support::{CRATES, Rng, binary, median, rss_by_time, run_once};
 
 use omnish::store::{self, CommandRecord, SessionMeta, SessionState, StreamWriter};
 
@@ -271,59 +271,6 @@ fn build_session(root: &Path, commands: u64, huge: &[u64], seed: u64) -> (String
     (id, stream_len)
 }
 
-fn omnish(bin: &Path, root: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(bin);
-    cmd.args(["context"])
-        .args(args)
-        .env("OMNISH_DATA_DIR", root)
-        .env_remove("OMNISH_SESSION_ID")
-        .stdin(Stdio::null());
-    cmd
-}
-
-/// Runs once; returns wall time in ms and stdout bytes. A failing run is a broken bench.
-fn run_once(bin: &Path, root: &Path, args: &[&str]) -> (f64, usize) {
-    let start = Instant::now();
-    let out = omnish(bin, root, args).output().expect("run omnish");
-    let ms = start.elapsed().as_secs_f64() * 1e3;
-    assert!(
-        out.status.success(),
-        "omnish context {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (ms, out.stdout.len())
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.total_cmp(b));
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
-/// Peak RSS in KiB of one run, by `/usr/bin/time -f %M`.
-fn rss_by_time(bin: &Path, root: &Path, args: &[&str]) -> Option<u64> {
-    let time = Path::new("/usr/bin/time");
-    if !time.exists() {
-        return None;
-    }
-    let out = Command::new(time)
-        .args(["-f", "%M", "--"])
-        .arg(bin)
-        .arg("context")
-        .args(args)
-        .env("OMNISH_DATA_DIR", root)
-        .env_remove("OMNISH_SESSION_ID")
-        .stdin(Stdio::null())
-        .output()
-        .ok()?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    stderr.lines().last()?.trim().parse().ok()
-}
-
 /// Largest peak RSS in KiB of the children waited for so far.
 fn rss_of_children() -> u64 {
     // SAFETY: getrusage fills the struct we own.
@@ -359,22 +306,6 @@ fn rss_probe(rest: &[String]) {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     run_once(Path::new(bin), Path::new(root), &args);
     println!("{}", rss_of_children());
-}
-
-fn binary() -> PathBuf {
-    // Set by cargo for benches and integration tests; `cargo bench` builds it in release.
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_omnish"));
-    if bin.exists() {
-        return bin;
-    }
-    let fallback = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/omnish");
-    assert!(
-        fallback.exists(),
-        "no omnish binary at {} or {}; run `cargo build --release` first",
-        bin.display(),
-        fallback.display()
-    );
-    fallback
 }
 
 fn mib(bytes: u64) -> f64 {

@@ -463,4 +463,56 @@ mod tests {
     }
 
     // ---- fit ----
+
+    #[test]
+    fn gaps_say_where_lines_were_left_out() {
+        assert_eq!(gaps_of(&[0, 1, 5, 9], 10), [(2, 3), (3, 3)]);
+        assert_eq!(gaps_of(&[3], 5), [(0, 3), (1, 1)]);
+        assert_eq!(gaps_of(&[0, 1, 2], 3), []);
+        assert_eq!(gaps_of(&[], 4), [(0, 4)]);
+    }
+
+    #[test]
+    fn shortening_keeps_head_and_tail_and_counts_the_rest() {
+        assert_eq!(shorten("abcdefghij", 0, "", 4), "ab…[6 chars omitted]…ij");
+        assert_eq!(shorten("abcdefghij", 0, "", 5), "abc…[5 chars omitted]…ij");
+        assert_eq!(shorten("abcdefghij", 0, "", 10), "abcdefghij");
+        assert_eq!(shorten("abcdefghij", 0, "", 0), "abcdefghij");
+        // A line already kept as head and tail: the middle stays counted.
+        assert_eq!(shorten("abcd", 100, "wxyz", 4), "ab…[104 chars omitted]…yz");
+        assert_eq!(
+            shorten("abcd", 100, "wxyz", 0),
+            "abcd…[100 chars omitted]…wxyz"
+        );
+        // Chars, not bytes.
+        assert_eq!(shorten("ééééé", 0, "", 2), "é…[3 chars omitted]…é");
+    }
+
+    proptest! {
+        #[test]
+        fn kept_lines_agree_with_truncating_the_lines(
+            n in 0usize..200,
+            max in 0usize..40,
+            errs in proptest::collection::vec(0usize..200, 0..20),
+        ) {
+            let lines: Vec<String> = (0..n)
+                .map(|i| if errs.contains(&i) { format!("error {i}") } else { format!("line {i}") })
+                .collect();
+            let errors: Vec<u64> = (0..n as u64).filter(|&i| errs.contains(&(i as usize))).collect();
+            let keep = kept_lines(n as u64, max, &errors);
+            let mut c = CommandContext::new("s", 1, "x");
+            c.output = lines.clone();
+            c.output_lines = n;
+            truncate(&mut c, max);
+            let kept: Vec<String> = keep.iter().map(|&i| lines[i as usize].clone()).collect();
+            prop_assert_eq!(&kept, &c.output);
+            prop_assert_eq!(gaps_of(&keep, n as u64), c.gaps);
+            // An error list cut after the earliest `max` past the head (which holds at most
+            // `max / 2` lines) changes nothing: that is all a digest keeps.
+            if errors.len() > max {
+                let more: Vec<u64> = errors.iter().copied().take(max + (max / 2) + 1).collect();
+                prop_assert_eq!(kept_lines(n as u64, max, &more), keep.clone());
+            }
+        }
+    }
 }

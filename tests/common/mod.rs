@@ -126,6 +126,31 @@ impl Harness {
         String::from_utf8_lossy(&self.screen.lock().unwrap()).into_owned()
     }
 
+    /// The last `n` bytes of what the terminal received (cheap on huge outputs).
+    pub fn screen_tail(&self, n: usize) -> String {
+        let screen = self.screen.lock().unwrap();
+        let from = screen.len().saturating_sub(n);
+        String::from_utf8_lossy(&screen[from..]).into_owned()
+    }
+
+    /// Types `line` whose output is huge, and waits for its record (the `n`th) and the prompt
+    /// after it without scanning the whole screen.
+    pub fn run_huge(&mut self, line: &str) -> CommandRecord {
+        let n = self.records().len() + 1;
+        self.type_line(line);
+        let start = Instant::now();
+        while self.records().len() < n {
+            if start.elapsed() > TIMEOUT * 4 {
+                panic!("timed out waiting for the record of {line:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.wait_until("the prompt after a huge output", || {
+            self.screen_tail(256).contains(PROMPT)
+        });
+        self.records()[n - 1].clone()
+    }
+
     pub fn send(&mut self, bytes: &[u8]) {
         self.writer.write_all(bytes).unwrap();
         self.writer.flush().unwrap();
