@@ -133,9 +133,18 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
         (req.max_lines, req.max_line_width)
     };
 
+    // Newest first, so that with a budget the outputs kept in memory stop growing once they
+    // hold far more than the budget can show: older commands are then summarized up front
+    // (the budget would summarize them first anyway).
+    let kept_cap = req
+        .budget
+        .as_ref()
+        .map(|b| b.tokens.saturating_mul(16).max(256 * 1024));
+    let mut kept_bytes = 0usize;
+    let mut pre_summarized = Vec::new();
     let mut commands = Vec::with_capacity(picked.len());
     let mut plans = Vec::with_capacity(picked.len());
-    for c in &picked {
+    for c in picked.iter().rev() {
         let mut ctx = base_context(c, req.redact);
         if req.parts == Parts::CommandsOnly {
             plans.push(None);
@@ -151,14 +160,28 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
         } else if streaming && digest.lines > 0 {
             let plan = stream_plan(c, &digest, max_lines);
             ctx.output_lines = digest.lines as usize;
-            ctx.gaps = truncate::gaps_of(&plan.keep_list(), digest.lines);
+            if let Some(keep) = &plan.keep {
+                ctx.gaps = truncate::gaps_of(keep, digest.lines);
+            }
             plans.push(Some(plan));
+        } else if kept_cap.is_some_and(|cap| kept_bytes > cap) {
+            ctx.output_lines = digest.lines as usize;
+            if digest.lines > 0 {
+                ctx.gaps = vec![(0, digest.lines as usize)];
+            }
+            ctx.summarized = true;
+            pre_summarized.push((ctx.session_id.clone(), ctx.seq));
+            plans.push(None);
         } else {
             fill_from_digest(&mut ctx, &digest, max_lines, width, req.redact);
+            kept_bytes += ctx.output.iter().map(|l| l.len() + 1).sum::<usize>();
             plans.push(None);
         }
         commands.push(ctx);
     }
+    commands.reverse();
+    plans.reverse();
+    pre_summarized.reverse();
     // Fold repeated runs; a folded entry keeps the latest run.
     let mut folded: Vec<(CommandContext, Option<StreamPlan>)> = Vec::new();
     for (ctx, plan) in commands.into_iter().zip(plans) {
@@ -184,6 +207,7 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
         parts: req.parts,
         report: Default::default(),
     };
+    doc.report.summarized = pre_summarized;
     let text = fit_and_format(&mut doc, req)?;
     out.write_all(text.as_bytes())?;
     out.flush()?;
@@ -365,15 +389,6 @@ struct StreamPlan {
     /// `None`: every line.
     keep: Option<Vec<u64>>,
     backticks: usize,
-}
-
-impl StreamPlan {
-    fn keep_list(&self) -> Vec<u64> {
-        match &self.keep {
-            Some(k) => k.clone(),
-            None => (0..self.lines).collect(),
-        }
-    }
 }
 
 fn stream_plan(c: &Candidate, d: &Digest, max_lines: usize) -> StreamPlan {

@@ -557,11 +557,13 @@ impl LineSink for Builder {
     fn line(&mut self, line: Line<'_>) {
         self.emitted += 1;
         let key_block = key_block_state(&mut self.in_key, line.head, line.tail);
-        let stored = StoredLine {
-            head: line.head.to_string(),
-            omitted: line.omitted,
-            tail: line.tail.to_string(),
-            key_block,
+        let fill = |l: &mut StoredLine| {
+            l.head.clear();
+            l.head.push_str(line.head);
+            l.tail.clear();
+            l.tail.push_str(line.tail);
+            l.omitted = line.omitted;
+            l.key_block = key_block;
         };
         let d = &mut self.d;
         let i = d.lines;
@@ -570,25 +572,39 @@ impl LineSink for Builder {
         d.hash = fnv(d.hash, &line.omitted.to_le_bytes());
         d.hash = fnv(d.hash, line.tail.as_bytes());
         d.hash = fnv(d.hash, b"\n");
-        d.backticks = d
-            .backticks
-            .max(longest_backtick_run(line.head))
-            .max(longest_backtick_run(line.tail));
-        if i >= d.caps.head as u64 && stored.is_error() {
+        if line.head.contains('`') || line.tail.contains('`') {
+            d.backticks = d
+                .backticks
+                .max(longest_backtick_run(line.head))
+                .max(longest_backtick_run(line.tail));
+        }
+        if i >= d.caps.head as u64
+            && !d.errors_full
+            && !key_block
+            && (looks_like_error(line.head) || looks_like_error(line.tail))
+        {
             if d.errors.len() < d.caps.errors {
-                d.errors.push((i, stored.clone()));
+                let mut l = StoredLine::default();
+                fill(&mut l);
+                d.errors.push((i, l));
             } else {
                 d.errors_full = true;
             }
         }
         if (i as usize) < d.caps.head {
-            d.head.push(stored.clone());
+            let mut l = StoredLine::default();
+            fill(&mut l);
+            d.head.push(l);
         }
         if d.caps.tail > 0 {
-            if self.tail.len() == d.caps.tail {
-                self.tail.pop_front();
-            }
-            self.tail.push_back(stored);
+            // The line falling out of the tail lends its buffers to the new one.
+            let mut l = if self.tail.len() == d.caps.tail {
+                self.tail.pop_front().unwrap_or_default()
+            } else {
+                StoredLine::default()
+            };
+            fill(&mut l);
+            self.tail.push_back(l);
         }
     }
 
@@ -598,6 +614,11 @@ impl LineSink for Builder {
         self.d.erased = self.emitted;
         self.tail.clear();
     }
+}
+
+/// [`is_error_line`], with a quick answer for lines without letters (numbers, blank lines).
+fn looks_like_error(s: &str) -> bool {
+    s.bytes().any(|b| b.is_ascii_alphabetic()) && is_error_line(s)
 }
 
 /// Reads and renders `src` into a digest with `caps`.
