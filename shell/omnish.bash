@@ -35,6 +35,7 @@ __omnish_b2="\\[\\e]133;B;k=c;aid=${__omnish_token}\\a\\]"
 # bash expands PS0 once per command line it runs (not for an empty line or Ctrl-C), so it marks
 # the output start; from a subshell, which is all PS0 can run. With `shopt -u promptvars` PS0 is
 # not expanded: then a plain escape marks the start and omnish reads the line off the screen.
+# shellcheck disable=SC2016 # expanded by bash each time it shows PS0
 __omnish_ps0='$(__omnish_preexec >/dev/tty)'
 __omnish_ps0_plain="\\e]133;C;aid=${__omnish_token}\\a"
 
@@ -46,6 +47,7 @@ __omnish_escape() {
     if [[ $s == *[[:cntrl:]]* ]]; then
         for i in {1..31} 127; do
             builtin printf -v h '%02x' "$i"
+            # shellcheck disable=SC2059 # the format is the escape that makes the byte
             builtin printf -v c "\\x$h"
             [[ $s == *"$c"* ]] && s=${s//"$c"/\\x$h}
         done
@@ -86,14 +88,19 @@ __omnish_prompt() {
 __omnish_preexec() {
     [[ -n ${__omnish_token-} ]] || builtin return 0
     if [[ ${HISTCMD-} != "${__omnish_histcmd-}" ]]; then
-        # The line went into history (HISTCMD moved), so `history 1` is this line. Otherwise
-        # (ignorespace, ignoredups, set +o history) omnish reads the line off the screen.
+        # The line went into history (HISTCMD moved), so `history 1` is this line, after
+        # history expansion. Otherwise (ignorespace, ignoredups, set +o history) omnish reads
+        # the line off the screen.
         local line
         line=$(HISTTIMEFORMAT='' builtin history 1)
         if [[ $line =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]](.*)$ ]]; then
             __omnish_escape "${BASH_REMATCH[1]}"
             builtin printf '\e]633;E;%s;%s\a' "$__omnish_esc" "$__omnish_token"
         fi
+    elif [[ :${HISTCONTROL-}: == *:ignorespace:* || :${HISTCONTROL-}: == *:ignoreboth:* ]]; then
+        # Not saved, and a leading space keeps lines out of history: if this line starts with
+        # one (omnish sees it on the screen), the user wants it private.
+        builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' "$__omnish_token"
     fi
     builtin printf '\e]133;C;aid=%s\a' "$__omnish_token"
 }
@@ -110,6 +117,7 @@ __omnish_install() {
         ps0=${ps0//"$want"/}
         PS0=$ps0$want
     fi
+    # shellcheck disable=SC2016 # run later by PROMPT_COMMAND, where `$_` is the last argument
     local first='__omnish_precmd "$_"' last='__omnish_prompt' attrs=''
     [[ -v PROMPT_COMMAND ]] && attrs=${PROMPT_COMMAND@a}
     # bash runs every element of an array PROMPT_COMMAND from 5.1 on; before, only element 0.
@@ -127,6 +135,7 @@ __omnish_install() {
         pc=${pc//"$first"$'\n'/}
         pc=${pc//$'\n'"$last"/}
         # Newlines, not `;`, so a user value ending in `;` stays valid.
+        # shellcheck disable=SC2178 # the user's PROMPT_COMMAND is a string here
         PROMPT_COMMAND="$first"$'\n'"${pc:+$pc$'\n'}$last"
     fi
     # An exported PROMPT_COMMAND reaches child shells; let them find harmless functions there

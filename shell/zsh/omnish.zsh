@@ -36,6 +36,7 @@ __omnish_precmd() {
     __omnish_escape $PWD
     builtin printf '\e]133;D;%d;aid=%s\a\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
         $st $__omnish_token $__omnish_esc $__omnish_token $__omnish_token
+    __omnish_typed=''
     __omnish_mark_eol
     # Keep the preexec hook last, so its marker comes right before the command's output.
     # (precmd_functions is put right from preexec: never change the array being run.)
@@ -45,6 +46,13 @@ __omnish_precmd() {
     return st
 }
 
+# The line editor's buffer as typed, before history expansion (`!!`, `^a^b`); one line per
+# continuation prompt.
+typeset -g __omnish_typed=''
+__omnish_line_finish() {
+    __omnish_typed+=${__omnish_typed:+$'\n'}$BUFFER
+}
+
 __omnish_preexec() {
     emulate -L zsh
     # First, so the end marker comes before what other precmd hooks print.
@@ -52,6 +60,15 @@ __omnish_preexec() {
         precmd_functions=(__omnish_precmd ${precmd_functions:#__omnish_precmd})
     fi
     __omnish_mark_eol
+    # A line HIST_IGNORE_SPACE keeps out of history is private (omnish decides what to keep).
+    if [[ -o hist_ignore_space && ( $1 == [[:blank:]]* || $__omnish_typed == [[:blank:]]* ) ]]; then
+        builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' $__omnish_token
+    fi
+    if [[ -n $__omnish_typed ]]; then
+        __omnish_escape $__omnish_typed
+        builtin printf '\e]633;P;Typed=%s;%s\a' $__omnish_esc $__omnish_token
+        __omnish_typed=''
+    fi
     __omnish_escape $1
     builtin printf '\e]633;E;%s;%s\a\e]133;C;aid=%s\a' $__omnish_esc $__omnish_token $__omnish_token
 }
@@ -62,4 +79,7 @@ typeset -ga precmd_functions preexec_functions
     precmd_functions=(__omnish_precmd ${precmd_functions:#__omnish_precmd})
     preexec_functions=(${preexec_functions:#__omnish_preexec} __omnish_preexec)
     __omnish_mark_eol
+    # Keeps a zle-line-finish widget the user defined.
+    builtin autoload -Uz add-zle-hook-widget 2>/dev/null &&
+        add-zle-hook-widget line-finish __omnish_line_finish 2>/dev/null
 }

@@ -139,10 +139,18 @@ impl ContextArgs {
     }
 }
 
+/// Shown for a command the user kept out of history on purpose: its line was never stored.
+const PRIVATE_LINE: &str = "[private command]";
+
 /// Read, render and redact one selected command.
 fn prepare(mut c: Candidate, parts: Parts, redacting: bool) -> CommandContext {
     let r = &c.record;
-    let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, r.command_line.clone());
+    let line = if r.private {
+        PRIVATE_LINE.to_string()
+    } else {
+        r.command_line.clone()
+    };
+    let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, line);
     ctx.cwd = r.cwd.clone();
     ctx.started_at = r.started_at;
     ctx.running = c.running;
@@ -150,7 +158,7 @@ fn prepare(mut c: Candidate, parts: Parts, redacting: bool) -> CommandContext {
         ctx.ended_at = Some(r.ended_at);
         ctx.exit_code = r.exit_code;
     }
-    if parts != Parts::CommandsOnly {
+    if parts != Parts::CommandsOnly && !r.private {
         ctx.output = c.rendered().to_vec();
         ctx.output_lines = ctx.output.len();
     }

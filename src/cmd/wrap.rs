@@ -60,7 +60,13 @@ impl Run for WrapArgs {
         };
         // A recorder that cannot start must not keep the user from their shell.
         let recorder = match Recorder::create(&dir, meta) {
-            Ok(r) => Some(r),
+            Ok(mut r) => {
+                // Lines kept out of history with a leading space are private unless asked.
+                r.set_record_private(
+                    std::env::var("OMNISH_RECORD_PRIVATE").is_ok_and(|v| v == "1"),
+                );
+                Some(r)
+            }
             Err(e) => {
                 eprintln!(
                     "omnish: cannot record to {}: {e}; starting {} without recording",

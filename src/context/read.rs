@@ -119,6 +119,8 @@ mod tests {
             stream_length: end - start,
             cols: 80,
             command_source: "hook".into(),
+            typed: None,
+            private: false,
         };
         let mut c = Candidate {
             record,

@@ -13,6 +13,8 @@
 //! | `133;Z;aid=T`              | output end: zsh's PROMPT_SP filler follows           |
 //! | `633;E;<escaped>;T`        | the command line, escaped                            |
 //! | `633;P;Cwd=<escaped>;T`    | the working directory, escaped                       |
+//! | `633;P;Typed=<escaped>;T`  | the line as typed, before history expansion (zsh)    |
+//! | `633;P;HistIgnoreSpace=1;T`| a leading space keeps this line out of history       |
 //!
 //! Escaping (as VS Code's OSC 633): `\` → `\\`, `;` and bytes below 0x20 and 0x7f → `\xHH`.
 //!
@@ -48,6 +50,11 @@ pub enum Marker {
     OutputEnd,
     CommandLine(String),
     Cwd(String),
+    /// The line as the user typed it, before history expansion (zsh's line editor buffer).
+    Typed(String),
+    /// The shell keeps lines starting with a space out of its history (bash `ignorespace` /
+    /// `ignoreboth` for a line it did not save, zsh `HIST_IGNORE_SPACE`): such a line is private.
+    HistIgnoreSpace,
 }
 
 /// What the scanner finds, in stream order.
@@ -240,6 +247,12 @@ pub fn parse(payload: &[u8], token: &[u8]) -> Option<Marker> {
     }
     if let Some(cwd) = rest.strip_prefix(b"P;Cwd=") {
         return Some(Marker::Cwd(unescape(cwd)?));
+    }
+    if let Some(typed) = rest.strip_prefix(b"P;Typed=") {
+        return Some(Marker::Typed(unescape(typed)?));
+    }
+    if rest == b"P;HistIgnoreSpace=1" {
+        return Some(Marker::HistIgnoreSpace);
     }
     None
 }

@@ -1,0 +1,354 @@
+//! Exact command lines and the user's privacy settings, through real bash and zsh in a real
+//! pseudo-terminal, typed at as a person would (issue 7).
+
+mod common;
+
+use common::*;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn zsh_or_skip() -> bool {
+    if have("zsh") {
+        return true;
+    }
+    assert!(std::env::var_os("CI").is_none(), "zsh is required in CI");
+    eprintln!("zsh not installed: skipping");
+    false
+}
+
+const UP: &[u8] = b"\x1b[A";
+
+/// `omnish context ARGS` from a second terminal.
+fn context(h: &Harness, args: &[&str]) -> String {
+    let out = Command::new(omnish_bin())
+        .arg("context")
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("HOME", h.home.path())
+        .env("OMNISH_DATA_DIR", h.data())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Every byte omnish wrote for the session, as text.
+fn session_files(h: &Harness) -> String {
+    let mut all = Vec::new();
+    for f in std::fs::read_dir(h.session_dir()).unwrap() {
+        all.extend(std::fs::read(f.unwrap().path()).unwrap());
+    }
+    String::from_utf8_lossy(&all).into_owned()
+}
+
+fn resize(h: &Harness, cols: u16, rows: u16) {
+    h.master
+        .resize(portable_pty::PtySize {
+            rows,
+            cols,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+}
+
+/// Sends keys and waits for `echo` to show, so the next keys meet a line editor that has
+/// caught up.
+fn keys(h: &mut Harness, bytes: &[u8], echo: &str) {
+    h.send(bytes);
+    h.wait_screen(echo);
+}
+
+/// Types Enter and waits for the record it makes (the `n`th).
+fn enter(h: &mut Harness, n: usize) -> omnish::store::CommandRecord {
+    let prompts = h.screen().matches(PROMPT).count();
+    h.send(b"\r");
+    let r = h.wait_records(n)[n - 1].clone();
+    h.wait_prompts(prompts + 1);
+    r
+}
+
+#[test]
+fn bash_long_line_recalled_with_up_under_ignoreboth_is_exact() {
+    // Debian's default: the recalled line is a duplicate, kept out of history, so omnish
+    // reads it off the screen, where bash wrapped it and moved back with carriage returns.
+    let rc = "PS1='READY> '\nHISTCONTROL=ignoreboth\n";
+    let mut h = Harness::start(&["bash"], &[(".bashrc", rc)]);
+    h.wait_prompts(1);
+    let line = format!("echo {} {}", "x".repeat(100), "y".repeat(30));
+    let r = h.run(&line);
+    assert_eq!(
+        (r.command_line.as_str(), r.command_source.as_str()),
+        (line.as_str(), "hook")
+    );
+    keys(&mut h, UP, &"y".repeat(30));
+    let r = enter(&mut h, 2);
+    assert_eq!(
+        (r.command_line.as_str(), r.command_source.as_str()),
+        (line.as_str(), "screen")
+    );
+    // A line that exactly fills the first row (readline's " \r" wrap), recalled.
+    let exact = format!("echo {}", "a".repeat(80 - "READY> echo ".len()));
+    h.run(&exact);
+    keys(&mut h, UP, "READY> echo a");
+    std::thread::sleep(Duration::from_millis(100));
+    let r = enter(&mut h, 4);
+    assert_eq!(
+        (r.command_line.as_str(), r.command_source.as_str()),
+        (exact.as_str(), "screen")
+    );
+}
+
+#[test]
+fn bash_lines_read_off_the_screen_are_exact_across_widths_resizes_and_editing() {
+    // With history off every line is read off the screen; earlier lines are still recalled.
+    let long = format!("echo {} {} end", "p".repeat(70), "q".repeat(70));
+    let rc =
+        format!("PS1='READY> '\nhistory -s '{long}'\nhistory -s 'echo short'\nset +o history\n");
+    let mut h = Harness::start(&["bash"], &[(".bashrc", rc.as_str())]);
+    h.wait_prompts(1);
+    let check = |h: &mut Harness, want: &str| {
+        let n = h.records().len() + 1;
+        let r = enter(h, n);
+        assert_eq!(
+            (r.command_line.as_str(), r.command_source.as_str()),
+            (want, "screen"),
+            "record {n}"
+        );
+        assert_eq!(h.output_text(&r).trim_end(), &want[5..], "record {n}");
+    };
+
+    // Typed a few keys at a time at 80 columns, longer than two rows.
+    let r = h.run(&long);
+    assert_eq!(
+        (r.command_line.as_str(), r.command_source.as_str()),
+        (long.as_str(), "screen")
+    );
+
+    // Recalled (Up twice: past `echo short`), then edited in the first row: Home, three
+    // characters right, insert; delete a character in the second row.
+    keys(&mut h, UP, "echo short");
+    keys(&mut h, UP, " end");
+    h.send(b"\x01\x1b[C\x1b[C\x1b[CZ");
+    std::thread::sleep(Duration::from_millis(100));
+    h.send(b"\x05");
+    for _ in 0..8 {
+        h.send(b"\x02");
+    }
+    h.send(b"\x04");
+    std::thread::sleep(Duration::from_millis(200));
+    // `echZo` is no command: bash complains; only the line matters here.
+    let n = h.records().len() + 1;
+    let r = enter(&mut h, n);
+    let edited = format!("echZo {} {} end", "p".repeat(70), "q".repeat(69));
+    assert_eq!(r.command_line, edited);
+
+    // A prompt that starts mid-row, after output without a final newline: readline still
+    // counts columns from the prompt's start (the terminal shows its edits garbled).
+    let r = h.run("printf abc");
+    assert_eq!(r.command_line, "printf abc");
+    keys(&mut h, UP, "echo short");
+    keys(&mut h, UP, " end");
+    // Edited: readline moves up and back with carriage returns.
+    h.send(b"\x01");
+    for _ in 0..5 {
+        h.send(b"\x06");
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    h.send(b"Z");
+    std::thread::sleep(Duration::from_millis(200));
+    check(&mut h, &long.replacen("echo ", "echo Z", 1));
+
+    // Another width: 50 columns, then a resize to 61 while the line is half typed.
+    resize(&h, 50, 20);
+    std::thread::sleep(Duration::from_millis(200));
+    let half = format!("echo {}", "r".repeat(60));
+    keys(&mut h, half.as_bytes(), "rrrrrrrrrr");
+    resize(&h, 61, 20);
+    std::thread::sleep(Duration::from_millis(300));
+    let rest = format!(" {} done", "s".repeat(55));
+    keys(&mut h, rest.as_bytes(), " done");
+    check(&mut h, &format!("{half}{rest}"));
+
+    // vi mode: ESC k recalls (twice: past `echo short`), `A` appends.
+    h.run("set -o vi");
+    h.send(b"\x1bk");
+    std::thread::sleep(Duration::from_millis(100));
+    h.send(b"k");
+    std::thread::sleep(Duration::from_millis(100));
+    keys(&mut h, b"A again", " again");
+    check(&mut h, &format!("{long} again"));
+}
+
+#[test]
+fn bash_leading_space_is_kept_as_typed() {
+    // Recorded through history (no ignorespace) and read off the screen (private commands
+    // recorded on request).
+    let rc = "PS1='READY> '\n";
+    let mut h = Harness::start(&["bash"], &[(".bashrc", rc)]);
+    h.wait_prompts(1);
+    let r = h.run(" echo spaced");
+    assert_eq!(r.command_line, " echo spaced");
+    let rc = "PS1='READY> '\nHISTCONTROL=ignoreboth\n";
+    let mut h = Harness::start_with(
+        &["bash"],
+        &[(".bashrc", rc)],
+        &[("OMNISH_RECORD_PRIVATE", "1")],
+    );
+    h.wait_prompts(1);
+    let r = h.run(" echo private456");
+    assert_eq!(
+        (
+            r.command_line.as_str(),
+            r.command_source.as_str(),
+            r.private
+        ),
+        (" echo private456", "screen", false)
+    );
+    assert_eq!(h.output_text(&r), "private456\r\n");
+}
+
+#[test]
+fn bash_history_expansion_records_what_ran_and_what_was_typed() {
+    for histcontrol in ["", "ignoreboth"] {
+        let rc = format!("PS1='READY> '\nHISTCONTROL={histcontrol}\n");
+        let mut h = Harness::start(&["bash"], &[(".bashrc", rc.as_str())]);
+        h.wait_prompts(1);
+        let r = h.run("echo first");
+        assert_eq!(r.typed, None);
+        for (typed, ran) in [
+            ("!!", "echo first"),
+            ("echo second", "echo second"),
+            ("!-2", "echo first"),
+            ("echo a b", "echo a b"),
+            ("echo !$", "echo b"),
+            ("^b^c", "echo c"),
+        ] {
+            let r = h.run(typed);
+            let want_typed = (typed != ran).then(|| typed.to_string());
+            assert_eq!(
+                (r.command_line.as_str(), r.typed.clone()),
+                (ran, want_typed),
+                "HISTCONTROL={histcontrol}"
+            );
+            assert_eq!(h.output_text(&r), format!("{}\r\n", &ran[5..]));
+        }
+    }
+}
+
+fn assert_private(h: &Harness, r: &omnish::store::CommandRecord, exit: i32) {
+    assert!(r.private, "{r:?}");
+    assert_eq!(r.command_line, "");
+    assert_eq!(r.cwd, "");
+    assert_eq!(r.typed, None);
+    assert_eq!(r.stream_length, 0);
+    assert_eq!(r.exit_code, Some(exit));
+    assert!(r.started_at <= r.ended_at);
+    assert!(h.output(r).is_empty());
+}
+
+#[test]
+fn bash_leading_space_command_is_private_under_ignorespace_and_ignoreboth() {
+    for histcontrol in ["ignorespace", "ignoreboth", "erasedups:ignorespace"] {
+        let rc = format!("PS1='READY> '\nHISTCONTROL={histcontrol}\n");
+        let mut h = Harness::start(&["bash"], &[(".bashrc", rc.as_str())]);
+        h.wait_prompts(1);
+        h.run("echo before");
+        let r = h.run(" echo -pSECRET1; (exit 3)");
+        assert_private(&h, &r, 3);
+        // Keystrokes typed into a private command (echo on) are not kept either.
+        h.type_line(" cat");
+        h.wait_until("cat running", || h.meta().running_command.is_some());
+        assert_eq!(h.meta().running_command.unwrap().command_line, "");
+        std::thread::sleep(Duration::from_millis(200));
+        h.send(b"SECRET2-typed\r");
+        h.wait_screen("SECRET2-typed\r\nSECRET2-typed");
+        h.send(b"\x04");
+        let r = h.wait_records(3).remove(2);
+        assert_private(&h, &r, 0);
+        let r = h.run("echo after");
+        assert_eq!(h.output_text(&r), "after\r\n");
+        let files = session_files(&h);
+        assert!(!files.contains("SECRET"), "HISTCONTROL={histcontrol}");
+        let shown = context(&h, &["--recent", "10"]);
+        assert!(!shown.contains("SECRET"), "{shown}");
+        assert!(shown.contains("[private command]"), "{shown}");
+        assert!(shown.contains("echo after"), "{shown}");
+    }
+    // Without ignorespace the user did not ask: the line is recorded.
+    let mut h = Harness::bash(&[]);
+    let r = h.run(" echo not-private");
+    assert!(!r.private);
+    assert_eq!(h.output_text(&r), "not-private\r\n");
+}
+
+#[test]
+fn zsh_leading_space_command_is_private_under_hist_ignore_space() {
+    if !zsh_or_skip() {
+        return;
+    }
+    let rc = "PROMPT='READY> '\nsetopt HIST_IGNORE_SPACE\n";
+    let mut h = Harness::start(&["zsh"], &[(".zshrc", rc)]);
+    h.wait_prompts(1);
+    h.run("echo before");
+    let r = h.run(" echo -pSECRET1; (exit 3)");
+    assert_private(&h, &r, 3);
+    let r = h.run("echo after");
+    assert_eq!(h.output_text(&r), "after\r\n");
+    assert!(!session_files(&h).contains("SECRET"));
+    let shown = context(&h, &["--recent", "10"]);
+    assert!(!shown.contains("SECRET"), "{shown}");
+    assert!(shown.contains("[private command]"), "{shown}");
+    // Recorded, leading space and all, when asked to.
+    let mut h = Harness::start_with(
+        &["zsh"],
+        &[(".zshrc", rc)],
+        &[("OMNISH_RECORD_PRIVATE", "1")],
+    );
+    h.wait_prompts(1);
+    let r = h.run(" echo kept");
+    assert_eq!((r.command_line.as_str(), r.private), (" echo kept", false));
+    // Without the option, a leading space is just a space.
+    let mut h = Harness::zsh(&[]);
+    let r = h.run(" echo not-private");
+    assert_eq!(
+        (r.command_line.as_str(), r.private),
+        (" echo not-private", false)
+    );
+}
+
+#[test]
+fn zsh_history_expansion_records_what_ran_and_what_was_typed() {
+    if !zsh_or_skip() {
+        return;
+    }
+    let mut h = Harness::zsh(&[]);
+    let r = h.run("echo first");
+    assert_eq!(r.typed, None);
+    for (typed, ran) in [
+        ("!!", "echo first"),
+        ("echo second", "echo second"),
+        ("!-2", "echo first"),
+        ("echo a b", "echo a b"),
+        ("echo !$", "echo b"),
+        ("^b^c", "echo c"),
+    ] {
+        let r = h.run(typed);
+        let want_typed = (typed != ran).then(|| typed.to_string());
+        assert_eq!(
+            (r.command_line.as_str(), r.typed.clone()),
+            (ran, want_typed)
+        );
+    }
+    // A multi-line command is no expansion.
+    h.type_line("for i in 1 2");
+    h.type_line("do echo n=$i");
+    h.type_line("done");
+    let r = h.wait_records(8).remove(7);
+    assert_eq!(
+        (r.command_line.as_str(), r.typed),
+        ("for i in 1 2\ndo echo n=$i\ndone", None)
+    );
+}
