@@ -352,3 +352,102 @@ fn zsh_history_expansion_records_what_ran_and_what_was_typed() {
         ("for i in 1 2\ndo echo n=$i\ndone", None)
     );
 }
+
+/// Runs `exec <shell>` in `h`, then a command in the replacement, and checks each is its own
+/// record with its own output: the new shell is hooked.
+fn exec_keeps_recording(h: &mut Harness, exec_line: &str, first: u64) {
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line(exec_line);
+    h.wait_prompts(prompts + 1);
+    let r = h.run("echo after-exec; echo $((6*7))");
+    let recs = h.records();
+    let exec = &recs[recs.len() - 2];
+    assert_eq!((exec.seq, exec.command_line.as_str()), (first, exec_line));
+    assert_eq!(exec.exit_code, Some(0), "{exec:?}");
+    assert_eq!((r.seq, r.exit_code), (first + 1, Some(0)));
+    assert_eq!(h.output_text(&r), "after-exec\r\n42\r\n");
+    let r = h.run("false");
+    assert_eq!((r.command_line.as_str(), r.exit_code), ("false", Some(1)));
+}
+
+#[test]
+fn exec_bash_inside_a_wrapped_bash_keeps_recording_with_hooks() {
+    let rc = "PS1='READY> '\nexport FROM_BASHRC=$((FROM_BASHRC+1))\n";
+    let files = [(".bashrc", rc), (".bash_profile", ". ~/.bashrc\n")];
+    let mut h = Harness::start_with(&["bash"], &files, &[("SHELL", "/bin/bash")]);
+    h.wait_prompts(1);
+    h.run("echo before");
+    exec_keeps_recording(&mut h, "exec bash", 2);
+    // The replacement read ~/.bashrc once, is not in POSIX mode and leaks nothing.
+    let r = h.run("echo \"rc=$FROM_BASHRC posix=$(shopt -qo posix && echo on || echo off) env=${ENV-unset}${POSIXLY_CORRECT-unset}\"");
+    assert_eq!(h.output_text(&r), "rc=2 posix=off env=unsetunset\r\n");
+    // Again, through $SHELL and as a login shell.
+    exec_keeps_recording(&mut h, "exec -l $SHELL", 6);
+    h.type_line("exit 3");
+    assert_eq!(h.wait_exit(), 3);
+    let last = h.records().pop().unwrap();
+    assert_eq!(
+        (last.command_line.as_str(), last.exit_code),
+        ("exit 3", Some(3))
+    );
+}
+
+#[test]
+fn exec_zsh_inside_a_wrapped_zsh_and_across_shells_keeps_recording() {
+    if !zsh_or_skip() {
+        return;
+    }
+    let files = [
+        (".zshrc", "PROMPT='READY> '\n"),
+        (".bashrc", "PS1='READY> '\n"),
+    ];
+    let mut h = Harness::start(&["zsh"], &files);
+    h.wait_prompts(1);
+    h.run("echo before");
+    exec_keeps_recording(&mut h, "exec zsh", 2);
+    exec_keeps_recording(&mut h, "exec bash", 5);
+    exec_keeps_recording(&mut h, "exec zsh -l", 8);
+    let r = h.run("echo ${ZDOTDIR-unset}");
+    assert_eq!(h.output_text(&r), "unset\r\n");
+    let mut h = Harness::start(&["bash"], &files);
+    h.wait_prompts(1);
+    exec_keeps_recording(&mut h, "exec zsh", 1);
+}
+
+#[test]
+fn exec_of_a_shell_that_cannot_be_hooked_says_so_and_anything_else_ends_the_session() {
+    // ENV is the user's: a bash in POSIX mode would read it, not omnish's.
+    let rc = "PS1='READY> '\nexport ENV=$HOME/.shrc\n";
+    let mut h = Harness::start(&["bash"], &[(".bashrc", rc)]);
+    h.wait_prompts(1);
+    h.type_line("exec bash");
+    h.wait_screen(
+        "omnish: bash will not be recorded command by command (ENV or POSIXLY_CORRECT is set)",
+    );
+    h.wait_prompts(2);
+    assert_eq!(h.screen().matches("omnish:").count(), 1);
+    // A failed exec leaves nothing behind.
+    let mut h = Harness::bash(&[]);
+    h.type_line("exec zsh-does-not-exist-xyz");
+    h.wait_prompts(2);
+    let r = h.run("echo \"${ZDOTDIR-unset} ${ENV-unset} $(shopt -qo posix && echo posix)\"");
+    assert_eq!(h.output_text(&r), "unset unset \r\n");
+    // Anything else replaces the shell and the session ends with it.
+    h.type_line("exec cat");
+    h.wait_until("cat running", || {
+        h.meta()
+            .running_command
+            .is_some_and(|c| c.command_line == "exec cat")
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    h.send(b"typed-to-cat\r");
+    h.wait_screen("typed-to-cat\r\ntyped-to-cat");
+    h.send(b"\x04");
+    assert_eq!(h.wait_exit(), 0);
+    let last = h.records().pop().unwrap();
+    assert_eq!(
+        (last.command_line.as_str(), last.exit_code),
+        ("exec cat", Some(0))
+    );
+    assert_eq!(h.meta().state, omnish::store::SessionState::Exited);
+}

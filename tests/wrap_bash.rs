@@ -70,8 +70,8 @@ fn the_shell_sees_its_session_and_no_token() {
         h.output_text(&r),
         format!("id={id} dir={}\r\n", dir.display())
     );
-    // The token lives only in shell variables: not in the environment, and the private rc
-    // directory is gone once the shell is up.
+    // The token lives only in shell variables and omnish's private 0700 directory (kept for a
+    // shell that replaces this one): not in the environment.
     let r = h.run("echo \"tok=$__omnish_token\"");
     let out = h.output_text(&r);
     let token = out.trim().strip_prefix("tok=").unwrap().to_string();

@@ -95,14 +95,18 @@ impl Run for WrapArgs {
             command.env("TERM", "xterm-256color");
         }
 
+        let rc_dir = launch.rc_dir;
         let session = Session {
             command,
             scanner: launch.hooked.then(|| Scanner::new(&token)),
             recorder,
-            rc_dir: launch.rc_dir,
+            // Kept until the session ends (below), not removed at the first prompt: a shell
+            // that replaces the recorded one (`exec bash`) is hooked again from it.
+            rc_dir: None,
             whole_run_command: (!launch.hooked).then(|| launch.command_line.clone()),
         };
         let outcome = pty::run(session, (cols, rows))?;
+        drop(rc_dir);
         Ok(outcome.status)
     }
 }
