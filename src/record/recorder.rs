@@ -335,17 +335,21 @@ impl Recorder {
         let echoed = after
             .map(|a| self.screen.text_between(a, self.screen.cursor()))
             .unwrap_or_default();
-        let (line, source) = match hook {
-            Some(h) => (self.as_typed(h, &lines), "hook"),
-            None if !echoed.is_empty() => (echoed.clone(), "screen"),
-            None => (screen_typed.clone(), "screen"),
+        // What bash printed between the line and the output is the expansion when it matches
+        // the history entry or, for a line kept out of history, when the typed line holds a
+        // history expansion character (other output there: `set -x` traces of the hooks).
+        let expanded = |typed: &str| typed.contains('!') || typed.starts_with('^');
+        let (line, source, typed) = match hook {
+            Some(h) => {
+                let typed = (!echoed.is_empty() && echoed == h).then(|| screen_typed.clone());
+                (self.as_typed(h, &lines), "hook", typed)
+            }
+            None if !echoed.is_empty() && expanded(&screen_typed) => {
+                (echoed, "screen", Some(screen_typed))
+            }
+            None => (screen_typed, "screen", None),
         };
-        let typed = match hook_typed {
-            Some(t) => Some(t),
-            // Only a printed expansion says the typed text differs from what ran.
-            None if !echoed.is_empty() => Some(screen_typed),
-            None => None,
-        };
+        let typed = hook_typed.or(typed);
         let typed = typed.filter(|t| *t != line && !t.trim().is_empty());
         (line, source, typed)
     }
@@ -813,5 +817,43 @@ mod tests {
         assert!(!all.contains("secret"), "{all}");
         assert!(all.contains("abandoned"), "{all}");
         assert_eq!(all.matches("typed-while-running").count(), 1);
+    }
+
+    #[test]
+    fn only_a_printed_expansion_makes_a_typed_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        let cycle = |r: &mut Recorder, typed: &str, printed: &str, history: Option<&str>| {
+            r.marker(1, Marker::PromptStart);
+            r.output(1, b"$ ");
+            r.marker(1, Marker::PromptEnd);
+            r.output(1, typed.as_bytes());
+            r.output(1, b"\r\n\x1b[?2004l\r");
+            r.output(1, printed.as_bytes());
+            if let Some(h) = history {
+                r.marker(2, Marker::CommandLine(h.into()));
+            }
+            r.marker(2, Marker::OutputStart);
+            r.marker(3, Marker::CommandEnd(0));
+        };
+        cycle(&mut r, "!!", "echo one\r\n", Some("echo one"));
+        cycle(&mut r, "!!", "echo one\r\n", None);
+        // `set -x` traces of the hooks are no expansion.
+        cycle(&mut r, "echo two", "+ trace\r\n", Some("echo two"));
+        cycle(&mut r, "echo two", "+ trace\r\n", None);
+        let got: Vec<(String, Option<String>)> = store::read_commands(&dir)
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.command_line, c.typed))
+            .collect();
+        let want = [
+            ("echo one", Some("!!")),
+            ("echo one", Some("!!")),
+            ("echo two", None),
+            ("echo two", None),
+        ]
+        .map(|(l, t)| (l.to_string(), t.map(String::from)));
+        assert_eq!(got, want);
     }
 }
