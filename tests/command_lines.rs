@@ -99,6 +99,16 @@ fn bash_long_line_recalled_with_up_under_ignoreboth_is_exact() {
         (r.command_line.as_str(), r.command_source.as_str()),
         (exact.as_str(), "screen")
     );
+    // Longer than the whole screen (24 rows of 80), recalled: the rows scroll off the top.
+    let huge = format!("echo {} end", "z".repeat(3000));
+    h.run(&huge);
+    keys(&mut h, UP, "zzzzzz end");
+    std::thread::sleep(Duration::from_millis(200));
+    let r = enter(&mut h, 6);
+    assert_eq!(
+        (r.command_line.as_str(), r.command_source.as_str()),
+        (huge.as_str(), "screen")
+    );
 }
 
 #[test]

@@ -402,6 +402,28 @@ mod tests {
     }
 
     #[test]
+    fn typed_line_and_history_flag_need_the_token() {
+        let input = format!(
+            "{}{}",
+            osc(&format!("633;P;Typed={};{T}", escape(" !!; x"))),
+            osc(&format!("633;P;HistIgnoreSpace=1;{T}")),
+        );
+        let (text, markers) = scan(input.as_bytes());
+        assert!(text.is_empty());
+        assert_eq!(
+            markers,
+            vec![
+                (0, Marker::Typed(" !!; x".to_string())),
+                (0, Marker::HistIgnoreSpace)
+            ]
+        );
+        let forged = osc("633;P;HistIgnoreSpace=1;0000");
+        let (text, markers) = scan(forged.as_bytes());
+        assert!(markers.is_empty());
+        assert_eq!(text, forged.as_bytes());
+    }
+
+    #[test]
     fn negative_and_large_statuses_parse() {
         let (_, m) = scan(osc(&format!("133;D;130;aid={T}")).as_bytes());
         assert_eq!(m, vec![(0, Marker::CommandEnd(130))]);
