@@ -181,6 +181,15 @@ fn bash_lines_read_off_the_screen_are_exact_across_widths_resizes_and_editing() 
     let rest = format!(" {} done", "s".repeat(55));
     keys(&mut h, rest.as_bytes(), " done");
     check(&mut h, &format!("{half}{rest}"));
+    // And a shrink to 35 columns with the line on three rows, the cursor moved back into it.
+    let first = format!("echo {}", "t".repeat(150));
+    keys(&mut h, first.as_bytes(), "tttttttttt");
+    h.send(b"\x1b[D\x1b[D");
+    std::thread::sleep(Duration::from_millis(100));
+    resize(&h, 35, 20);
+    std::thread::sleep(Duration::from_millis(300));
+    keys(&mut h, b"UV", "UV");
+    check(&mut h, &format!("echo {}UVtt", "t".repeat(148)));
 
     // vi mode: ESC k recalls (twice: past `echo short`), `A` appends.
     h.run("set -o vi");

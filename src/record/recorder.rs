@@ -76,7 +76,7 @@ pub struct Recorder {
     /// Where each line of the command being typed starts on `screen` (the first after the
     /// prompt, then one per continuation prompt), and where the line editor ended it.
     input_lines: Vec<(Pos, Option<Pos>)>,
-    /// Frames (time, direction, bytes) held from the prompt's end until the output start.
+    /// Frames (time, direction, bytes) held from the prompt until the output start.
     held: Option<Vec<(u64, u8, Vec<u8>)>>,
     held_bytes: usize,
     /// The open command is private: its frames are dropped.
@@ -295,7 +295,7 @@ impl Recorder {
         self.input_lines.clear();
     }
 
-    /// Writes the frames held since the prompt's end, or drops them (a private line).
+    /// Writes the frames held since the prompt, or drops them (a private line).
     fn release_held(&mut self, write: bool) {
         self.cut();
         let Some(held) = self.held.take() else {

@@ -96,14 +96,20 @@ impl Screen {
     }
 
     /// The terminal was resized: later bytes are drawn at the new width. Rows already drawn
-    /// keep their cells (what a non-reflowing terminal does; line editors redraw anyway).
+    /// are cut or padded to it, not reflowed (line editors redraw the line anyway).
     pub fn resize(&mut self, cols: u16, rows: u16) {
         let g = &mut self.grid;
         g.cols = usize::from(cols.max(1));
         g.rows = usize::from(rows.max(1));
         for row in &mut g.lines {
-            if row.cells.len() < g.cols {
-                row.cells.resize(g.cols, Cell::Empty);
+            row.cells.resize(g.cols, Cell::Empty);
+            if row.cells.last() == Some(&Cell::Tail) {
+                // Half of a wide character is no character.
+                let n = row.cells.len();
+                row.cells[n - 1] = Cell::Empty;
+                if n >= 2 {
+                    row.cells[n - 2] = Cell::Empty;
+                }
             }
         }
         g.cur.col = g.cur.col.min(g.cols - 1);
@@ -567,6 +573,20 @@ mod tests {
         let end = s.editor_end().unwrap();
         assert_eq!(s.logical_line(start, Some(end)).0, "!!");
         assert_eq!(s.text_between(end, s.cursor()), "echo first");
+    }
+
+    #[test]
+    fn a_shrink_cuts_the_rows_drawn_before() {
+        // bash at 61 columns, a line on three rows; shrunk to 35 columns, readline clears the
+        // rows from the bottom up and draws prompt and line again.
+        let mut s = Screen::new(61, 20);
+        let line = format!("echo {}", "t".repeat(150));
+        s.feed(format!("READY> {line}").as_bytes());
+        s.resize(35, 20);
+        s.feed(b"\r\x1b[K\r\x1b[A\x1b[K\r\x1b[A\x1b[K\rREADY> ");
+        let start = s.cursor();
+        s.feed(line.as_bytes());
+        assert_eq!(s.logical_line(start, None).0, line);
     }
 
     #[test]
