@@ -199,6 +199,20 @@ fn bash_lines_read_off_the_screen_are_exact_across_widths_resizes_and_editing() 
     std::thread::sleep(Duration::from_millis(100));
     keys(&mut h, b"A again", " again");
     check(&mut h, &format!("{long} again"));
+    // vi commands in a wrapped line: to the start, next word, delete a character; to the end,
+    // back a word, insert.
+    h.send(b"\x1bk");
+    std::thread::sleep(Duration::from_millis(100));
+    h.send(b"k");
+    std::thread::sleep(Duration::from_millis(100));
+    h.send(b"0wx$bi");
+    std::thread::sleep(Duration::from_millis(100));
+    keys(&mut h, b"new-", "new-");
+    std::thread::sleep(Duration::from_millis(100));
+    check(
+        &mut h,
+        &format!("echo {} {} new-end", "p".repeat(69), "q".repeat(70)),
+    );
 }
 
 #[test]
