@@ -463,6 +463,8 @@ fn exec_of_a_shell_that_cannot_be_hooked_says_so_and_anything_else_ends_the_sess
     let mut h = Harness::bash(&[]);
     h.type_line("exec zsh-does-not-exist-xyz");
     h.wait_prompts(2);
+    h.type_line("exec bash-does-not-exist-xyz");
+    h.wait_prompts(3);
     let r = h.run("echo \"${ZDOTDIR-unset} ${ENV-unset} $(shopt -qo posix && echo posix)\"");
     assert_eq!(h.output_text(&r), "unset unset \r\n");
     // Anything else replaces the shell and the session ends with it.
