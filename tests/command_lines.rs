@@ -416,8 +416,16 @@ fn exec_bash_inside_a_wrapped_bash_keeps_recording_with_hooks() {
     assert_eq!(h.output_text(&r), "rc=2 posix=off env=unsetunset\r\n");
     // Again, through $SHELL and as a login shell.
     exec_keeps_recording(&mut h, "exec -l $SHELL", 6);
+    // omnish's private directory (the token, the startup files) lives as long as the session.
+    let r = h.run("echo \"$__omnish_dir\"; stat -c %a \"$__omnish_dir\"");
+    let out = h.output_text(&r);
+    let mut lines = out.lines();
+    let dir = std::path::PathBuf::from(lines.next().unwrap());
+    assert_eq!(lines.next(), Some("700"));
+    assert!(dir.join("exec.bash").exists());
     h.type_line("exit 3");
     assert_eq!(h.wait_exit(), 3);
+    assert!(!dir.exists(), "{dir:?}");
     let last = h.records().pop().unwrap();
     assert_eq!(
         (last.command_line.as_str(), last.exit_code),
