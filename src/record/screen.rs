@@ -291,7 +291,7 @@ impl Grid {
             for _ in 0..width {
                 row.cells.insert(col, Cell::Empty);
             }
-            row.cells.truncate(cols.max(row.cells.len() - width));
+            row.cells.truncate(cols);
         }
         // Overwriting half of a wide character blanks its other half.
         if row.cells.get(col) == Some(&Cell::Tail) && col > 0 {
@@ -594,5 +594,28 @@ mod tests {
         assert_eq!(typed("$ ", "echo 字é".as_bytes(), 8), "echo 字é");
         // A wide character that does not fit in the last column wraps whole.
         assert_eq!(typed("", "abcdefg字h".as_bytes(), 8), "abcdefg字h");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_and_resizes_never_panic(
+            chunks in proptest::collection::vec(
+                (proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200), 0u16..6),
+                0..20,
+            ),
+            tail in "[ -~\u{e9}\u{5b57}\u{301}\r\n\x08\x1b\\[0-9;?@ABCDGHJKPXhl]{0,300}",
+        ) {
+            let mut s = Screen::new(7, 3);
+            let start = s.cursor();
+            for (bytes, size) in &chunks {
+                s.feed(bytes);
+                if *size > 0 {
+                    s.resize(*size * 3, *size);
+                }
+            }
+            s.feed(tail.as_bytes());
+            let (_, next) = s.logical_line(start, s.editor_end());
+            let _ = s.text_between(start, next.max(s.cursor()));
+        }
     }
 }
