@@ -115,6 +115,7 @@ __omnish_exec_ready() {
 # interactive shell about to replace this one, which PS0 then prepares to hook. When that cannot
 # be done, says so in one line.
 __omnish_exec_kind() {
+    [[ ${1-} == *exec* ]] || builtin return 0
     local -a w
     builtin read -ra w <<<"${1-}"
     [[ ${w[0]-} == exec ]] || builtin return 0

@@ -64,6 +64,7 @@ typeset -gi __omnish_saved_zdotdir_set=0 __omnish_saved_zdotdir_x=0
 # done, says so in one line.
 __omnish_exec_prepare() {
     emulate -L zsh
+    [[ $1 == *exec* ]] || return 0
     local -a w
     w=(${(z)1})
     [[ ${w[1]-} == exec ]] || return 0
