@@ -111,9 +111,9 @@ __omnish_exec_ready() {
     [[ -v ZDOTDIR ]] || builtin declare -gx ZDOTDIR
 }
 
-# For a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]`, prints `b` or `z`: the kind of
-# interactive shell about to replace this one, which PS0 then prepares to hook. When that cannot
-# be done, says so in one line.
+# For a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]`, sets (in the caller) `name` to the
+# shell's name, `kind` to `b` or `z`, the kind of interactive shell about to replace this one,
+# and `why` to the reason it cannot be hooked, if any.
 __omnish_exec_kind() {
     [[ ${1-} == *exec* ]] || builtin return 0
     local -a w
@@ -127,18 +127,20 @@ __omnish_exec_kind() {
         *) ((i += 1)) ;;
         esac
     done
-    local cmd=${w[i]-} kind arg why=''
+    local cmd=${w[i]-} arg k
     # shellcheck disable=SC2016 # the words as typed
     case $cmd in '$SHELL' | '${SHELL}' | '"$SHELL"' | '"${SHELL}"') cmd=${SHELL-} ;; esac
     case ${cmd##*/} in
-    bash*) kind=b ;;
-    zsh*) kind=z ;;
+    bash*) k=b ;;
+    zsh*) k=z ;;
     *) builtin return 0 ;;
     esac
     # A command string or a script: not an interactive shell.
     for arg in "${w[@]:i+1}"; do
         case $arg in -c | -[!-]*c* | [!-]*) builtin return 0 ;; esac
     done
+    name=${cmd##*/}
+    kind=$k
     if [[ -n $cleared ]]; then
         why='exec -c clears its environment'
     elif [[ $kind == b ]]; then
@@ -148,21 +150,26 @@ __omnish_exec_kind() {
         [[ -v ZDOTDIR ]] && why='ZDOTDIR is set'
         [[ -r ${__omnish_dir-}/.zshenv ]] || why="omnish's startup files are gone"
     fi
-    if [[ -n $why ]]; then
-        builtin printf 'omnish: %s will not be recorded command by command (%s)\n' \
-            "${cmd##*/}" "$why" >/dev/tty
-        builtin return 0
-    fi
-    builtin printf '%s' "$kind"
 }
 
 # Runs in PS0's subshell just before the command: reports its line and the output start on the
-# terminal, and prints what __omnish_exec_kind says about the line.
+# terminal, and prints the kind of shell an exec brings, for PS0 to prepare its hooks. omnish
+# warns when a line it sees is such an exec and the hooks did not announce it (`Exec`): they
+# cannot see a line bash kept out of its history.
 __omnish_preexec() {
     [[ -n ${__omnish_token-} ]] || builtin return 0
-    local line=''
-    __omnish_preexec_marks >/dev/tty
-    [[ -n $line ]] && __omnish_exec_kind "$line"
+    local line='' name='' kind='' why=''
+    {
+        __omnish_preexec_marks
+        [[ -n $line ]] && __omnish_exec_kind "$line"
+        [[ -n $name ]] && builtin printf '\e]633;P;Exec=1;%s\a' "$__omnish_token"
+        builtin printf '\e]133;C;aid=%s\a' "$__omnish_token"
+        if [[ -n $why ]]; then
+            builtin printf 'omnish: %s will not be recorded command by command (%s)\n' \
+                "$name" "$why"
+        fi
+    } >/dev/tty
+    [[ -n $why ]] || builtin printf '%s' "$kind"
 }
 
 __omnish_preexec_marks() {
@@ -182,7 +189,6 @@ __omnish_preexec_marks() {
         # one (omnish sees it on the screen), the user wants it private.
         builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' "$__omnish_token"
     fi
-    builtin printf '\e]133;C;aid=%s\a' "$__omnish_token"
 }
 
 # Puts __omnish_precmd first and __omnish_prompt last in PROMPT_COMMAND (string or array, as

@@ -467,6 +467,15 @@ fn exec_of_a_shell_that_cannot_be_hooked_says_so_and_anything_else_ends_the_sess
     );
     h.wait_prompts(2);
     assert_eq!(h.screen().matches("omnish:").count(), 1);
+    // A line bash keeps out of history never reaches its hooks: omnish itself says so.
+    let mut h = Harness::bash(&[]);
+    h.run("set +o history");
+    h.type_line("exec bash");
+    h.wait_screen(
+        "omnish: bash will not be recorded command by command (the line was kept out of history",
+    );
+    h.wait_prompts(3);
+    assert_eq!(h.screen().matches("omnish:").count(), 1);
     // A failed exec leaves nothing behind.
     let mut h = Harness::bash(&[]);
     h.type_line("exec zsh-does-not-exist-xyz");

@@ -54,14 +54,16 @@ __omnish_line_finish() {
     __omnish_typed+=${__omnish_typed:+$'\n'}$BUFFER
 }
 
-# What __omnish_exec_prepare exported for an exec: `b`, `z` or empty; and ZDOTDIR before it.
-typeset -g __omnish_exported='' __omnish_saved_zdotdir=''
+# What __omnish_exec_prepare exported for an exec: `b`, `z` or empty; and ZDOTDIR before it;
+# the one line to show when the new shell cannot be hooked.
+typeset -g __omnish_exported='' __omnish_saved_zdotdir='' __omnish_exec_msg=''
 typeset -gi __omnish_saved_zdotdir_set=0 __omnish_saved_zdotdir_x=0
 
 # For a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]`, exports what hooks the shell that
 # is about to replace this one: ZDOTDIR for zsh (omnish's startup files, as at the start), ENV
 # and POSIXLY_CORRECT for bash (a bash in POSIX mode reads $ENV: exec.bash). When that cannot be
-# done, says so in one line.
+# done, keeps the one line saying so in __omnish_exec_msg. Announces the exec to omnish (which
+# warns about an exec the hooks did not see).
 __omnish_exec_prepare() {
     emulate -L zsh
     [[ $1 == *exec* ]] || return 0
@@ -88,6 +90,7 @@ __omnish_exec_prepare() {
     for arg in "${(@)w[i+1,-1]}"; do
         case $arg in (-c|-[^-]#c*|[^-]*) return 0 ;; esac
     done
+    builtin printf '\e]633;P;Exec=1;%s\a' $__omnish_token
     if [[ -n $cleared ]]; then
         why='exec -c clears its environment'
     elif [[ $kind == b ]]; then
@@ -97,7 +100,7 @@ __omnish_exec_prepare() {
         [[ -r $__omnish_dir/.zshenv ]] || why="omnish's startup files are gone"
     fi
     if [[ -n $why ]]; then
-        print -r -- "omnish: ${cmd:t} will not be recorded command by command ($why)"
+        __omnish_exec_msg="omnish: ${cmd:t} will not be recorded command by command ($why)"
         return 0
     fi
     if [[ $kind == b ]]; then
@@ -143,9 +146,13 @@ __omnish_preexec() {
         builtin printf '\e]633;P;Typed=%s;%s\a' $__omnish_esc $__omnish_token
         __omnish_typed=''
     fi
+    __omnish_exec_prepare $1
     __omnish_escape $1
     builtin printf '\e]633;E;%s;%s\a\e]133;C;aid=%s\a' $__omnish_esc $__omnish_token $__omnish_token
-    __omnish_exec_prepare $1
+    if [[ -n $__omnish_exec_msg ]]; then
+        print -r -- $__omnish_exec_msg
+        __omnish_exec_msg=''
+    fi
 }
 
 typeset -ga precmd_functions preexec_functions

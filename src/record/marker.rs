@@ -15,6 +15,7 @@
 //! | `633;P;Cwd=<escaped>;T`    | the working directory, escaped                       |
 //! | `633;P;Typed=<escaped>;T`  | the line as typed, before history expansion (zsh)    |
 //! | `633;P;HistIgnoreSpace=1;T`| a leading space keeps this line out of history       |
+//! | `633;P;Exec=1;T`           | the hooks saw this line exec a bash or zsh           |
 //!
 //! Escaping (as VS Code's OSC 633): `\` → `\\`, `;` and bytes below 0x20 and 0x7f → `\xHH`.
 //!
@@ -55,6 +56,9 @@ pub enum Marker {
     /// The shell keeps lines starting with a space out of its history (bash `ignorespace` /
     /// `ignoreboth` for a line it did not save, zsh `HIST_IGNORE_SPACE`): such a line is private.
     HistIgnoreSpace,
+    /// The hooks saw that this line replaces the shell with a bash or zsh (and prepared to hook
+    /// it, or said why they cannot).
+    ExecAnnounced,
 }
 
 /// What the scanner finds, in stream order.
@@ -253,6 +257,9 @@ pub fn parse(payload: &[u8], token: &[u8]) -> Option<Marker> {
     }
     if rest == b"P;HistIgnoreSpace=1" {
         return Some(Marker::HistIgnoreSpace);
+    }
+    if rest == b"P;Exec=1" {
+        return Some(Marker::ExecAnnounced);
     }
     None
 }

@@ -67,6 +67,8 @@ pub struct Recorder {
     typed: Option<String>,
     /// The hooks said a leading space keeps this line out of history.
     hist_ignore_space: bool,
+    /// The hooks saw this line exec a shell.
+    exec_announced: bool,
     /// Record private commands anyway.
     record_private: bool,
     cwd: String,
@@ -112,6 +114,7 @@ impl Recorder {
             command_line: None,
             typed: None,
             hist_ignore_space: false,
+            exec_announced: false,
             record_private: false,
             screen: Screen::new(80, 24),
             drawing: false,
@@ -211,6 +214,7 @@ impl Recorder {
                     self.command_line = None;
                     self.typed = None;
                     self.hist_ignore_space = false;
+                    self.exec_announced = false;
                     self.start_drawing();
                     if self.held.is_none() {
                         // The line typed at this prompt may turn out private: hold the frames.
@@ -243,6 +247,7 @@ impl Recorder {
             Marker::CommandLine(line) => self.command_line = Some(line),
             Marker::Typed(line) => self.typed = Some(line),
             Marker::HistIgnoreSpace => self.hist_ignore_space = true,
+            Marker::ExecAnnounced => self.exec_announced = true,
             Marker::Cwd(cwd) => self.cwd = cwd,
             Marker::OutputStart => {
                 if self.phase == Phase::Output {
@@ -256,6 +261,14 @@ impl Recorder {
                         .flatten()
                         .any(|l| l.starts_with([' ', '\t']));
                 let hide = private && !self.record_private;
+                if !self.exec_announced {
+                    if let Some(shell) = exec_of_a_shell(&line) {
+                        // bash kept the line out of history: its hooks never saw it.
+                        self.warning = Some(format!(
+                            "omnish: {shell} will not be recorded command by command (the line was kept out of history, so omnish's hooks could not prepare it)"
+                        ));
+                    }
+                }
                 self.release_held(!hide);
                 self.drawing = false;
                 if hide {
@@ -549,6 +562,34 @@ impl Recorder {
             ));
         }
     }
+}
+
+/// The shell a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]` brings, as the hooks read
+/// it: an interactive bash or zsh replacing the recorded shell.
+fn exec_of_a_shell(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace();
+    if words.next()? != "exec" {
+        return None;
+    }
+    let mut cmd = words.next()?;
+    while cmd.starts_with('-') {
+        if cmd == "-a" {
+            words.next()?;
+        }
+        cmd = words.next()?;
+    }
+    let cmd = cmd.trim_matches(['"', '\'']);
+    let name = match cmd {
+        "$SHELL" | "${SHELL}" => "$SHELL",
+        _ => cmd.rsplit('/').next().unwrap_or(cmd),
+    };
+    if !(name.starts_with("bash") || name.starts_with("zsh") || name == "$SHELL") {
+        return None;
+    }
+    // A command string or a script: not an interactive shell.
+    let interactive = words
+        .all(|a| a.starts_with('-') && !(a == "-c" || (!a.starts_with("--") && a.contains('c'))));
+    interactive.then(|| name.to_string())
 }
 
 #[cfg(test)]
@@ -855,5 +896,21 @@ mod tests {
         ]
         .map(|(l, t)| (l.to_string(), t.map(String::from)));
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn execs_of_interactive_shells_are_recognised() {
+        for (line, want) in [
+            ("exec bash", Some("bash")),
+            ("exec -l /usr/bin/zsh -i", Some("zsh")),
+            ("exec -a x $SHELL", Some("$SHELL")),
+            ("exec bash -c 'echo'", None),
+            ("exec bash script.sh", None),
+            ("exec bash -lc x", None),
+            ("exec cat", None),
+            ("echo exec bash", None),
+        ] {
+            assert_eq!(exec_of_a_shell(line).as_deref(), want, "{line}");
+        }
     }
 }
