@@ -233,6 +233,8 @@ fn build_session(root: &Path, commands: u64, huge: &[u64], seed: u64) -> (String
             stream_length: end - offset,
             cols: COLS,
             command_source: "hook".into(),
+            typed: None,
+            private: false,
         });
         now += 10;
     }

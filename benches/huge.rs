@@ -92,6 +92,8 @@ impl Builder {
             stream_length: s.offset() - offset,
             cols: COLS,
             command_source: "hook".into(),
+            typed: None,
+            private: false,
         });
     }
 

@@ -4,6 +4,10 @@
 #   __omnish_login   1 to read the login files instead of ~/.bashrc
 #   __omnish_rcfile  the user's --rcfile, or empty
 #   __omnish_norc    1 for --norc
+#   __omnish_dir     omnish's private directory of startup files (0700, files 0600), kept for
+#                    the session so that a shell replacing this one (`exec bash`, `exec zsh`)
+#                    is hooked again
+#   __omnish_sysrc   1 to read /etc/bash.bashrc first (set by exec.bash)
 # Markers: see src/marker.rs. Every expansion is guarded (`${v-}`) for `set -u` users, and
 # builtins are called as builtins against aliases and functions of the same name.
 
@@ -20,8 +24,9 @@ if [[ ${__omnish_login-} == 1 ]]; then
 elif [[ ${__omnish_norc-} != 1 ]]; then
     if [[ -n ${__omnish_rcfile-} ]]; then
         [[ -r $__omnish_rcfile ]] && builtin source "$__omnish_rcfile"
-    elif [[ -r ~/.bashrc ]]; then
-        builtin source ~/.bashrc
+    else
+        [[ ${__omnish_sysrc-} == 1 && -r /etc/bash.bashrc ]] && builtin source /etc/bash.bashrc
+        [[ -r ~/.bashrc ]] && builtin source ~/.bashrc
     fi
 fi
 
@@ -35,7 +40,16 @@ __omnish_b2="\\[\\e]133;B;k=c;aid=${__omnish_token}\\a\\]"
 # bash expands PS0 once per command line it runs (not for an empty line or Ctrl-C), so it marks
 # the output start; from a subshell, which is all PS0 can run. With `shopt -u promptvars` PS0 is
 # not expanded: then a plain escape marks the start and omnish reads the line off the screen.
-__omnish_ps0='$(__omnish_preexec >/dev/tty)'
+#
+# `exec bash`/`exec zsh` must leave with variables that hook the new shell, set in this shell
+# before the exec. PS0 can assign (`${v:=word}`) though it runs nothing but subshells: the
+# subshell prints `b` (a bash comes), `z` (a zsh comes) or nothing into __omnish_x, and the
+# assignments that follow export ENV + POSIXLY_CORRECT (bash reads $ENV in POSIX mode) or
+# ZDOTDIR. They are unset and declared exported in advance (see __omnish_exec_ready). All of it
+# sits in the key of an associative array expanded with `+`, so PS0 shows nothing.
+declare -A __omnish_h=()
+# shellcheck disable=SC2016 # expanded by bash each time it shows PS0
+__omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%z}}${__omnish_xz:=${__omnish_x%b}}${__omnish_xb:+${ENV:=$__omnish_dir/exec.bash}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir}}]+}'
 __omnish_ps0_plain="\\e]133;C;aid=${__omnish_token}\\a"
 
 # Escapes $1 into __omnish_esc: `\` → `\\`, `;`, control bytes and DEL → \xHH.
@@ -46,6 +60,7 @@ __omnish_escape() {
     if [[ $s == *[[:cntrl:]]* ]]; then
         for i in {1..31} 127; do
             builtin printf -v h '%02x' "$i"
+            # shellcheck disable=SC2059 # the format is the escape that makes the byte
             builtin printf -v c "\\x$h"
             [[ $s == *"$c"* ]] && s=${s//"$c"/\\x$h}
         done
@@ -59,6 +74,7 @@ __omnish_escape() {
 __omnish_precmd() {
     local __omnish_st=$?
     [[ -n ${__omnish_token-} ]] || builtin return "$__omnish_st"
+    __omnish_exec_ready
     __omnish_escape "${PWD-}"
     builtin printf '\e]133;D;%s;aid=%s\a\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
         "$__omnish_st" "$__omnish_token" "$__omnish_esc" "$__omnish_token" "$__omnish_token"
@@ -82,20 +98,97 @@ __omnish_prompt() {
     builtin return "$__omnish_st"
 }
 
-# Runs in PS0's subshell just before the command: reports its line and the output start.
+# Undoes what PS0 set for an exec that did not happen (it failed, or the line was no exec),
+# and keeps ENV, POSIXLY_CORRECT and ZDOTDIR, when unset, exported in advance.
+__omnish_exec_ready() {
+    if [[ -n ${__omnish_xb-} ]]; then
+        builtin unset ENV POSIXLY_CORRECT
+        builtin set +o posix
+    fi
+    [[ -n ${__omnish_xz-} ]] && builtin unset ZDOTDIR
+    builtin unset __omnish_x __omnish_xb __omnish_xz
+    [[ -v ENV || -v POSIXLY_CORRECT ]] || builtin declare -gx ENV POSIXLY_CORRECT
+    [[ -v ZDOTDIR ]] || builtin declare -gx ZDOTDIR
+}
+
+# For a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]`, sets (in the caller) `name` to the
+# shell's name, `kind` to `b` or `z`, the kind of interactive shell about to replace this one,
+# and `why` to the reason it cannot be hooked, if any.
+__omnish_exec_kind() {
+    [[ ${1-} == *exec* ]] || builtin return 0
+    local -a w
+    builtin read -ra w <<<"${1-}"
+    [[ ${w[0]-} == exec ]] || builtin return 0
+    local i=1 cleared=''
+    while [[ ${w[i]-} == -* ]]; do
+        case ${w[i]} in
+        -a) ((i += 2)) ;;
+        *c*) cleared=1 && ((i += 1)) ;;
+        *) ((i += 1)) ;;
+        esac
+    done
+    local cmd=${w[i]-} arg k
+    # shellcheck disable=SC2016 # the words as typed
+    case $cmd in '$SHELL' | '${SHELL}' | '"$SHELL"' | '"${SHELL}"') cmd=${SHELL-} ;; esac
+    case ${cmd##*/} in
+    bash*) k=b ;;
+    zsh*) k=z ;;
+    *) builtin return 0 ;;
+    esac
+    # A command string or a script: not an interactive shell.
+    for arg in "${w[@]:i+1}"; do
+        case $arg in -c | -[!-]*c* | [!-]*) builtin return 0 ;; esac
+    done
+    name=${cmd##*/}
+    kind=$k
+    if [[ -n $cleared ]]; then
+        why='exec -c clears its environment'
+    elif [[ $kind == b ]]; then
+        [[ -v ENV || -v POSIXLY_CORRECT ]] && why='ENV or POSIXLY_CORRECT is set'
+        [[ -r ${__omnish_dir-}/exec.bash ]] || why="omnish's startup files are gone"
+    else
+        [[ -v ZDOTDIR ]] && why='ZDOTDIR is set'
+        [[ -r ${__omnish_dir-}/.zshenv ]] || why="omnish's startup files are gone"
+    fi
+}
+
+# Runs in PS0's subshell just before the command: reports its line and the output start on the
+# terminal, and prints the kind of shell an exec brings, for PS0 to prepare its hooks. omnish
+# warns when a line it sees is such an exec and the hooks did not announce it (`Exec`): they
+# cannot see a line bash kept out of its history.
 __omnish_preexec() {
     [[ -n ${__omnish_token-} ]] || builtin return 0
+    local line='' name='' kind='' why=''
+    {
+        __omnish_preexec_marks
+        [[ -n $line ]] && __omnish_exec_kind "$line"
+        [[ -n $name ]] && builtin printf '\e]633;P;Exec=1;%s\a' "$__omnish_token"
+        builtin printf '\e]133;C;aid=%s\a' "$__omnish_token"
+        if [[ -n $why ]]; then
+            builtin printf 'omnish: %s will not be recorded command by command (%s)\n' \
+                "$name" "$why"
+        fi
+    } >/dev/tty
+    [[ -n $why ]] || builtin printf '%s' "$kind"
+}
+
+__omnish_preexec_marks() {
     if [[ ${HISTCMD-} != "${__omnish_histcmd-}" ]]; then
-        # The line went into history (HISTCMD moved), so `history 1` is this line. Otherwise
-        # (ignorespace, ignoredups, set +o history) omnish reads the line off the screen.
-        local line
-        line=$(HISTTIMEFORMAT='' builtin history 1)
-        if [[ $line =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]](.*)$ ]]; then
-            __omnish_escape "${BASH_REMATCH[1]}"
+        # The line went into history (HISTCMD moved), so `history 1` is this line, after
+        # history expansion. Otherwise (ignorespace, ignoredups, set +o history) omnish reads
+        # the line off the screen.
+        local entry
+        entry=$(HISTTIMEFORMAT='' builtin history 1)
+        if [[ $entry =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]](.*)$ ]]; then
+            line=${BASH_REMATCH[1]}
+            __omnish_escape "$line"
             builtin printf '\e]633;E;%s;%s\a' "$__omnish_esc" "$__omnish_token"
         fi
+    elif [[ :${HISTCONTROL-}: == *:ignorespace:* || :${HISTCONTROL-}: == *:ignoreboth:* ]]; then
+        # Not saved, and a leading space keeps lines out of history: if this line starts with
+        # one (omnish sees it on the screen), the user wants it private.
+        builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' "$__omnish_token"
     fi
-    builtin printf '\e]133;C;aid=%s\a' "$__omnish_token"
 }
 
 # Puts __omnish_precmd first and __omnish_prompt last in PROMPT_COMMAND (string or array, as
@@ -110,6 +203,7 @@ __omnish_install() {
         ps0=${ps0//"$want"/}
         PS0=$ps0$want
     fi
+    # shellcheck disable=SC2016 # run later by PROMPT_COMMAND, where `$_` is the last argument
     local first='__omnish_precmd "$_"' last='__omnish_prompt' attrs=''
     [[ -v PROMPT_COMMAND ]] && attrs=${PROMPT_COMMAND@a}
     # bash runs every element of an array PROMPT_COMMAND from 5.1 on; before, only element 0.
@@ -127,17 +221,20 @@ __omnish_install() {
         pc=${pc//"$first"$'\n'/}
         pc=${pc//$'\n'"$last"/}
         # Newlines, not `;`, so a user value ending in `;` stays valid.
+        # shellcheck disable=SC2178 # the user's PROMPT_COMMAND is a string here
         PROMPT_COMMAND="$first"$'\n'"${pc:+$pc$'\n'}$last"
     fi
     # An exported PROMPT_COMMAND reaches child shells; let them find harmless functions there
     # (they see no token and only pass `$?` on).
     if [[ $attrs == *x* ]]; then
-        builtin export -f __omnish_precmd __omnish_prompt __omnish_install __omnish_escape
+        builtin export -f __omnish_precmd __omnish_prompt __omnish_install __omnish_escape \
+            __omnish_exec_ready
     fi
 }
 
 # They need PS0, new in bash 4.4.
 if ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
+    __omnish_exec_ready
     __omnish_install
 else
     builtin printf 'omnish: bash %s has no PS0 (bash 4.4 or later does); commands are not told apart\n' \

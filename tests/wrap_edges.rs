@@ -72,7 +72,12 @@ fn ctrl_c_at_a_continuation_prompt_makes_no_record() {
 #[test]
 fn redraws_clear_screen_and_vi_mode_at_the_prompt() {
     let rc = "PS1='READY> '\nHISTCONTROL=ignorespace\n";
-    let mut h = Harness::start(&["bash"], &[(".bashrc", rc)]);
+    // Lines kept out of history with a leading space are recorded here, to read them.
+    let mut h = Harness::start_with(
+        &["bash"],
+        &[(".bashrc", rc)],
+        &[("OMNISH_RECORD_PRIVATE", "1")],
+    );
     h.wait_prompts(1);
     h.send(b"echo par");
     h.send(b"\x0c"); // Ctrl-L: clear and redraw the prompt and the line
@@ -89,7 +94,7 @@ fn redraws_clear_screen_and_vi_mode_at_the_prompt() {
     let r = h.wait_records(2).remove(1);
     assert_eq!(
         (r.command_line.as_str(), r.command_source.as_str()),
-        ("echo hidden", "screen")
+        (" echo hidden", "screen")
     );
     // vi editing mode: ESC to command mode, `0` to the line start, `i` to insert.
     h.run("set -o vi");

@@ -31,11 +31,13 @@ __omnish_mark_eol() {
 __omnish_precmd() {
     local -i st=$?
     emulate -L zsh
+    __omnish_exec_undo
     # The end of the command, if one ran (omnish ignores an end without a start: empty line,
     # Ctrl-C at the prompt), the cwd, and the prompt start.
     __omnish_escape $PWD
     builtin printf '\e]133;D;%d;aid=%s\a\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
         $st $__omnish_token $__omnish_esc $__omnish_token $__omnish_token
+    __omnish_typed=''
     __omnish_mark_eol
     # Keep the preexec hook last, so its marker comes right before the command's output.
     # (precmd_functions is put right from preexec: never change the array being run.)
@@ -45,6 +47,89 @@ __omnish_precmd() {
     return st
 }
 
+# The line editor's buffer as typed, before history expansion (`!!`, `^a^b`); one line per
+# continuation prompt.
+typeset -g __omnish_typed=''
+__omnish_line_finish() {
+    __omnish_typed+=${__omnish_typed:+$'\n'}$BUFFER
+}
+
+# What __omnish_exec_prepare exported for an exec: `b`, `z` or empty; and ZDOTDIR before it;
+# the one line to show when the new shell cannot be hooked.
+typeset -g __omnish_exported='' __omnish_saved_zdotdir='' __omnish_exec_msg=''
+typeset -gi __omnish_saved_zdotdir_set=0 __omnish_saved_zdotdir_x=0
+
+# For a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]`, exports what hooks the shell that
+# is about to replace this one: ZDOTDIR for zsh (omnish's startup files, as at the start), ENV
+# and POSIXLY_CORRECT for bash (a bash in POSIX mode reads $ENV: exec.bash). When that cannot be
+# done, keeps the one line saying so in __omnish_exec_msg. Announces the exec to omnish (which
+# warns about an exec the hooks did not see).
+__omnish_exec_prepare() {
+    emulate -L zsh
+    [[ $1 == *exec* ]] || return 0
+    local -a w
+    w=(${(z)1})
+    [[ ${w[1]-} == exec ]] || return 0
+    local -i i=2
+    local cleared=
+    while [[ ${w[i]-} == -* ]]; do
+        case ${w[i]} in
+        (-a) (( i += 2 )) ;;
+        (*c*) cleared=1; (( i += 1 )) ;;
+        (*) (( i += 1 )) ;;
+        esac
+    done
+    local cmd=${(Q)w[i]-} kind arg why=
+    [[ $cmd == '$SHELL' || $cmd == '${SHELL}' ]] && cmd=${SHELL-}
+    case ${cmd:t} in
+    (bash*) kind=b ;;
+    (zsh*) kind=z ;;
+    (*) return 0 ;;
+    esac
+    # A command string or a script: not an interactive shell.
+    for arg in "${(@)w[i+1,-1]}"; do
+        case $arg in (-c|-[^-]#c*|[^-]*) return 0 ;; esac
+    done
+    builtin printf '\e]633;P;Exec=1;%s\a' $__omnish_token
+    if [[ -n $cleared ]]; then
+        why='exec -c clears its environment'
+    elif [[ $kind == b ]]; then
+        (( ${+ENV} || ${+POSIXLY_CORRECT} )) && why='ENV or POSIXLY_CORRECT is set'
+        [[ -r $__omnish_dir/exec.bash ]] || why="omnish's startup files are gone"
+    else
+        [[ -r $__omnish_dir/.zshenv ]] || why="omnish's startup files are gone"
+    fi
+    if [[ -n $why ]]; then
+        __omnish_exec_msg="omnish: ${cmd:t} will not be recorded command by command ($why)"
+        return 0
+    fi
+    if [[ $kind == b ]]; then
+        export ENV=$__omnish_dir/exec.bash POSIXLY_CORRECT=y
+    else
+        __omnish_saved_zdotdir_set=${+ZDOTDIR}
+        __omnish_saved_zdotdir=${ZDOTDIR-}
+        [[ ${(t)ZDOTDIR-} == *export* ]] && __omnish_saved_zdotdir_x=1 || __omnish_saved_zdotdir_x=0
+        export ZDOTDIR=$__omnish_dir
+    fi
+    __omnish_exported=$kind
+}
+
+# The exec did not happen (it failed): undo what __omnish_exec_prepare exported.
+__omnish_exec_undo() {
+    case $__omnish_exported in
+    (b) unset ENV POSIXLY_CORRECT ;;
+    (z)
+        if (( __omnish_saved_zdotdir_set )); then
+            ZDOTDIR=$__omnish_saved_zdotdir
+            (( __omnish_saved_zdotdir_x )) || typeset -g +x ZDOTDIR
+        else
+            unset ZDOTDIR
+        fi
+        ;;
+    esac
+    __omnish_exported=''
+}
+
 __omnish_preexec() {
     emulate -L zsh
     # First, so the end marker comes before what other precmd hooks print.
@@ -52,8 +137,22 @@ __omnish_preexec() {
         precmd_functions=(__omnish_precmd ${precmd_functions:#__omnish_precmd})
     fi
     __omnish_mark_eol
+    # A line HIST_IGNORE_SPACE keeps out of history is private (omnish decides what to keep).
+    if [[ -o hist_ignore_space && ( $1 == [[:blank:]]* || $__omnish_typed == [[:blank:]]* ) ]]; then
+        builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' $__omnish_token
+    fi
+    if [[ -n $__omnish_typed ]]; then
+        __omnish_escape $__omnish_typed
+        builtin printf '\e]633;P;Typed=%s;%s\a' $__omnish_esc $__omnish_token
+        __omnish_typed=''
+    fi
+    __omnish_exec_prepare $1
     __omnish_escape $1
     builtin printf '\e]633;E;%s;%s\a\e]133;C;aid=%s\a' $__omnish_esc $__omnish_token $__omnish_token
+    if [[ -n $__omnish_exec_msg ]]; then
+        print -r -- $__omnish_exec_msg
+        __omnish_exec_msg=''
+    fi
 }
 
 typeset -ga precmd_functions preexec_functions
@@ -62,4 +161,7 @@ typeset -ga precmd_functions preexec_functions
     precmd_functions=(__omnish_precmd ${precmd_functions:#__omnish_precmd})
     preexec_functions=(${preexec_functions:#__omnish_preexec} __omnish_preexec)
     __omnish_mark_eol
+    # Keeps a zle-line-finish widget the user defined.
+    builtin autoload -Uz add-zle-hook-widget 2>/dev/null &&
+        add-zle-hook-widget line-finish __omnish_line_finish 2>/dev/null
 }

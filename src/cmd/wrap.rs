@@ -60,7 +60,13 @@ impl Run for WrapArgs {
         };
         // A recorder that cannot start must not keep the user from their shell.
         let recorder = match Recorder::create(&dir, meta) {
-            Ok(r) => Some(r),
+            Ok(mut r) => {
+                // Lines kept out of history with a leading space are private unless asked.
+                r.set_record_private(
+                    std::env::var("OMNISH_RECORD_PRIVATE").is_ok_and(|v| v == "1"),
+                );
+                Some(r)
+            }
             Err(e) => {
                 eprintln!(
                     "omnish: cannot record to {}: {e}; starting {} without recording",
@@ -89,14 +95,18 @@ impl Run for WrapArgs {
             command.env("TERM", "xterm-256color");
         }
 
+        let rc_dir = launch.rc_dir;
         let session = Session {
             command,
             scanner: launch.hooked.then(|| Scanner::new(&token)),
             recorder,
-            rc_dir: launch.rc_dir,
+            // Kept until the session ends (below), not removed at the first prompt: a shell
+            // that replaces the recorded one (`exec bash`) is hooked again from it.
+            rc_dir: None,
             whole_run_command: (!launch.hooked).then(|| launch.command_line.clone()),
         };
         let outcome = pty::run(session, (cols, rows))?;
+        drop(rc_dir);
         Ok(outcome.status)
     }
 }

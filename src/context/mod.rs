@@ -146,7 +146,8 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     let mut plans = Vec::with_capacity(picked.len());
     for c in picked.iter().rev() {
         let mut ctx = base_context(c, req.redact);
-        if req.parts == Parts::CommandsOnly {
+        // A private command's output was never stored.
+        if req.parts == Parts::CommandsOnly || c.record.private {
             plans.push(None);
             commands.push(ctx);
             continue;
@@ -313,10 +314,18 @@ fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
     }
 }
 
+/// Shown for a command the user kept out of history on purpose: its line was never stored.
+pub const PRIVATE_LINE: &str = "[private command]";
+
 /// A command's context without output: what ran, where, how it ended.
 fn base_context(c: &Candidate, redacting: bool) -> CommandContext {
     let r = &c.record;
-    let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, r.command_line.clone());
+    let line = if r.private {
+        PRIVATE_LINE.to_string()
+    } else {
+        r.command_line.clone()
+    };
+    let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, line);
     ctx.cwd = r.cwd.clone();
     ctx.started_at = r.started_at;
     ctx.running = c.running;

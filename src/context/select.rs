@@ -333,6 +333,8 @@ fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
         stream_length: u64::MAX,
         cols: session.meta.cols,
         command_source: "hook".into(),
+        typed: None,
+        private: run.private,
     };
     let mut c = candidate(session, record);
     c.running = live;
@@ -376,6 +378,8 @@ mod tests {
             stream_length: 0,
             cols: 80,
             command_source: "hook".into(),
+            typed: None,
+            private: false,
         }
     }
 

@@ -13,6 +13,9 @@
 //! | `133;Z;aid=T`              | output end: zsh's PROMPT_SP filler follows           |
 //! | `633;E;<escaped>;T`        | the command line, escaped                            |
 //! | `633;P;Cwd=<escaped>;T`    | the working directory, escaped                       |
+//! | `633;P;Typed=<escaped>;T`  | the line as typed, before history expansion (zsh)    |
+//! | `633;P;HistIgnoreSpace=1;T`| a leading space keeps this line out of history       |
+//! | `633;P;Exec=1;T`           | the hooks saw this line exec a bash or zsh           |
 //!
 //! Escaping (as VS Code's OSC 633): `\` → `\\`, `;` and bytes below 0x20 and 0x7f → `\xHH`.
 //!
@@ -48,6 +51,14 @@ pub enum Marker {
     OutputEnd,
     CommandLine(String),
     Cwd(String),
+    /// The line as the user typed it, before history expansion (zsh's line editor buffer).
+    Typed(String),
+    /// The shell keeps lines starting with a space out of its history (bash `ignorespace` /
+    /// `ignoreboth` for a line it did not save, zsh `HIST_IGNORE_SPACE`): such a line is private.
+    HistIgnoreSpace,
+    /// The hooks saw that this line replaces the shell with a bash or zsh (and prepared to hook
+    /// it, or said why they cannot).
+    ExecAnnounced,
 }
 
 /// What the scanner finds, in stream order.
@@ -241,6 +252,15 @@ pub fn parse(payload: &[u8], token: &[u8]) -> Option<Marker> {
     if let Some(cwd) = rest.strip_prefix(b"P;Cwd=") {
         return Some(Marker::Cwd(unescape(cwd)?));
     }
+    if let Some(typed) = rest.strip_prefix(b"P;Typed=") {
+        return Some(Marker::Typed(unescape(typed)?));
+    }
+    if rest == b"P;HistIgnoreSpace=1" {
+        return Some(Marker::HistIgnoreSpace);
+    }
+    if rest == b"P;Exec=1" {
+        return Some(Marker::ExecAnnounced);
+    }
     None
 }
 
@@ -386,6 +406,28 @@ mod tests {
                 (0, Marker::Cwd("/tmp/x;y".to_string()))
             ]
         );
+    }
+
+    #[test]
+    fn typed_line_and_history_flag_need_the_token() {
+        let input = format!(
+            "{}{}",
+            osc(&format!("633;P;Typed={};{T}", escape(" !!; x"))),
+            osc(&format!("633;P;HistIgnoreSpace=1;{T}")),
+        );
+        let (text, markers) = scan(input.as_bytes());
+        assert!(text.is_empty());
+        assert_eq!(
+            markers,
+            vec![
+                (0, Marker::Typed(" !!; x".to_string())),
+                (0, Marker::HistIgnoreSpace)
+            ]
+        );
+        let forged = osc("633;P;HistIgnoreSpace=1;0000");
+        let (text, markers) = scan(forged.as_bytes());
+        assert!(markers.is_empty());
+        assert_eq!(text, forged.as_bytes());
     }
 
     #[test]

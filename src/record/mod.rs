@@ -4,4 +4,5 @@
 pub mod marker;
 pub mod pty;
 pub mod recorder;
+pub mod screen;
 pub mod shell;

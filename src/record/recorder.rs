@@ -8,18 +8,29 @@
 //! its `D` was lost (hooks removed by the user): the open command is closed with an unknown
 //! status rather than merged into the next.
 //!
+//! Command lines: the hooks report each line (`633;E`); for a line the shell kept out of its
+//! history (bash) omnish reads it off a model of the screen ([`Screen`]) from the prompt's end,
+//! row after wrapped row. What was typed is kept beside it when a history expansion changed it.
+//!
+//! Private commands: a line the user kept out of history with a leading space (the hooks say
+//! when the shell does that) is recorded without its line, cwd, keystrokes or output, unless
+//! the recorder was told to record them (`OMNISH_RECORD_PRIVATE=1`). Frames from the prompt
+//! to the output start are held back until the line is known to be private or not.
+//!
 //! A recorder that cannot write stops writing, keeps a one-line warning for the user, and never
 //! fails the shell: every method is infallible.
 
 use crate::record::marker::Marker;
+use crate::record::screen::{Pos, Screen};
 use crate::store::{self, CommandRecord, RunningCommand, SessionMeta, SessionState, StreamWriter};
 use std::io;
 use std::path::{Path, PathBuf};
 
 /// Flush buffered frames to disk at least this often while output flows.
 pub const FLUSH_INTERVAL_MS: u64 = 100;
-/// Most bytes of prompt echo kept to read back a command line the shell did not report.
-const ECHO_CAP: usize = 64 * 1024;
+/// Most bytes of frames held back while a line is typed; beyond, they are written (a line that
+/// long is not kept private).
+const HELD_CAP: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -41,6 +52,8 @@ struct Open {
     /// Where the output ended, when a `Z` marker said so before the `D`.
     end: Option<u64>,
     cols: u16,
+    typed: Option<String>,
+    private: bool,
 }
 
 pub struct Recorder {
@@ -50,10 +63,26 @@ pub struct Recorder {
     phase: Phase,
     seq: u64,
     command_line: Option<String>,
+    /// The line as typed, when the hooks report it (zsh).
+    typed: Option<String>,
+    /// The hooks said a leading space keeps this line out of history.
+    hist_ignore_space: bool,
+    /// The hooks saw this line exec a shell.
+    exec_announced: bool,
+    /// Record private commands anyway.
+    record_private: bool,
     cwd: String,
-    echo: Vec<u8>,
-    /// Where in `echo` each continuation line of a multi-line command starts.
-    continuations: Vec<usize>,
+    /// The screen from the prompt on, while `drawing`.
+    screen: Screen,
+    drawing: bool,
+    /// Where each line of the command being typed starts on `screen` (the first after the
+    /// prompt, then one per continuation prompt), and where the line editor ended it.
+    input_lines: Vec<(Pos, Option<Pos>)>,
+    /// Frames (time, direction, bytes) held from the prompt until the output start.
+    held: Option<Vec<(u64, u8, Vec<u8>)>>,
+    held_bytes: usize,
+    /// The open command is private: its frames are dropped.
+    dropping: bool,
     open: Option<Open>,
     pending: Vec<u8>,
     pending_at: u64,
@@ -83,8 +112,16 @@ impl Recorder {
             phase: Phase::Idle,
             seq: 0,
             command_line: None,
-            echo: Vec::new(),
-            continuations: Vec::new(),
+            typed: None,
+            hist_ignore_space: false,
+            exec_announced: false,
+            record_private: false,
+            screen: Screen::new(80, 24),
+            drawing: false,
+            input_lines: Vec::new(),
+            held: None,
+            held_bytes: 0,
+            dropping: false,
             open: None,
             pending: Vec::new(),
             pending_at: 0,
@@ -92,6 +129,11 @@ impl Recorder {
             prompts: 0,
             warning: None,
         })
+    }
+
+    /// Record private commands (kept out of history with a leading space) like any other.
+    pub fn set_record_private(&mut self, on: bool) {
+        self.record_private = on;
     }
 
     pub fn dir(&self) -> &Path {
@@ -117,6 +159,7 @@ impl Recorder {
     pub fn resize(&mut self, cols: u16, rows: u16) {
         self.cols = cols;
         self.rows = rows;
+        self.screen.resize(cols, rows);
     }
 
     /// Output of the shell (markers already removed), as forwarded to the terminal.
@@ -128,8 +171,8 @@ impl Recorder {
             self.pending_at = now;
         }
         self.pending.extend_from_slice(bytes);
-        if self.phase == Phase::Input && self.echo.len() < ECHO_CAP {
-            self.echo.extend_from_slice(bytes);
+        if self.drawing {
+            self.screen.feed(bytes);
         }
     }
 
@@ -165,33 +208,74 @@ impl Recorder {
                     self.close(now, None);
                 }
                 self.prompts += 1;
+                // A prompt redrawn while a line is typed (completion listing, Ctrl-L) keeps
+                // the line's state; a new prompt starts afresh.
+                if self.phase != Phase::Input {
+                    self.command_line = None;
+                    self.typed = None;
+                    self.hist_ignore_space = false;
+                    self.exec_announced = false;
+                    self.start_drawing();
+                    if self.held.is_none() {
+                        // The line typed at this prompt may turn out private: hold the frames.
+                        self.cut();
+                        self.held = Some(Vec::new());
+                        self.held_bytes = 0;
+                    }
+                }
                 self.phase = Phase::Idle;
-                self.command_line = None;
-                self.echo.clear();
             }
             Marker::PromptEnd => {
                 if self.phase != Phase::Output {
+                    if !self.drawing {
+                        self.start_drawing();
+                    }
                     self.phase = Phase::Input;
-                    self.echo.clear();
-                    self.continuations.clear();
+                    self.screen.clear_editor_end();
+                    self.input_lines = vec![(self.screen.cursor(), None)];
                 }
             }
             Marker::ContinuationEnd => {
                 if self.phase == Phase::Input {
-                    self.continuations.push(self.echo.len());
+                    if let Some(last) = self.input_lines.last_mut() {
+                        last.1 = self.screen.editor_end();
+                    }
+                    self.screen.clear_editor_end();
+                    self.input_lines.push((self.screen.cursor(), None));
                 }
             }
             Marker::CommandLine(line) => self.command_line = Some(line),
+            Marker::Typed(line) => self.typed = Some(line),
+            Marker::HistIgnoreSpace => self.hist_ignore_space = true,
+            Marker::ExecAnnounced => self.exec_announced = true,
             Marker::Cwd(cwd) => self.cwd = cwd,
             Marker::OutputStart => {
                 if self.phase == Phase::Output {
                     self.close(now, None);
                 }
-                let (line, source) = match self.command_line.take() {
-                    Some(line) => (self.as_typed(line), "hook"),
-                    None => (self.screen_command_line(), "screen"),
-                };
-                self.begin(now, line, source);
+                self.cut();
+                let (line, source, typed) = self.command_line_at_start();
+                let private = self.hist_ignore_space
+                    && [Some(&line), typed.as_ref()]
+                        .into_iter()
+                        .flatten()
+                        .any(|l| l.starts_with([' ', '\t']));
+                let hide = private && !self.record_private;
+                if !self.exec_announced {
+                    if let Some(shell) = exec_of_a_shell(&line) {
+                        // bash kept the line out of history: its hooks never saw it.
+                        self.warning = Some(format!(
+                            "omnish: {shell} will not be recorded command by command (the line was kept out of history, so omnish's hooks could not prepare it)"
+                        ));
+                    }
+                }
+                self.release_held(!hide);
+                self.drawing = false;
+                if hide {
+                    self.open_record(now, String::new(), source, None, true);
+                } else {
+                    self.open_record(now, line, source, typed, false);
+                }
             }
             Marker::OutputEnd => {
                 if self.phase == Phase::Output {
@@ -207,32 +291,121 @@ impl Recorder {
                 if self.phase == Phase::Output {
                     self.close(now, Some(status));
                 }
+                // Nothing ran (empty line, Ctrl-C): what was typed is written as it is.
+                self.release_held(true);
                 self.phase = Phase::Idle;
             }
         }
     }
 
-    /// Opens a command record: at an output-start marker, or for `sh -c` where the whole run is
-    /// one command.
+    /// A new prompt. The screen model starts it in the first column, where the line editor
+    /// believes it is: after output without a final newline it is not, and the editor's cursor
+    /// moves are off on the real terminal, but they match the model, which so reads the line
+    /// the editor holds.
+    fn start_drawing(&mut self) {
+        self.screen = Screen::new(self.cols, self.rows);
+        self.drawing = true;
+        self.input_lines.clear();
+    }
+
+    /// Writes the frames held since the prompt, or drops them (a private line).
+    fn release_held(&mut self, write: bool) {
+        self.cut();
+        let Some(held) = self.held.take() else {
+            return;
+        };
+        self.held_bytes = 0;
+        if write {
+            for (at, direction, data) in held {
+                self.write(at, direction, &data);
+            }
+        }
+    }
+
+    /// The command line at the output start, where it came from, and what was typed when that
+    /// differs.
+    ///
+    /// bash reports lines it saved in its history (after history expansion); zsh reports every
+    /// line and, separately, the line as typed. A line bash kept out of its history is read off
+    /// the screen. bash prints a line changed by history expansion before running it: the
+    /// screen then holds the typed line, then the expansion.
+    fn command_line_at_start(&mut self) -> (String, &'static str, Option<String>) {
+        let hook = self.command_line.take();
+        let hook_typed = self.typed.take();
+        if let Some(last) = self.input_lines.last_mut() {
+            if last.1.is_none() {
+                last.1 = self.screen.editor_end();
+            }
+        }
+        let mut lines = Vec::new();
+        let mut after = None;
+        for &(start, end) in &self.input_lines {
+            let (text, next) = self.screen.logical_line(start, end);
+            lines.push(text);
+            after = Some(end.unwrap_or(next));
+        }
+        let screen_typed = lines.join("\n");
+        let echoed = after
+            .map(|a| self.screen.text_between(a, self.screen.cursor()))
+            .unwrap_or_default();
+        // What bash printed between the line and the output is the expansion when it matches
+        // the history entry or, for a line kept out of history, when the typed line holds a
+        // history expansion character (other output there: `set -x` traces of the hooks).
+        let expanded = |typed: &str| typed.contains('!') || typed.starts_with('^');
+        let (line, source, typed) = match hook {
+            Some(h) => {
+                let typed = (!echoed.is_empty() && echoed == h).then(|| screen_typed.clone());
+                (self.as_typed(h, &lines), "hook", typed)
+            }
+            None if !echoed.is_empty() && expanded(&screen_typed) => {
+                (echoed, "screen", Some(screen_typed))
+            }
+            None => (screen_typed, "screen", None),
+        };
+        let typed = hook_typed.or(typed);
+        let typed = typed.filter(|t| *t != line && !t.trim().is_empty());
+        (line, source, typed)
+    }
+
+    /// Opens a command record for `sh -c`, where the whole run is one command.
     pub fn begin(&mut self, now: u64, command_line: String, source: &'static str) {
+        self.open_record(now, command_line, source, None, false);
+    }
+
+    fn open_record(
+        &mut self,
+        now: u64,
+        command_line: String,
+        source: &'static str,
+        typed: Option<String>,
+        private: bool,
+    ) {
         self.cut();
         self.seq += 1;
         let open = Open {
             seq: self.seq,
             command_line,
             source,
-            cwd: self.cwd.clone(),
+            cwd: if private {
+                String::new()
+            } else {
+                self.cwd.clone()
+            },
             started_at: now,
             offset: self.offset(),
             end: None,
             cols: self.cols,
+            typed,
+            private,
         };
+        self.dropping = private;
         self.meta.running_command = Some(RunningCommand {
             seq: open.seq,
             command_line: open.command_line.clone(),
             cwd: open.cwd.clone(),
             started_at: open.started_at,
             stream_offset: open.offset,
+            private: open.private,
         });
         self.open = Some(open);
         self.phase = Phase::Output;
@@ -242,7 +415,7 @@ impl Recorder {
 
     /// The shell is gone: close the open command with the shell's status and seal meta.json.
     pub fn finish(&mut self, now: u64, exit_status: Option<i32>, interrupted: bool) {
-        self.cut();
+        self.release_held(true);
         if self.open.is_some() {
             self.close(now, exit_status);
         }
@@ -277,7 +450,10 @@ impl Recorder {
             stream_length: end.saturating_sub(open.offset),
             cols: open.cols,
             command_source: open.source.to_string(),
+            typed: open.typed,
+            private: open.private,
         };
+        self.dropping = false;
         self.phase = Phase::Idle;
         // The frames go to disk before the record that points at them.
         self.flush(now);
@@ -288,29 +464,12 @@ impl Recorder {
         }
     }
 
-    /// What the terminal showed between the end of the prompt and the output: the command line
-    /// as the user saw it, for shells that keep a line out of their history.
-    fn screen_command_line(&self) -> String {
-        let rows = self.rows.max(1);
-        let lines = crate::term::render::render(&self.echo, self.cols, rows);
-        lines.join("\n").trim().to_string()
-    }
-
     /// bash's history joins the lines of a multi-line command (`for i in 1 2; do ...; done`).
     /// The screen shows them as typed: use those lines when they hold the same command (equal
     /// but for white space, `;` and `\`), so a redraw or completion listing can never leak in.
-    fn as_typed(&self, history: String) -> String {
-        if self.continuations.is_empty() {
+    fn as_typed(&self, history: String, lines: &[String]) -> String {
+        if lines.len() < 2 {
             return history;
-        }
-        let mut starts = vec![0];
-        starts.extend(&self.continuations);
-        let mut lines = Vec::new();
-        for (i, &start) in starts.iter().enumerate() {
-            let end = starts.get(i + 1).copied().unwrap_or(self.echo.len());
-            let rendered =
-                crate::term::render::render(&self.echo[start..end], self.cols, self.rows.max(1));
-            lines.push(rendered.into_iter().next().unwrap_or_default());
         }
         let typed = lines.join("\n");
         let essence = |s: &str| -> String {
@@ -339,7 +498,33 @@ impl Recorder {
         self.pending.clear();
     }
 
+    /// Whether a frame is kept from the stream writer: held while a line is typed, dropped
+    /// while a private command runs.
+    fn withhold(&mut self, at: u64, direction: u8, data: &[u8]) -> bool {
+        if self.dropping {
+            return true;
+        }
+        let Some(held) = self.held.as_mut() else {
+            return false;
+        };
+        if self.held_bytes + data.len() <= HELD_CAP {
+            held.push((at, direction, data.to_vec()));
+            self.held_bytes += data.len();
+            return true;
+        }
+        // Too much to hold: write what was held, in order, and this frame after it.
+        if let Some(held) = self.held.take() {
+            for (at, direction, data) in held {
+                self.write(at, direction, &data);
+            }
+        }
+        false
+    }
+
     fn write(&mut self, at: u64, direction: u8, data: &[u8]) {
+        if self.withhold(at, direction, data) {
+            return;
+        }
         if let Some(stream) = self.stream.as_mut() {
             match stream.write(at, direction, data) {
                 Ok(()) => self.unflushed = true,
@@ -377,6 +562,34 @@ impl Recorder {
             ));
         }
     }
+}
+
+/// The shell a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]` brings, as the hooks read
+/// it: an interactive bash or zsh replacing the recorded shell.
+fn exec_of_a_shell(line: &str) -> Option<String> {
+    let mut words = line.split_whitespace();
+    if words.next()? != "exec" {
+        return None;
+    }
+    let mut cmd = words.next()?;
+    while cmd.starts_with('-') {
+        if cmd == "-a" {
+            words.next()?;
+        }
+        cmd = words.next()?;
+    }
+    let cmd = cmd.trim_matches(['"', '\'']);
+    let name = match cmd {
+        "$SHELL" | "${SHELL}" => "$SHELL",
+        _ => cmd.rsplit('/').next().unwrap_or(cmd),
+    };
+    if !(name.starts_with("bash") || name.starts_with("zsh") || name == "$SHELL") {
+        return None;
+    }
+    // A command string or a script: not an interactive shell.
+    let interactive = words
+        .all(|a| a.starts_with('-') && !(a == "-c" || (!a.starts_with("--") && a.contains('c'))));
+    interactive.then(|| name.to_string())
 }
 
 #[cfg(test)]
@@ -594,5 +807,110 @@ mod tests {
                 "echo   spaced"
             ]
         );
+    }
+
+    #[test]
+    fn a_private_line_leaves_no_bytes_and_an_empty_line_keeps_its_keystrokes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        let cycle = |r: &mut Recorder, typed: &[u8], private_flag: bool, run: bool| {
+            r.marker(1, Marker::PromptStart);
+            r.output(1, b"$ ");
+            r.marker(1, Marker::PromptEnd);
+            r.input(1, typed);
+            r.output(1, typed);
+            r.output(1, b"\r\n");
+            r.end_of_read(1);
+            if !run {
+                r.marker(2, Marker::CommandEnd(0));
+                return;
+            }
+            if private_flag {
+                r.marker(2, Marker::HistIgnoreSpace);
+            }
+            r.marker(2, Marker::OutputStart);
+            r.output(2, b"out-");
+            r.output(2, typed);
+            r.input(2, b"typed-while-running");
+            r.end_of_read(2);
+            r.marker(3, Marker::CommandEnd(4));
+        };
+        cycle(&mut r, b" secret-1", true, true);
+        cycle(&mut r, b" shown-1", false, true);
+        cycle(&mut r, b"abandoned", false, false);
+        r.finish(4, Some(0), false);
+        let recs = store::read_commands(&dir).unwrap();
+        assert!(recs[0].private);
+        assert_eq!(
+            (
+                recs[0].command_line.as_str(),
+                recs[0].stream_length,
+                recs[0].exit_code
+            ),
+            ("", 0, Some(4))
+        );
+        assert_eq!(recs[1].command_line, " shown-1");
+        assert!(!recs[1].private);
+        assert_eq!(output_of(&dir, &recs[1]), b"out- shown-1");
+        let all = std::fs::read(dir.join(store::STREAM)).unwrap();
+        let all = String::from_utf8_lossy(&all);
+        assert!(!all.contains("secret"), "{all}");
+        assert!(all.contains("abandoned"), "{all}");
+        assert_eq!(all.matches("typed-while-running").count(), 1);
+    }
+
+    #[test]
+    fn only_a_printed_expansion_makes_a_typed_line() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        let cycle = |r: &mut Recorder, typed: &str, printed: &str, history: Option<&str>| {
+            r.marker(1, Marker::PromptStart);
+            r.output(1, b"$ ");
+            r.marker(1, Marker::PromptEnd);
+            r.output(1, typed.as_bytes());
+            r.output(1, b"\r\n\x1b[?2004l\r");
+            r.output(1, printed.as_bytes());
+            if let Some(h) = history {
+                r.marker(2, Marker::CommandLine(h.into()));
+            }
+            r.marker(2, Marker::OutputStart);
+            r.marker(3, Marker::CommandEnd(0));
+        };
+        cycle(&mut r, "!!", "echo one\r\n", Some("echo one"));
+        cycle(&mut r, "!!", "echo one\r\n", None);
+        // `set -x` traces of the hooks are no expansion.
+        cycle(&mut r, "echo two", "+ trace\r\n", Some("echo two"));
+        cycle(&mut r, "echo two", "+ trace\r\n", None);
+        let got: Vec<(String, Option<String>)> = store::read_commands(&dir)
+            .unwrap()
+            .into_iter()
+            .map(|c| (c.command_line, c.typed))
+            .collect();
+        let want = [
+            ("echo one", Some("!!")),
+            ("echo one", Some("!!")),
+            ("echo two", None),
+            ("echo two", None),
+        ]
+        .map(|(l, t)| (l.to_string(), t.map(String::from)));
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn execs_of_interactive_shells_are_recognised() {
+        for (line, want) in [
+            ("exec bash", Some("bash")),
+            ("exec -l /usr/bin/zsh -i", Some("zsh")),
+            ("exec -a x $SHELL", Some("$SHELL")),
+            ("exec bash -c 'echo'", None),
+            ("exec bash script.sh", None),
+            ("exec bash -lc x", None),
+            ("exec cat", None),
+            ("echo exec bash", None),
+        ] {
+            assert_eq!(exec_of_a_shell(line).as_deref(), want, "{line}");
+        }
     }
 }

@@ -4,8 +4,12 @@
 //! (`~/.bashrc`, or the login files for `-l`) and then installs the hooks.
 //! zsh: `ZDOTDIR=<private>`, whose `.zshenv`/`.zprofile`/`.zshrc`/`.zlogin` each give the user's
 //! ZDOTDIR back and source the user's file of the same name; `.zshrc` then installs the hooks.
-//! The private directory (0700, files 0600) holds the session token, which is never exported;
-//! omnish removes it as soon as the first prompt shows that the shell has read it.
+//! The private directory (0700, files 0600) holds the session token, which is never exported.
+//! It holds the files of both shells and lives as long as the session: a shell that replaces the
+//! recorded one (`exec bash`, `exec zsh`, `exec $SHELL`) is hooked again from it. For bash the
+//! hooks export, for that exec only, `POSIXLY_CORRECT` and `ENV=<dir>/exec.bash` (a bash started
+//! in POSIX mode reads `$ENV` instead of its startup files; exec.bash leaves POSIX mode and
+//! reads them); for zsh `ZDOTDIR=<dir>`, as at the start.
 //! `-c`, a script argument or an unknown shell: no injection, the whole run is one command.
 
 use anyhow::{Context, Result};
@@ -15,6 +19,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
+const BASH_EXEC: &str = include_str!("../../shell/exec.bash");
 const ZSHENV: &str = include_str!("../../shell/zsh/zshenv.zsh");
 const ZPROFILE: &str = include_str!("../../shell/zsh/zprofile.zsh");
 const ZSHRC: &str = include_str!("../../shell/zsh/zshrc.zsh");
@@ -164,7 +169,8 @@ pub struct Launch {
     pub hooked: bool,
     /// For an unhooked run, the one command it records (`-c` string or script and arguments).
     pub command_line: String,
-    /// Private directory with the generated rc files; removed when dropped.
+    /// Private directory with the generated rc files; removed when dropped, which must not be
+    /// before the session ends (a replacing shell reads it).
     pub rc_dir: Option<tempfile::TempDir>,
     /// Why an interactive shell runs without hooks (its commands cannot be told apart).
     pub unhooked_reason: Option<&'static str>,
@@ -197,17 +203,42 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
         return Ok(launch);
     }
     let dir = private_dir()?;
+    let dir_path = dir.path().to_string_lossy().into_owned();
+    // bash: the launch, and a bash that replaces the recorded shell.
+    let rc = dir.path().join("omnish.bash");
+    let header = format!(
+        "__omnish_token={}\n__omnish_dir={}\n__omnish_login={}\n__omnish_rcfile={}\n__omnish_norc={}\n",
+        token,
+        sh_quote(&dir_path),
+        u8::from(kind == ShellKind::Bash && parsed.login),
+        sh_quote(parsed.rcfile.as_deref().unwrap_or("")),
+        u8::from(kind == ShellKind::Bash && parsed.norc),
+    );
+    write_private(&rc, &[&header, BASH_HOOKS])?;
+    let exec_header = format!(
+        "__omnish_token={}\n__omnish_dir={}\n",
+        token,
+        sh_quote(&dir_path)
+    );
+    write_private(
+        &dir.path().join("exec.bash"),
+        &[&exec_header, BASH_EXEC, BASH_HOOKS],
+    )?;
+    // zsh: a ZDOTDIR whose files chain to the user's.
+    let user = std::env::var("ZDOTDIR").ok();
+    let header = format!(
+        "typeset -g __omnish_token={} __omnish_dir={} __omnish_user_zdotdir={} __omnish_user_zdotdir_set={}\n",
+        token,
+        sh_quote(&dir_path),
+        sh_quote(user.as_deref().unwrap_or("")),
+        u8::from(user.is_some()),
+    );
+    write_private(&dir.path().join(".zshenv"), &[&header, ZSHENV])?;
+    write_private(&dir.path().join(".zprofile"), &[ZPROFILE])?;
+    write_private(&dir.path().join(".zshrc"), &[ZSHRC, ZSH_HOOKS])?;
+    write_private(&dir.path().join(".zlogin"), &[ZLOGIN])?;
     match kind {
         ShellKind::Bash => {
-            let rc = dir.path().join("omnish.bash");
-            let header = format!(
-                "__omnish_token={}\n__omnish_login={}\n__omnish_rcfile={}\n__omnish_norc={}\n",
-                token,
-                u8::from(parsed.login),
-                sh_quote(parsed.rcfile.as_deref().unwrap_or("")),
-                u8::from(parsed.norc),
-            );
-            write_private(&rc, &[&header, BASH_HOOKS])?;
             let mut args = vec![
                 "--rcfile".to_string(),
                 rc.to_string_lossy().into_owned(),
@@ -216,23 +247,7 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
             args.extend(parsed.passthrough.iter().cloned());
             launch.args = args;
         }
-        ShellKind::Zsh => {
-            let user = std::env::var("ZDOTDIR").ok();
-            let header = format!(
-                "typeset -g __omnish_token={} __omnish_dir={} __omnish_user_zdotdir={} __omnish_user_zdotdir_set={}\n",
-                token,
-                sh_quote(&dir.path().to_string_lossy()),
-                sh_quote(user.as_deref().unwrap_or("")),
-                u8::from(user.is_some()),
-            );
-            write_private(&dir.path().join(".zshenv"), &[&header, ZSHENV])?;
-            write_private(&dir.path().join(".zprofile"), &[ZPROFILE])?;
-            write_private(&dir.path().join(".zshrc"), &[ZSHRC, ZSH_HOOKS])?;
-            write_private(&dir.path().join(".zlogin"), &[ZLOGIN])?;
-            launch
-                .env
-                .push(("ZDOTDIR".into(), dir.path().to_string_lossy().into_owned()));
-        }
+        ShellKind::Zsh => launch.env.push(("ZDOTDIR".into(), dir_path)),
         ShellKind::Other => unreachable!(),
     }
     launch.hooked = true;
@@ -352,6 +367,10 @@ mod tests {
         let rc = Path::new(&l.args[1]);
         let text = fs::read_to_string(rc).unwrap();
         assert!(text.starts_with("__omnish_token=tok123\n"));
+        // Both shells' files, for a shell that replaces the recorded one.
+        for f in ["exec.bash", ".zshenv", ".zshrc"] {
+            assert!(rc.with_file_name(f).exists(), "{f}");
+        }
         assert!(l.env.iter().all(|(_, v)| !v.contains("tok123")));
         let dir = l.rc_dir.as_ref().unwrap().path();
         assert_eq!(

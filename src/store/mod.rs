@@ -120,6 +120,9 @@ pub struct RunningCommand {
     pub cwd: String,
     pub started_at: u64,
     pub stream_offset: u64,
+    /// A private command (see [`CommandRecord::private`]): `command_line` and `cwd` are empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
 }
 
 /// `meta.json`.
@@ -175,6 +178,15 @@ pub struct CommandRecord {
     /// Where `command_line` came from: `hook` (the shell reported it) or `screen` (read back
     /// from what the terminal showed, when the shell kept the line out of its history).
     pub command_source: String,
+    /// What the user typed, when it differs from `command_line` (what ran): a history
+    /// expansion such as `!!`, `!-2`, `!$` or `^a^b`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub typed: Option<String>,
+    /// The user kept this command out of the shell's history on purpose (a leading space with
+    /// bash's `ignorespace`/`ignoreboth` or zsh's `HIST_IGNORE_SPACE`): `command_line` and `cwd`
+    /// are empty and no output was kept (`stream_length` 0), only its times and exit status.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub private: bool,
 }
 
 /// A frame of `stream.bin`, borrowed for writing.
@@ -374,6 +386,8 @@ mod tests {
             stream_length: 0,
             cols: 80,
             command_source: "hook".into(),
+            typed: None,
+            private: false,
         };
         append_command(dir.path(), &rec).unwrap();
         let mut f = open_append(&dir.path().join(COMMANDS)).unwrap();

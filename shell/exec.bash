@@ -1,0 +1,18 @@
+# omnish: read as $ENV by a bash that replaced a recorded shell (`exec bash`). The recorded
+# shell exported POSIXLY_CORRECT and ENV for that exec only: a bash started in POSIX mode reads
+# $ENV instead of its usual startup files. This file leaves POSIX mode, then omnish.bash (which
+# follows, after the header lines omnish wrote above: __omnish_token, __omnish_dir) reads the
+# user's startup files as bash would have and installs the hooks again.
+builtin set +o posix
+builtin unset POSIXLY_CORRECT ENV
+builtin shopt -u inherit_errexit 2>/dev/null
+# POSIX mode's default history file.
+if [[ ${HISTFILE-} == "${HOME-}/.sh_history" ]]; then
+    HISTFILE=${HOME-}/.bash_history
+fi
+__omnish_login=0
+builtin shopt -q login_shell && __omnish_login=1
+__omnish_rcfile=''
+__omnish_norc=0
+# Debian's bash reads /etc/bash.bashrc before ~/.bashrc; POSIX mode skipped it.
+__omnish_sysrc=1
