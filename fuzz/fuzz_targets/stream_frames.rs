@@ -28,10 +28,9 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(payload.len() as u64, h.len);
             got.push(store::StreamEntry(h.timestamp_ms, h.direction, payload));
         }
-        // Frames the streaming reader gives are the decoder's, in order.
+        // Frames the streaming reader gives are the decoder's, in order. (The decoder also takes
+        // bytes written as an array of integers, which no writer of stream.bin produces and the
+        // streaming reader calls damage, so it may stop earlier.)
         assert!(decoded.starts_with(&got), "{got:?} vs {decoded:?}");
-        if length.is_none() {
-            assert_eq!(got, decoded);
-        }
     }
 });

@@ -116,10 +116,12 @@ impl Frames {
         if !self.fill(&mut marker)? {
             return Err(FrameError::Torn(start));
         }
+        // The recorder writes bin; str is what other MessagePack writers use for bytes.
         let len = match marker[0] {
-            0xc4 => self.be(1, start)?,
-            0xc5 => self.be(2, start)?,
-            0xc6 => self.be(4, start)?,
+            0xc4 | 0xd9 => self.be(1, start)?,
+            0xc5 | 0xda => self.be(2, start)?,
+            0xc6 | 0xdb => self.be(4, start)?,
+            m @ 0xa0..=0xbf => u64::from(m & 0x1f),
             _ => return Err(FrameError::Corrupt(start)),
         };
         if len > MAX_FRAME {
@@ -191,18 +193,30 @@ impl Frames {
         Ok(u64::from_be_bytes(b))
     }
 
-    /// A MessagePack unsigned integer (positive fixint or uint 8/16/32/64).
+    /// A non-negative MessagePack integer (positive fixint, uint 8/16/32/64, or an int 8/16/32/64
+    /// holding a non-negative value).
     fn uint(&mut self, start: u64) -> Result<u64, FrameError> {
         let mut m = [0u8; 1];
         if !self.fill(&mut m)? {
             return Err(FrameError::Torn(start));
         }
+        let signed = |v: u64, bits: u32| {
+            if v >> (bits - 1) & 1 == 1 {
+                Err(FrameError::Corrupt(start))
+            } else {
+                Ok(v)
+            }
+        };
         match m[0] {
             0x00..=0x7f => Ok(u64::from(m[0])),
             0xcc => self.be(1, start),
             0xcd => self.be(2, start),
             0xce => self.be(4, start),
             0xcf => self.be(8, start),
+            0xd0 => signed(self.be(1, start)?, 8),
+            0xd1 => signed(self.be(2, start)?, 16),
+            0xd2 => signed(self.be(4, start)?, 32),
+            0xd3 => signed(self.be(8, start)?, 64),
             _ => Err(FrameError::Corrupt(start)),
         }
     }
