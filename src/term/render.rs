@@ -9,8 +9,8 @@
 //! auto-wrap — only changes that grid, so redraws (spinners, `\r` progress bars, cursor-up
 //! multi-line progress as drawn by tqdm/cargo/docker/npm) resolve to their final frame.
 //!
-//! Finished text leaves the grid through a **scrollback sink**, exactly where a terminal
-//! would move it into its history:
+//! Finished text leaves the grid through a **scrollback sink** (a [`LineSink`]), exactly
+//! where a terminal would move it into its history:
 //!
 //! * a line scrolled off the top of the screen (or of a scroll region) goes to the sink;
 //! * a clear screen (`CSI 2J`, `CSI J` from the home position, `ESC c`) first sends the
@@ -20,13 +20,29 @@
 //!   the cursor to the sink followed by one line `[full-screen program]`; whatever is drawn
 //!   on the alternate screen is discarded, and leaving it restores the main screen (and for
 //!   1049 the cursor);
-//! * [`Renderer::finish`] sends the remaining screen lines.
+//! * [`Renderer::finish`] / [`Renderer::finish_into`] send the remaining screen lines.
 //!
 //! Rows that were auto-wrapped are joined with their continuation into one output line (as
-//! `tmux capture-pane -J` does). The sink trims trailing blanks of every line and `finish`
-//! drops trailing empty lines. Working state is therefore one grid (two while a full-screen
-//! program runs) plus the finished lines; the input is never kept.
+//! `tmux capture-pane -J` does). Trailing blanks of every line are trimmed, and trailing
+//! empty lines of the whole output are dropped: empty lines are held back as a *count* and
+//! handed over only when a non-empty line follows them.
 //!
+//! # API
+//!
+//! * [`render`] and [`Renderer::new`] + [`Renderer::feed`] + [`Renderer::finish`] collect every
+//!   line into a `Vec<String>` (no cap; memory grows with the output).
+//! * [`Renderer::feed_into`] + [`Renderer::finish_into`] stream: each [`Line`] goes to the
+//!   caller's [`LineSink`] as soon as it is final, and nothing is collected. With
+//!   [`Renderer::with_line_cap`]`(cols, rows, cap)` a line longer than `cap` chars keeps only
+//!   its first `cap/2` and last `cap/2` chars (`Line { head, omitted, tail }`); within the
+//!   cap a line is byte-for-byte what `finish` returns. The line being assembled keeps its
+//!   head, a rolling tail (at most about twice `cap/2` chars, trimmed in amortized O(1) per
+//!   char) and a char count; its trailing blanks wait in a structure of the same bound until
+//!   something non-blank follows them. Working state is therefore one grid (two while a
+//!   full-screen program runs) plus O(cap), whatever the input size: a 100 MB line without a
+//!   newline costs no more than a short one. (The `vte` parser buffers an unterminated OSC
+//!   string; that is outside this bound.)
+
 //! Cells hold one `char`. Wide characters (CJK, emoji) take a lead cell plus a continuation
 //! cell; zero-width characters (combining marks) are attached to the previous cell. A tab
 //! that advances over blank cells is remembered and rendered as a literal `\t` when that is
@@ -45,6 +61,57 @@
 use std::collections::VecDeque;
 use unicode_width::UnicodeWidthChar;
 use vte::{Params, Parser, Perform};
+
+use super::lines::Lines;
+
+/// A finished output line. When the line has more than the renderer's line cap in chars, only
+/// its first `cap/2` and last `cap/2` chars are kept: `head` + (`omitted` chars left out) +
+/// `tail`. Otherwise `head` is the whole line, `omitted == 0` and `tail` is empty.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub head: &'a str,
+    pub omitted: u64,
+    pub tail: &'a str,
+}
+
+/// Receives finished lines, in order, as soon as they are final.
+pub trait LineSink {
+    fn line(&mut self, line: Line<'_>);
+    /// `ESC [ 3 J`: every line handed over so far has left the terminal's scrollback.
+    fn erase_scrollback(&mut self);
+}
+
+/// The sink behind [`Renderer::feed`]/[`Renderer::finish`]: collects every line.
+#[derive(Default)]
+struct Collect(Vec<String>);
+
+impl LineSink for Collect {
+    fn line(&mut self, line: Line<'_>) {
+        if line.omitted == 0 && line.tail.is_empty() {
+            self.0.push(line.head.to_string());
+        } else {
+            self.0.push(format!(
+                "{}[{} chars omitted]{}",
+                line.head, line.omitted, line.tail
+            ));
+        }
+    }
+
+    fn erase_scrollback(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// Hand a row leaving the screen to the line assembly.
+#[inline]
+fn emit(lines: &mut Lines, row: &Row, out: &mut dyn LineSink) {
+    lines.emit_row(
+        row.wrapped,
+        row.len,
+        |s, base| row.render_into(s, base, row.len),
+        out,
+    );
+}
 
 /// The line emitted in place of everything a full-screen (alternate screen) program drew.
 pub const FULL_SCREEN_NOTE: &str = "[full-screen program]";
@@ -241,50 +308,6 @@ impl Row {
     }
 }
 
-/// Where finished lines go: the output, plus the line being assembled from wrapped rows.
-struct Sink {
-    lines: Vec<String>,
-    partial: String,
-    /// Cells already in `partial` (from wrapped rows), i.e. the output column it ends at.
-    width: usize,
-    /// `partial` holds wrapped rows waiting for their continuation.
-    open: bool,
-}
-
-impl Sink {
-    /// Emit a row. A wrapped row is joined with the next one emitted; like
-    /// `tmux capture-pane -J`, only its used cells are included.
-    fn emit(&mut self, row: &Row) {
-        row.render_into(&mut self.partial, self.width, row.len);
-        if row.wrapped {
-            self.width += row.len;
-            self.open = true;
-        } else {
-            self.end_line();
-        }
-    }
-
-    fn end_line(&mut self) {
-        let trimmed = self.partial.trim_end_matches([' ', '\t']).len();
-        self.partial.truncate(trimmed);
-        self.lines.push(std::mem::take(&mut self.partial));
-        self.width = 0;
-        self.open = false;
-    }
-
-    /// End a line whose wrapped continuation will never be emitted.
-    fn flush_partial(&mut self) {
-        if self.open {
-            self.end_line();
-        }
-    }
-
-    fn push_line(&mut self, line: &str) {
-        self.flush_partial();
-        self.lines.push(line.to_string());
-    }
-}
-
 #[derive(Clone, Copy)]
 struct SavedCursor {
     row: usize,
@@ -312,7 +335,7 @@ struct Term {
     alt_saved: Option<SavedCursor>,
     /// The last printed character, while nothing else has come since (for REP).
     last_char: Option<char>,
-    sink: Sink,
+    lines: Lines,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -320,7 +343,7 @@ fn default_tabs(cols: usize) -> Vec<bool> {
 }
 
 impl Term {
-    fn new(cols: usize, rows: usize) -> Term {
+    fn new(cols: usize, rows: usize, cap: Option<usize>) -> Term {
         Term {
             cols,
             rows,
@@ -337,12 +360,7 @@ impl Term {
             saved: None,
             alt_saved: None,
             last_char: None,
-            sink: Sink {
-                lines: Vec::new(),
-                partial: String::new(),
-                width: 0,
-                open: false,
-            },
+            lines: Lines::new(cap),
         }
     }
 
@@ -357,7 +375,7 @@ impl Term {
     // ---- printing -------------------------------------------------------------------
 
     #[inline(always)]
-    fn put_char(&mut self, c: char, w: usize) {
+    fn put_char(&mut self, c: char, w: usize, out: &mut dyn LineSink) {
         let cols = self.cols;
         if w > cols {
             return;
@@ -365,7 +383,7 @@ impl Term {
         if self.col + w > cols {
             if self.autowrap {
                 self.grid[self.row].wrapped = true;
-                self.index();
+                self.index(out);
                 self.col = 0;
             } else {
                 self.col = cols - w;
@@ -421,7 +439,7 @@ impl Term {
     }
 
     /// Scroll the region up; lines leaving its top go to the scrollback (main screen only).
-    fn scroll_up(&mut self, n: usize) {
+    fn scroll_up(&mut self, n: usize, out: &mut dyn LineSink) {
         let n = n.min(self.bottom - self.top + 1);
         let full = self.full_region();
         for _ in 0..n {
@@ -432,7 +450,7 @@ impl Term {
             }
             .expect("row in grid");
             if self.main_saved.is_none() {
-                self.sink.emit(&r);
+                emit(&mut self.lines, &r, out);
             }
             r.clear();
             if full {
@@ -454,9 +472,9 @@ impl Term {
     }
 
     /// IND: move down one line, scrolling at the bottom margin.
-    fn index(&mut self) {
+    fn index(&mut self, out: &mut dyn LineSink) {
         if self.row == self.bottom {
-            self.scroll_up(1);
+            self.scroll_up(1, out);
         } else if self.row + 1 < self.rows {
             self.row += 1;
         }
@@ -595,13 +613,13 @@ impl Term {
     // ---- erasing ------------------------------------------------------------------------
 
     /// Clear the whole screen; on the main screen its lines first go to the scrollback.
-    fn clear_screen(&mut self) {
+    fn clear_screen(&mut self, out: &mut dyn LineSink) {
         if !self.in_alt() {
             if let Some(last) = self.grid.iter().rposition(|r| !r.is_blank()) {
                 for r in self.grid.iter().take(last + 1) {
-                    self.sink.emit(r);
+                    emit(&mut self.lines, r, out);
                 }
-                self.sink.flush_partial();
+                self.lines.flush_partial(out);
             }
         }
         for r in self.grid.iter_mut() {
@@ -609,11 +627,11 @@ impl Term {
         }
     }
 
-    fn erase_display(&mut self, mode: u16) {
+    fn erase_display(&mut self, mode: u16, out: &mut dyn LineSink) {
         match mode {
             0 => {
                 if self.row == 0 && self.col == 0 {
-                    self.clear_screen();
+                    self.clear_screen(out);
                     return;
                 }
                 let (row, col) = (self.row, self.col);
@@ -629,7 +647,7 @@ impl Term {
                 }
                 self.grid[row].erase(0, col + 1);
             }
-            2 => self.clear_screen(),
+            2 => self.clear_screen(out),
             // 3 erases the terminal's scrollback; ours is already emitted and is kept.
             _ => {}
         }
@@ -673,7 +691,7 @@ impl Term {
     // ---- modes --------------------------------------------------------------------------
 
     /// Switch to the alternate screen. Returns false if it was already active.
-    fn enter_alt(&mut self) -> bool {
+    fn enter_alt(&mut self, out: &mut dyn LineSink) -> bool {
         if self.in_alt() {
             return false;
         }
@@ -681,9 +699,9 @@ impl Term {
         // note, so that the note sits between what came before and what comes after.
         let k = self.row;
         for r in self.grid.iter().take(k) {
-            self.sink.emit(r);
+            emit(&mut self.lines, r, out);
         }
-        self.sink.push_line(FULL_SCREEN_NOTE);
+        self.lines.push_line(FULL_SCREEN_NOTE, out);
         for _ in 0..k {
             let mut r = self.grid.pop_front().expect("row in grid");
             r.clear();
@@ -709,7 +727,7 @@ impl Term {
         }
     }
 
-    fn set_private_mode(&mut self, mode: u16, on: bool) {
+    fn set_private_mode(&mut self, mode: u16, on: bool, out: &mut dyn LineSink) {
         match mode {
             6 => {
                 self.origin = on;
@@ -718,7 +736,7 @@ impl Term {
             7 => self.autowrap = on,
             47 | 1047 => {
                 if on {
-                    self.enter_alt();
+                    self.enter_alt(out);
                 } else {
                     self.exit_alt();
                 }
@@ -732,7 +750,7 @@ impl Term {
             }
             1049 => {
                 if on {
-                    if self.enter_alt() {
+                    if self.enter_alt(out) {
                         self.alt_saved = Some(self.save_cursor());
                     }
                 } else if self.exit_alt() {
@@ -744,9 +762,9 @@ impl Term {
         }
     }
 
-    fn reset(&mut self) {
+    fn reset(&mut self, out: &mut dyn LineSink) {
         self.exit_alt();
-        self.clear_screen();
+        self.clear_screen(out);
         self.top = 0;
         self.bottom = self.rows - 1;
         self.autowrap = true;
@@ -760,50 +778,52 @@ impl Term {
         self.col = 0;
     }
 
-    fn finish(mut self) -> Vec<String> {
+    fn finish(mut self, out: &mut dyn LineSink) {
         self.exit_alt();
         for r in self.grid.iter() {
-            self.sink.emit(r);
+            emit(&mut self.lines, r, out);
         }
-        self.sink.flush_partial();
-        let mut lines = self.sink.lines;
-        while lines.last().is_some_and(|l| l.is_empty()) {
-            lines.pop();
-        }
-        lines
+        self.lines.finish(out);
     }
-}
 
-impl Perform for Term {
+    // ---- the parser's actions -------------------------------------------------------------
+
     #[inline]
-    fn print(&mut self, c: char) {
+    fn print(&mut self, c: char, out: &mut dyn LineSink) {
         if (c as u32) < 0x7f {
             self.last_char = Some(c);
-            self.put_char(c, 1);
+            self.put_char(c, 1, out);
             return;
         }
         match c.width() {
             Some(0) => self.combine(c),
             Some(w) => {
                 self.last_char = Some(c);
-                self.put_char(c, w);
+                self.put_char(c, w, out);
             }
             None => {}
         }
     }
 
-    fn execute(&mut self, byte: u8) {
+    fn execute(&mut self, byte: u8, out: &mut dyn LineSink) {
         self.last_char = None;
         match byte {
             0x08 => self.backspace(),
             0x09 => self.tab(1),
-            0x0a..=0x0c => self.index(),
+            0x0a..=0x0c => self.index(out),
             0x0d => self.col = 0,
             _ => {}
         }
     }
 
-    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+    fn csi_dispatch(
+        &mut self,
+        params: &Params,
+        intermediates: &[u8],
+        ignore: bool,
+        action: char,
+        out: &mut dyn LineSink,
+    ) {
         // REP repeats only a character printed immediately before it (as tmux does).
         let last_char = self.last_char.take();
         if ignore {
@@ -829,7 +849,7 @@ impl Perform for Term {
             match action {
                 'h' | 'l' => {
                     for &m in &args[..n] {
-                        self.set_private_mode(m, action == 'h');
+                        self.set_private_mode(m, action == 'h', out);
                     }
                 }
                 _ => {}
@@ -858,7 +878,7 @@ impl Perform for Term {
                 self.set_row(arg(0));
                 self.set_col(arg(1));
             }
-            'J' => self.erase_display(raw),
+            'J' => self.erase_display(raw, out),
             'K' => self.erase_line(raw),
             'L' => self.insert_lines(arg(0)),
             'M' => self.delete_lines(arg(0)),
@@ -875,7 +895,7 @@ impl Perform for Term {
                 let end = col.saturating_add(arg(0));
                 self.grid[row].erase(col, end);
             }
-            'S' => self.scroll_up(arg(0)),
+            'S' => self.scroll_up(arg(0), out),
             'T' => self.scroll_down(arg(0)),
             'r' => {
                 let top = arg(0);
@@ -908,7 +928,7 @@ impl Perform for Term {
                     // Repeats stop at the end of the line.
                     let times = arg(0).min(self.cols.saturating_sub(self.col));
                     for _ in 0..times {
-                        self.put_char(c, w);
+                        self.put_char(c, w, out);
                     }
                 }
             }
@@ -923,15 +943,13 @@ impl Perform for Term {
         }
     }
 
-    fn osc_dispatch(&mut self, _params: &[&[u8]], _bell_terminated: bool) {
-        self.last_char = None;
-    }
-
-    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
-        self.last_char = None;
-    }
-
-    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+    fn esc_dispatch(
+        &mut self,
+        intermediates: &[u8],
+        ignore: bool,
+        byte: u8,
+        out: &mut dyn LineSink,
+    ) {
         self.last_char = None;
         if ignore {
             return;
@@ -939,19 +957,54 @@ impl Perform for Term {
         match (intermediates, byte) {
             ([], b'7') => self.saved = Some(self.save_cursor()),
             ([], b'8') => self.restore_cursor(self.saved),
-            ([], b'D') => self.index(),
+            ([], b'D') => self.index(out),
             ([], b'E') => {
                 self.col = 0;
-                self.index();
+                self.index(out);
             }
             ([], b'M') => self.reverse_index(),
             ([], b'H') => {
                 let c = self.col.min(self.cols - 1);
                 self.tabs[c] = true;
             }
-            ([], b'c') => self.reset(),
+            ([], b'c') => self.reset(out),
             _ => {}
         }
+    }
+}
+
+/// The terminal and the sink its lines go to, for the length of one `advance`.
+struct Active<'a> {
+    term: &'a mut Term,
+    out: &'a mut dyn LineSink,
+}
+
+impl Perform for Active<'_> {
+    #[inline]
+    fn print(&mut self, c: char) {
+        self.term.print(c, self.out);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        self.term.execute(byte, self.out);
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        self.term
+            .csi_dispatch(params, intermediates, ignore, action, self.out);
+    }
+
+    fn osc_dispatch(&mut self, _params: &[&[u8]], _bell_terminated: bool) {
+        self.term.last_char = None;
+    }
+
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+        self.term.last_char = None;
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.term
+            .esc_dispatch(intermediates, ignore, byte, self.out);
     }
 }
 
@@ -961,6 +1014,8 @@ pub struct Renderer {
     term: Term,
     /// An incomplete UTF-8 sequence held back from the end of the last chunk (≤ 3 bytes).
     carry: Vec<u8>,
+    /// What [`Renderer::feed`] collected.
+    collected: Collect,
 }
 
 /// Length of the incomplete UTF-8 sequence at the end of `bytes`, if any.
@@ -990,36 +1045,68 @@ fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
 impl Renderer {
     /// A renderer for a terminal of `cols × rows` cells (0 means 80 columns / 24 rows).
     pub fn new(cols: u16, rows: u16) -> Renderer {
+        Self::build(cols, rows, None)
+    }
+
+    /// As [`Renderer::new`], but lines longer than `line_cap` chars keep only their first and
+    /// last `line_cap / 2` chars (bounded memory); see [`Line`].
+    pub fn with_line_cap(cols: u16, rows: u16, line_cap: usize) -> Renderer {
+        Self::build(cols, rows, Some(line_cap))
+    }
+
+    fn build(cols: u16, rows: u16, cap: Option<usize>) -> Renderer {
         let cols = if cols == 0 { 80 } else { cols as usize };
         let rows = if rows == 0 { 24 } else { rows as usize };
         Renderer {
             parser: Parser::new(),
-            term: Term::new(cols, rows),
+            term: Term::new(cols, rows, cap),
             carry: Vec::new(),
+            collected: Collect::default(),
         }
     }
 
     /// Feed the next bytes of the stream; splits may fall anywhere, even inside a UTF-8
-    /// sequence or an escape sequence.
+    /// sequence or an escape sequence. Finished lines are kept for [`Renderer::finish`].
     pub fn feed(&mut self, bytes: &[u8]) {
+        let mut collected = std::mem::take(&mut self.collected);
+        self.feed_into(bytes, &mut collected);
+        self.collected = collected;
+    }
+
+    /// Feed bytes; finished lines go to `sink` as soon as they are final (scrolled off,
+    /// pushed away by a clear, ...).
+    pub fn feed_into(&mut self, bytes: &[u8], sink: &mut dyn LineSink) {
+        let mut active = Active {
+            term: &mut self.term,
+            out: sink,
+        };
         if self.carry.is_empty() {
             let end = bytes.len() - incomplete_utf8_tail(bytes);
-            self.parser.advance(&mut self.term, &bytes[..end]);
+            self.parser.advance(&mut active, &bytes[..end]);
             self.carry.extend_from_slice(&bytes[end..]);
         } else {
             let mut joined = std::mem::take(&mut self.carry);
             joined.extend_from_slice(bytes);
             let end = joined.len() - incomplete_utf8_tail(&joined);
-            self.parser.advance(&mut self.term, &joined[..end]);
+            self.parser.advance(&mut active, &joined[..end]);
             joined.drain(..end);
             self.carry = joined;
         }
     }
 
     /// Every displayed line in order: scrollback, then the screen. Trailing blanks of
-    /// each line and trailing empty lines are dropped.
-    pub fn finish(self) -> Vec<String> {
-        self.term.finish()
+    /// each line and trailing empty lines are dropped. (With a line cap, a clipped line is
+    /// collected as `head[N chars omitted]tail`.)
+    pub fn finish(mut self) -> Vec<String> {
+        let mut collected = std::mem::take(&mut self.collected);
+        self.finish_into(&mut collected);
+        collected.0
+    }
+
+    /// The rest (the screen) goes to `sink`; trailing empty lines are dropped, as `finish` does.
+    pub fn finish_into(self, sink: &mut dyn LineSink) {
+        // An incomplete UTF-8 sequence at the very end is dropped, as before.
+        self.term.finish(sink);
     }
 }
 
@@ -1057,7 +1144,7 @@ mod tests {
         );
         let mut term = Renderer::new(0, 0).term;
         assert_eq!((term.cols, term.rows, term.grid.len()), (80, 24, 24));
-        term.print('a');
+        term.print('a', &mut Collect::default());
         assert_eq!(term.grid[0].len, 1);
     }
 
@@ -1407,7 +1494,7 @@ mod tests {
         assert_eq!(rd.term.grid.len(), 10);
         assert!(rd.term.grid.iter().all(|row| row.cells.len() == 40));
         // Only the wrapped line still on screen is pending.
-        assert!(rd.term.sink.partial.len() <= 40 * 10 * 4);
+        assert!(rd.term.lines.held_bytes() <= 40 * 10 * 4);
         assert!(rd.carry.is_empty());
     }
 
@@ -1690,6 +1777,190 @@ mod tests {
             }
             prop_assert_eq!(render(bytes.as_bytes(), 40, rows), expected);
         }
+    }
+
+    /// Records what a streaming renderer hands over.
+    #[derive(Default)]
+    struct Record(Vec<(String, u64, String)>);
+
+    impl LineSink for Record {
+        fn line(&mut self, l: Line<'_>) {
+            self.0
+                .push((l.head.to_string(), l.omitted, l.tail.to_string()));
+        }
+        fn erase_scrollback(&mut self) {
+            self.0.clear();
+        }
+    }
+
+    /// Feed `bytes` cut at `cuts` into a renderer with `cap` (None: `new`), streaming.
+    fn stream_lines(
+        bytes: &[u8],
+        cuts: &[usize],
+        cols: u16,
+        rows: u16,
+        cap: Option<usize>,
+    ) -> Vec<(String, u64, String)> {
+        let mut rd = match cap {
+            Some(c) => Renderer::with_line_cap(cols, rows, c),
+            None => Renderer::new(cols, rows),
+        };
+        let mut rec = Record::default();
+        let mut prev = 0;
+        for &a in cuts {
+            rd.feed_into(&bytes[prev..a], &mut rec);
+            prev = a;
+        }
+        rd.feed_into(&bytes[prev..], &mut rec);
+        rd.finish_into(&mut rec);
+        rec.0
+    }
+
+    /// What a line of `finish()` becomes under `cap`.
+    fn clip_line(line: &str, cap: usize) -> (String, u64, String) {
+        let n = line.chars().count();
+        if n <= cap {
+            return (line.to_string(), 0, String::new());
+        }
+        let half = cap / 2;
+        let head: String = line.chars().take(half).collect();
+        let tail: String = line.chars().skip(n - half).collect();
+        (head, (n - 2 * half) as u64, tail)
+    }
+
+    /// Byte soup with long auto-wrapped lines, blank runs, CRs, clears and the alternate screen.
+    fn long_line_stream() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            3 => token(),
+            2 => "[a-z]{20,200}".prop_map(String::into_bytes),
+            1 => " {1,90}".prop_map(String::into_bytes),
+            1 => "(\\t| ){1,12}".prop_map(|s| s.replace("\\t", "\t").into_bytes()),
+            1 => prop::sample::select(vec![
+                "\r", "\r\n", "\r\n\r\n\r\n", "\x1b[2J", "\x1b[H\x1b[2J", "\x1bc", "\x1b[3J",
+                "\x1b[?1049h", "\x1b[?1049l", "\x1b[K", "\x1b[3A", "名", "é", "\u{301}",
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+        ];
+        proptest::collection::vec(piece, 0..80).prop_map(|t| t.concat())
+    }
+
+    fn sorted_cuts(cuts: &[prop::sample::Index], len: usize) -> Vec<usize> {
+        let mut at: Vec<usize> = cuts.iter().map(|i| i.index(len + 1)).collect();
+        at.sort_unstable();
+        at
+    }
+
+    proptest! {
+        #[test]
+        fn streaming_without_cap_equals_finish(
+            bytes in prop_oneof![long_line_stream(), stream()],
+            cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12),
+            cols in 1u16..30,
+            rows in 1u16..8,
+        ) {
+            let whole = render(&bytes, cols, rows);
+            let got = stream_lines(&bytes, &sorted_cuts(&cuts, bytes.len()), cols, rows, None);
+            let expected: Vec<(String, u64, String)> =
+                whole.iter().map(|l| (l.clone(), 0, String::new())).collect();
+            prop_assert_eq!(got, expected);
+        }
+
+        #[test]
+        fn streaming_with_cap_clips_the_lines_of_finish(
+            bytes in prop_oneof![long_line_stream(), stream()],
+            cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12),
+            cols in 1u16..30,
+            rows in 1u16..8,
+            cap in 0usize..50,
+        ) {
+            let whole = render(&bytes, cols, rows);
+            let got = stream_lines(&bytes, &sorted_cuts(&cuts, bytes.len()), cols, rows, Some(cap));
+            let expected: Vec<(String, u64, String)> =
+                whole.iter().map(|l| clip_line(l, cap)).collect();
+            prop_assert_eq!(got, expected);
+        }
+    }
+
+    #[test]
+    fn with_line_cap_collects_clipped_lines_in_finish() {
+        let mut rd = Renderer::with_line_cap(10, 3, 6);
+        rd.feed(b"abcdefghijklmnopqrstuvwxyz\r\nshort\r\n");
+        assert_eq!(rd.finish(), lines(&["abc[20 chars omitted]xyz", "short"]));
+    }
+
+    #[test]
+    fn streaming_hands_lines_over_as_soon_as_they_are_final() {
+        let mut rd = Renderer::with_line_cap(10, 2, 100);
+        let mut rec = Record::default();
+        rd.feed_into(b"one\r\ntwo\r\n", &mut rec);
+        // "one" scrolled off a 2-row screen; "two" is still on it.
+        assert_eq!(rec.0, vec![("one".to_string(), 0, String::new())]);
+        rd.feed_into(b"\r\n\r\n", &mut rec);
+        // Empty lines are held back until something non-empty follows.
+        assert_eq!(rec.0.len(), 2);
+        rd.feed_into(b"x\r\n\r\n", &mut rec);
+        assert_eq!(rec.0.len(), 5);
+        rd.feed_into(b"\r\n\r\n", &mut rec);
+        rd.finish_into(&mut rec);
+        let got: Vec<&str> = rec.0.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(got, ["one", "two", "", "", "x"]);
+    }
+
+    /// 200 MB of one line without a newline, generated on the fly: memory stays bounded and the
+    /// line keeps its first and last 4096 chars. Fast enough in debug builds? It takes a while
+    /// there, so it is ignored by default; `cargo bench --bench render` runs the same check in
+    /// release mode, and `cargo test --release -- --ignored` runs it here.
+    #[test]
+    #[ignore = "slow in debug builds; run by the render bench and with --release --ignored"]
+    fn a_200_mb_line_keeps_head_and_tail_in_bounded_memory() {
+        huge_line_check(200 * 1000 * 1000);
+    }
+
+    #[test]
+    fn a_20_mb_line_keeps_head_and_tail_in_bounded_memory() {
+        huge_line_check(20 * 1000 * 1000);
+    }
+
+    fn huge_line_check(total: usize) {
+        const CAP: usize = 8192;
+        let mut rd = Renderer::with_line_cap(120, 50, CAP);
+        let mut rec = Record::default();
+        // Position-dependent text so that head and tail can be checked: byte i is digit i % 10
+        // ... except the last 3 bytes, "END".
+        let chunk: Vec<u8> = (0..65_536u32).map(|i| b'0' + (i % 10) as u8).collect();
+        let mut sent = 0;
+        let mut max_held = 0;
+        while sent < total {
+            let n = chunk.len().min(total - sent);
+            // 65536 is not a multiple of 10: shift so that the digit of byte i is i % 10.
+            let shift = sent % 10;
+            let mut piece = chunk[shift..].to_vec();
+            piece.extend_from_slice(&chunk[..shift]);
+            piece.truncate(n);
+            if sent + n == total {
+                piece[n - 3..].copy_from_slice(b"END");
+            }
+            rd.feed_into(&piece, &mut rec);
+            sent += n;
+            max_held = max_held.max(rd.term.lines.held_bytes());
+        }
+        assert!(rec.0.is_empty(), "nothing is final before the end");
+        rd.finish_into(&mut rec);
+        assert_eq!(rec.0.len(), 1);
+        let (head, omitted, tail) = &rec.0[0];
+        let digits = |from: usize, n: usize| -> String {
+            (from..from + n)
+                .map(|i| char::from(b'0' + (i % 10) as u8))
+                .collect()
+        };
+        assert_eq!(*head, digits(0, CAP / 2));
+        assert_eq!(*omitted, (total - CAP) as u64);
+        assert_eq!(
+            *tail,
+            format!("{}END", digits(total - CAP / 2, CAP / 2 - 3))
+        );
+        // Head, a rolling tail of at most twice its size, one row of scratch, slack.
+        assert!(max_held < 8 * CAP, "held {max_held} bytes");
     }
 
     #[test]
