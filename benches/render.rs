@@ -109,7 +109,7 @@ impl LineSink for Count {
 fn huge_line() {
     const TOTAL: usize = 200 * 1000 * 1000;
     const CAP: usize = 8192;
-    let pattern: Vec<u8> = (0..65_540u32).map(|i| b'0' + (i % 10) as u8).collect();
+    let pattern: Vec<u8> = (0..65_546u32).map(|i| b'0' + (i % 10) as u8).collect();
     let start = Instant::now();
     let mut r = Renderer::with_line_cap(120, 50, CAP);
     let mut sink = Count::default();
