@@ -256,6 +256,19 @@ impl Lines {
         }
     }
 
+    /// `CSI 3J`: everything handed over, held back or half-assembled has left the scrollback.
+    pub(crate) fn erase_scrollback(&mut self, sink: &mut dyn LineSink) {
+        self.partial.clear();
+        if let Some((line, blanks)) = &mut self.clipped {
+            line.clear();
+            blanks.clear();
+        }
+        self.width = 0;
+        self.open = false;
+        self.empties = 0;
+        sink.erase_scrollback();
+    }
+
     /// The end of the stream: held-back empty lines are trailing ones and are dropped.
     pub(crate) fn finish(&mut self, sink: &mut dyn LineSink) {
         self.flush_partial(sink);

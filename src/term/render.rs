@@ -14,8 +14,15 @@
 //!
 //! * a line scrolled off the top of the screen (or of a scroll region) goes to the sink;
 //! * a clear screen (`CSI 2J`, `CSI J` from the home position, `ESC c`) first sends the
-//!   screen's lines (up to the last non-blank one) to the sink, so nothing is lost;
-//!   `CSI 3J` (erase scrollback) is ignored: the scrollback we already emitted is kept;
+//!   screen's lines (up to the last non-blank one) to the sink, so nothing is lost unless
+//!   `CSI 3J` follows (below);
+//! * `CSI 3J` (ED 3, erase scrollback; ncurses `clear` sends it after `CSI 2J`) follows the
+//!   terminal: every line emitted so far has left its history, so the sink is told
+//!   ([`LineSink::erase_scrollback`]; the collecting sink of `finish` drops what it
+//!   collected), and the held-back empty lines and the scrolled-off part of a wrapped line
+//!   being assembled are dropped too. The screen is untouched. While a full-screen program
+//!   runs, ED 3 is ignored: the main-screen lines emitted on entering the alternate screen
+//!   are still on the terminal's saved screen;
 //! * entering the alternate screen (`CSI ?1049h`, `?47h`, `?1047h`) sends the lines above
 //!   the cursor to the sink followed by one line `[full-screen program]`; whatever is drawn
 //!   on the alternate screen is discarded, and leaving it restores the main screen (and for
@@ -42,11 +49,14 @@
 //!   full-screen program runs) plus O(cap), whatever the input size: a 100 MB line without a
 //!   newline costs no more than a short one. (The `vte` parser buffers an unterminated OSC
 //!   string; that is outside this bound.)
-
+//!
+//! # Cells
+//!
 //! Cells hold one `char`. Wide characters (CJK, emoji) take a lead cell plus a continuation
-//! cell; zero-width characters (combining marks) are attached to the previous cell. A tab
-//! that advances over blank cells is remembered and rendered as a literal `\t` when that is
-//! equivalent to the cells it covered under 8-column tab stops; otherwise it becomes spaces.
+//! cell; other code points of a grapheme cluster are attached to the cell of its first one
+//! (rule below). A tab that advances over blank cells is remembered and rendered as a literal
+//! `\t` when that is equivalent to the cells it covered under 8-column tab stops; otherwise
+//! it becomes spaces.
 //! Colours/SGR, OSC (titles, hyperlinks — the link text stays), DCS, APC, PM and SOS
 //! strings are dropped. Invalid UTF-8 becomes U+FFFD (as `vte` reports it).
 //!
@@ -57,8 +67,34 @@
 //! outside the scroll region are ignored, DECSTBM homes to the region top in origin mode,
 //! and HPR/VPR/CHT are implemented. DEC line-drawing charsets are not translated (tmux
 //! captures them as their ASCII letters too).
+//!
+//! # Grapheme clusters
+//!
+//! A cluster must occupy the columns the terminal gave it, or text after it and absolute
+//! cursor moves land elsewhere. Terminals disagree on emoji widths, so the rule is the
+//! reference terminal's (tmux 3.3a, the fixtures' oracle), with clusters found by the
+//! `unicode-segmentation` crate (UAX #29 extended grapheme clusters) and code point widths
+//! by `unicode-width` (`UnicodeWidthChar`, i.e. `wcwidth`):
+//!
+//! * a zero-width code point (combining mark, variation selector, ZWJ, keycap U+20E3, Hangul
+//!   V/T jamo) joins the cell before the cursor, adding no width;
+//! * a code point right after a ZWJ that continues the cluster (an emoji ZWJ sequence: no
+//!   boundary per UAX #29 rule GB11) joins it too, adding no width: 👩‍💻 and 👨‍👩‍👧 take
+//!   the two columns of their first pictograph, 🏳️‍🌈 and ❤‍🔥 one;
+//! * every other code point takes its own `unicode-width` columns, even inside a cluster:
+//!   a flag is two regional indicators of one column each (2 in all), 👍🏽 is 2 + 2 columns.
+//!
+//! Where terminals differ this follows tmux, not the emoji-aware terminals (kitty, WezTerm,
+//! foot, Ghostty, and `unicode-width`'s own `str` width): VS16 does not widen a narrow base
+//! (❤️ and the keycap 1️⃣ are one column, not two), VS15 does not narrow a wide one (⌚︎ stays
+//! two), and an emoji modifier adds its own two columns. A ZWJ that does not continue an
+//! emoji sequence (`a` ZWJ `b`) joins nothing, where tmux 3.3a sometimes swallows the next
+//! character; printable ASCII always starts a new cluster (so a Prepend mark never joins it);
+//! and a cluster is followed for at most 64 bytes (tmux keeps at most 21 bytes of it).
+//! Overwriting either half of a wide cluster blanks all of it.
 
 use std::collections::VecDeque;
+use unicode_segmentation::GraphemeCursor;
 use unicode_width::UnicodeWidthChar;
 use vte::{Params, Parser, Perform};
 
@@ -126,6 +162,10 @@ const TAB: char = '\t';
 const TAB_FILL: char = '\u{1}';
 /// At most this many combining marks are kept per row (bounded memory on byte soup).
 const MAX_MARKS_PER_CELL: usize = 4;
+/// ZERO WIDTH JOINER.
+const ZWJ: char = '\u{200d}';
+/// A cluster is followed for this many bytes (emoji ZWJ sequences are at most ~35).
+const MAX_CLUSTER_BYTES: usize = 64;
 
 fn is_blank_cell(c: char) -> bool {
     matches!(c, BLANK | TAB | TAB_FILL)
@@ -335,6 +375,9 @@ struct Term {
     alt_saved: Option<SavedCursor>,
     /// The last printed character, while nothing else has come since (for REP).
     last_char: Option<char>,
+    /// The code points of the grapheme cluster just printed, while nothing else has come
+    /// since; empty after printable ASCII (no ASCII character starts an emoji sequence).
+    cluster: String,
     lines: Lines,
 }
 
@@ -360,6 +403,7 @@ impl Term {
             saved: None,
             alt_saved: None,
             last_char: None,
+            cluster: String::new(),
             lines: Lines::new(cap),
         }
     }
@@ -396,6 +440,9 @@ impl Term {
         let r = &mut self.grid[self.row];
         if r.cells[col] == WIDE_CONT && col > 0 {
             r.cells[col - 1] = BLANK;
+            if !r.marks.is_empty() {
+                r.drop_marks(col - 1, col);
+            }
         }
         if col + w < cols && r.cells[col + w] == WIDE_CONT {
             r.cells[col + w] = BLANK;
@@ -648,7 +695,10 @@ impl Term {
                 self.grid[row].erase(0, col + 1);
             }
             2 => self.clear_screen(out),
-            // 3 erases the terminal's scrollback; ours is already emitted and is kept.
+            // The terminal's scrollback: everything emitted so far; the screen stays. While a
+            // full-screen program runs, what we emitted includes main-screen lines the terminal
+            // still holds (see `enter_alt`), so nothing is erased then.
+            3 if !self.in_alt() => self.lines.erase_scrollback(out),
             _ => {}
         }
     }
@@ -788,25 +838,66 @@ impl Term {
 
     // ---- the parser's actions -------------------------------------------------------------
 
+    /// Anything but a printed character: REP has nothing to repeat and the grapheme
+    /// cluster being printed is over. Returns the character REP would repeat.
+    #[inline]
+    fn interrupt(&mut self) -> Option<char> {
+        self.cluster.clear();
+        self.last_char.take()
+    }
+
     #[inline]
     fn print(&mut self, c: char, out: &mut dyn LineSink) {
         if (c as u32) < 0x7f {
+            // Printable ASCII always starts a new cluster (and is never pictographic).
             self.last_char = Some(c);
+            self.cluster.clear();
             self.put_char(c, 1, out);
             return;
         }
-        match c.width() {
-            Some(0) => self.combine(c),
-            Some(w) => {
-                self.last_char = Some(c);
-                self.put_char(c, w, out);
+        self.print_non_ascii(c, out);
+    }
+
+    /// The grapheme rule of the module docs: zero-width code points join the cell before the
+    /// cursor; a code point that a ZWJ joins to an emoji (no cluster boundary before it, per
+    /// `unicode-segmentation`) joins it too, adding no width; anything else takes its own
+    /// `unicode-width` cells.
+    fn print_non_ascii(&mut self, c: char, out: &mut dyn LineSink) {
+        let Some(w) = c.width() else { return };
+        let after_zwj = self.cluster.ends_with(ZWJ);
+        let continues = self.continues_cluster(c);
+        if w == 0 || (after_zwj && continues) {
+            self.combine(c);
+            if !continues {
+                self.cluster.clear();
             }
-            None => {}
+            return;
         }
+        self.last_char = Some(c);
+        if !continues {
+            self.cluster.clear();
+            self.cluster.push(c);
+        }
+        self.put_char(c, w, out);
+    }
+
+    /// Whether `c` continues the cluster printed so far (and if so, append it).
+    fn continues_cluster(&mut self, c: char) -> bool {
+        let n = self.cluster.len();
+        if n == 0 || n >= MAX_CLUSTER_BYTES {
+            return false;
+        }
+        self.cluster.push(c);
+        let mut cursor = GraphemeCursor::new(n, self.cluster.len(), true);
+        let joined = matches!(cursor.is_boundary(&self.cluster, 0), Ok(false));
+        if !joined {
+            self.cluster.truncate(n);
+        }
+        joined
     }
 
     fn execute(&mut self, byte: u8, out: &mut dyn LineSink) {
-        self.last_char = None;
+        self.interrupt();
         match byte {
             0x08 => self.backspace(),
             0x09 => self.tab(1),
@@ -825,7 +916,7 @@ impl Term {
         out: &mut dyn LineSink,
     ) {
         // REP repeats only a character printed immediately before it (as tmux does).
-        let last_char = self.last_char.take();
+        let last_char = self.interrupt();
         if ignore {
             return;
         }
@@ -878,6 +969,8 @@ impl Term {
                 self.set_row(arg(0));
                 self.set_col(arg(1));
             }
+            // ED 3 with a second parameter is not "erase scrollback" (as in tmux).
+            'J' if raw == 3 && args[1] != 0 => {}
             'J' => self.erase_display(raw, out),
             'K' => self.erase_line(raw),
             'L' => self.insert_lines(arg(0)),
@@ -950,7 +1043,7 @@ impl Term {
         byte: u8,
         out: &mut dyn LineSink,
     ) {
-        self.last_char = None;
+        self.interrupt();
         if ignore {
             return;
         }
@@ -995,11 +1088,11 @@ impl Perform for Active<'_> {
     }
 
     fn osc_dispatch(&mut self, _params: &[&[u8]], _bell_terminated: bool) {
-        self.term.last_char = None;
+        self.term.interrupt();
     }
 
     fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
-        self.term.last_char = None;
+        self.term.interrupt();
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
@@ -1254,9 +1347,63 @@ mod tests {
     }
 
     #[test]
-    fn erase_scrollback_loses_nothing() {
+    fn erase_scrollback_keeps_the_screen() {
         assert_eq!(r("one\r\ntwo\x1b[3Jthree\r\n"), lines(&["one", "twothree"]));
-        assert_eq!(r("a\r\n\x1b[H\x1b[2J\x1b[3Jb\r\n"), lines(&["a", "b"]));
+    }
+
+    #[test]
+    fn erase_scrollback_drops_what_scrolled_away() {
+        // 5 rows: "1" and "2" scrolled off, then ED3.
+        assert_eq!(
+            r("1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n\x1b[3Jx\r\n"),
+            lines(&["3", "4", "5", "6", "x"])
+        );
+        // A line still being assembled from wrapped rows loses its scrolled-off part.
+        assert_eq!(render(b"abcdefghij\x1b[3J\r\n", 3, 2), lines(&["ghij"]));
+        // Held-back empty lines went with the scrollback.
+        assert_eq!(r("a\r\n\r\n\r\n\r\n\r\n\r\n\x1b[3J\x1b[Hb"), lines(&["b"]));
+    }
+
+    #[test]
+    fn clear_then_erase_scrollback_is_what_clear_does() {
+        // ncurses `clear`: home, erase screen, erase scrollback.
+        assert_eq!(r("a\r\n\x1b[H\x1b[2J\x1b[3Jb\r\n"), lines(&["b"]));
+        // A clear without ED3 keeps the lines it pushed away.
+        assert_eq!(r("a\r\n\x1b[H\x1b[2Jb\r\n"), lines(&["a", "b"]));
+    }
+
+    #[test]
+    fn erase_display_3_with_a_second_parameter_is_not_erase_scrollback() {
+        assert_eq!(
+            r("1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n\x1b[3;1Jx"),
+            lines(&["1", "2", "3", "4", "5", "6", "x"])
+        );
+        assert_eq!(
+            r("1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n\x1b[3;0Jx"),
+            lines(&["3", "4", "5", "6", "x"])
+        );
+    }
+
+    #[test]
+    fn erase_scrollback_during_full_screen_program_is_ignored() {
+        assert_eq!(
+            r("1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n\x1b[?1049h\x1b[3J\x1b[?1049lx\r\n"),
+            lines(&["1", "2", "3", "4", "5", "6", FULL_SCREEN_NOTE, "x"])
+        );
+    }
+
+    #[test]
+    fn erase_scrollback_reaches_the_sink() {
+        let mut rd = Renderer::with_line_cap(10, 2, 100);
+        let mut rec = Record::default();
+        rd.feed_into(b"1\r\n2\r\n3\r\n", &mut rec);
+        assert_eq!(rec.0.len(), 2);
+        rd.feed_into(b"\x1b[3J", &mut rec);
+        assert!(rec.0.is_empty());
+        rd.feed_into(b"4\r\n5\r\n", &mut rec);
+        rd.finish_into(&mut rec);
+        let got: Vec<&str> = rec.0.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(got, ["3", "4", "5"]);
     }
 
     #[test]
@@ -1567,6 +1714,78 @@ mod tests {
         assert_eq!(r("e\u{301}\rx\r\n"), lines(&["x"]));
     }
 
+    /// `text`, then `|` at column 11: the line as rendered, to see the columns `text` took.
+    fn at_col_11(text: &str) -> String {
+        render(format!("{text}\x1b[11G|\r\n").as_bytes(), 20, 5).remove(0)
+    }
+
+    #[test]
+    fn emoji_zwj_sequence_takes_the_width_of_its_first_pictograph() {
+        assert_eq!(at_col_11("👩\u{200d}💻x"), "👩\u{200d}💻x       |");
+        assert_eq!(
+            at_col_11("👨\u{200d}👩\u{200d}👧x"),
+            "👨\u{200d}👩\u{200d}👧x       |"
+        );
+        // A narrow first pictograph: one column (🏳️‍🌈, ❤‍🔥).
+        assert_eq!(
+            at_col_11("🏳\u{fe0f}\u{200d}🌈x"),
+            "🏳\u{fe0f}\u{200d}🌈x        |"
+        );
+        assert_eq!(at_col_11("❤\u{200d}🔥x"), "❤\u{200d}🔥x        |");
+    }
+
+    #[test]
+    fn variation_selectors_and_keycaps_keep_the_base_width() {
+        assert_eq!(at_col_11("❤\u{fe0f}x"), "❤\u{fe0f}x        |");
+        assert_eq!(at_col_11("❤\u{fe0e}x"), "❤\u{fe0e}x        |");
+        assert_eq!(
+            at_col_11("1\u{fe0f}\u{20e3}x"),
+            "1\u{fe0f}\u{20e3}x        |"
+        );
+        assert_eq!(at_col_11("⌚\u{fe0e}x"), "⌚\u{fe0e}x       |");
+    }
+
+    #[test]
+    fn flags_and_emoji_modifiers_take_a_cell_per_code_point() {
+        // Regional indicators are one column each: a flag is two.
+        assert_eq!(at_col_11("🇫🇷x"), "🇫🇷x       |");
+        // An emoji modifier is wide on its own (as in tmux): 👍🏽 is four columns, and a ZWJ
+        // sequence after it still joins.
+        assert_eq!(at_col_11("👍🏽x"), "👍🏽x     |");
+        assert_eq!(at_col_11("👩🏽\u{200d}💻x"), "👩🏽\u{200d}💻x     |");
+    }
+
+    #[test]
+    fn zwj_joins_only_inside_an_emoji_sequence() {
+        // Not after a letter (no cluster continues there), nor after anything else came.
+        assert_eq!(at_col_11("a\u{200d}bx"), "a\u{200d}bx       |");
+        assert_eq!(at_col_11("名\u{200d}名x"), "名\u{200d}名x     |");
+        assert_eq!(at_col_11("👩\u{200d}\x1b[m💻x"), "👩\u{200d}💻x     |");
+        assert_eq!(
+            at_col_11("👩\u{200d}\u{200b}💻x"),
+            "👩\u{200d}\u{200b}💻x     |"
+        );
+    }
+
+    #[test]
+    fn clusters_wrap_and_overwrite_like_their_first_cell() {
+        // The sequence at the last two columns joins there; the next character wraps.
+        let pad = "-".repeat(18);
+        assert_eq!(
+            r(&format!("{pad}👩\u{200d}💻x\r\n")),
+            vec![format!("{pad}👩\u{200d}💻x")]
+        );
+        // At the last column it does not fit: it wraps whole, then joins.
+        let pad = "-".repeat(19);
+        assert_eq!(
+            r(&format!("{pad}👩\u{200d}💻x\r\n")),
+            vec![format!("{pad}👩\u{200d}💻x")]
+        );
+        // Overwriting either half blanks the whole sequence.
+        assert_eq!(r("👩\u{200d}💻x\x1b[3Dz\r\n"), lines(&["z x"]));
+        assert_eq!(r("👩\u{200d}💻x\x1b[2Dz\r\n"), lines(&[" zx"]));
+    }
+
     #[test]
     fn invalid_utf8_becomes_replacement_char() {
         assert_eq!(
@@ -1717,6 +1936,7 @@ mod tests {
                 "\r\n", "\r", "\n", "\x08", "\t", "\x1b7", "\x1b8", "\x1bM", "\x1bD", "\x1bE",
                 "\x1bc", "\x1b[?1049h", "\x1b[?1049l", "\x1b[?47h", "\x1b[?47l", "\x1b[2J",
                 "\x1b]8;;x\x1b\\", "\x1b]0;t\x07", "\x1bPq\x1b\\", "名", "é", "\u{301}", "🎉",
+                "\x1b[3J", "\u{200d}", "👩\u{200d}💻", "🏽", "🇫", "\u{fe0f}", "❤",
             ])
             .prop_map(|s| s.as_bytes().to_vec()),
             2 => csi,
