@@ -89,8 +89,10 @@
 //! (❤️ and the keycap 1️⃣ are one column, not two), VS15 does not narrow a wide one (⌚︎ stays
 //! two), and an emoji modifier adds its own two columns. A ZWJ that does not continue an
 //! emoji sequence (`a` ZWJ `b`) joins nothing, where tmux 3.3a sometimes swallows the next
-//! character; printable ASCII always starts a new cluster (so a Prepend mark never joins it);
-//! and a cluster is followed for at most 64 bytes (tmux keeps at most 21 bytes of it).
+//! character; the segmentation sees the cells before the cursor on its row (so a sequence
+//! whose modifier wrapped onto the next row does not join); and a cell keeps every code point
+//! of its cluster (tmux keeps at most 21 bytes). Only a code point right after a ZWJ costs a
+//! segmentation query; everything else is a width lookup, as before.
 //! Overwriting either half of a wide cluster blanks all of it.
 
 use std::collections::VecDeque;
@@ -164,8 +166,9 @@ const TAB_FILL: char = '\u{1}';
 const MAX_MARKS_PER_CELL: usize = 4;
 /// ZERO WIDTH JOINER.
 const ZWJ: char = '\u{200d}';
-/// A cluster is followed for this many bytes (emoji ZWJ sequences are at most ~35).
-const MAX_CLUSTER_BYTES: usize = 64;
+/// How many cells before the cursor the segmentation looks at (an emoji ZWJ sequence's
+/// pictograph and modifiers take at most 4).
+const CLUSTER_CONTEXT_CELLS: usize = 8;
 
 fn is_blank_cell(c: char) -> bool {
     matches!(c, BLANK | TAB | TAB_FILL)
@@ -375,9 +378,11 @@ struct Term {
     alt_saved: Option<SavedCursor>,
     /// The last printed character, while nothing else has come since (for REP).
     last_char: Option<char>,
-    /// The code points of the grapheme cluster just printed, while nothing else has come
-    /// since; empty after printable ASCII (no ASCII character starts an emoji sequence).
-    cluster: String,
+    /// The last thing printed was a ZWJ, attached to the cell before the cursor: the next code
+    /// point may continue an emoji ZWJ sequence.
+    after_zwj: bool,
+    /// Scratch for the text given to `unicode-segmentation`.
+    seg: String,
     lines: Lines,
 }
 
@@ -403,7 +408,8 @@ impl Term {
             saved: None,
             alt_saved: None,
             last_char: None,
-            cluster: String::new(),
+            after_zwj: false,
+            seg: String::new(),
             lines: Lines::new(cap),
         }
     }
@@ -461,9 +467,10 @@ impl Term {
     }
 
     /// Attach a zero-width character to the cell before the cursor.
-    fn combine(&mut self, m: char) {
+    /// Returns whether it was attached.
+    fn combine(&mut self, m: char) -> bool {
         if self.col == 0 {
-            return;
+            return false;
         }
         let mut t = self.col.min(self.cols) - 1;
         let r = &mut self.grid[self.row];
@@ -471,12 +478,13 @@ impl Term {
             t -= 1;
         }
         if r.marks.len() >= MAX_MARKS_PER_CELL * self.cols {
-            return;
+            return false;
         }
         r.marks.push((t as u16, m));
         if t + 1 > r.len {
             r.len = t + 1;
         }
+        true
     }
 
     // ---- scrolling --------------------------------------------------------------------
@@ -842,7 +850,7 @@ impl Term {
     /// cluster being printed is over. Returns the character REP would repeat.
     #[inline]
     fn interrupt(&mut self) -> Option<char> {
-        self.cluster.clear();
+        self.after_zwj = false;
         self.last_char.take()
     }
 
@@ -851,7 +859,7 @@ impl Term {
         if (c as u32) < 0x7f {
             // Printable ASCII always starts a new cluster (and is never pictographic).
             self.last_char = Some(c);
-            self.cluster.clear();
+            self.after_zwj = false;
             self.put_char(c, 1, out);
             return;
         }
@@ -864,36 +872,41 @@ impl Term {
     /// `unicode-width` cells.
     fn print_non_ascii(&mut self, c: char, out: &mut dyn LineSink) {
         let Some(w) = c.width() else { return };
-        let after_zwj = self.cluster.ends_with(ZWJ);
-        let continues = self.continues_cluster(c);
-        if w == 0 || (after_zwj && continues) {
+        if std::mem::take(&mut self.after_zwj) && self.joins_emoji_sequence(c) {
             self.combine(c);
-            if !continues {
-                self.cluster.clear();
-            }
+            return;
+        }
+        if w == 0 {
+            self.after_zwj = self.combine(c) && c == ZWJ;
             return;
         }
         self.last_char = Some(c);
-        if !continues {
-            self.cluster.clear();
-            self.cluster.push(c);
-        }
         self.put_char(c, w, out);
     }
 
-    /// Whether `c` continues the cluster printed so far (and if so, append it).
-    fn continues_cluster(&mut self, c: char) -> bool {
-        let n = self.cluster.len();
-        if n == 0 || n >= MAX_CLUSTER_BYTES {
-            return false;
+    /// Whether `c`, printed right after a ZWJ, continues the grapheme cluster before the
+    /// cursor: `unicode-segmentation` finds no boundary between the text of the cells before
+    /// the cursor on its row (up to `CLUSTER_CONTEXT_CELLS`, with their marks) and `c`.
+    fn joins_emoji_sequence(&mut self, c: char) -> bool {
+        let row = &self.grid[self.row];
+        let end = self.col.min(self.cols);
+        self.seg.clear();
+        for i in end.saturating_sub(CLUSTER_CONTEXT_CELLS)..end {
+            match if i < row.len { row.cells[i] } else { BLANK } {
+                WIDE_CONT => {}
+                TAB | TAB_FILL => self.seg.push(' '),
+                cell => self.seg.push(cell),
+            }
+            for &(col, m) in &row.marks {
+                if col as usize == i {
+                    self.seg.push(m);
+                }
+            }
         }
-        self.cluster.push(c);
-        let mut cursor = GraphemeCursor::new(n, self.cluster.len(), true);
-        let joined = matches!(cursor.is_boundary(&self.cluster, 0), Ok(false));
-        if !joined {
-            self.cluster.truncate(n);
-        }
-        joined
+        let n = self.seg.len();
+        self.seg.push(c);
+        let mut cursor = GraphemeCursor::new(n, self.seg.len(), true);
+        matches!(cursor.is_boundary(&self.seg, 0), Ok(false))
     }
 
     fn execute(&mut self, byte: u8, out: &mut dyn LineSink) {
