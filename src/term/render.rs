@@ -48,7 +48,8 @@
 //!   something non-blank follows them. Working state is therefore one grid (two while a
 //!   full-screen program runs) plus O(cap), whatever the input size: a 100 MB line without a
 //!   newline costs no more than a short one. (The `vte` parser buffers an unterminated OSC
-//!   string; that is outside this bound.)
+//!   string; that is outside this bound.) `feed`/`finish` on a capped renderer collect a
+//!   clipped line as `head[N chars omitted]tail`.
 //!
 //! # Cells
 //!
@@ -2147,6 +2148,31 @@ mod tests {
     #[ignore = "slow in debug builds; run by the render bench and with --release --ignored"]
     fn a_200_mb_line_keeps_head_and_tail_in_bounded_memory() {
         huge_line_check(200 * 1000 * 1000);
+    }
+
+    #[test]
+    fn a_long_run_of_blanks_inside_a_line_is_held_in_bounded_memory() {
+        let mut rd = Renderer::with_line_cap(80, 5, 64);
+        let mut rec = Record::default();
+        rd.feed_into(b"a", &mut rec);
+        let blanks = vec![b' '; 65_536];
+        let mut max_held = 0;
+        for _ in 0..32 {
+            rd.feed_into(&blanks, &mut rec);
+            max_held = max_held.max(rd.term.lines.held_bytes());
+        }
+        rd.feed_into(b"b\r\n", &mut rec);
+        rd.finish_into(&mut rec);
+        let n = 32 * 65_536 + 2;
+        assert_eq!(
+            rec.0,
+            vec![(
+                format!("a{}", " ".repeat(31)),
+                (n - 64) as u64,
+                format!("{}b", " ".repeat(31))
+            )]
+        );
+        assert!(max_held < 1024, "held {max_held} bytes");
     }
 
     #[test]
