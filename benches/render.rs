@@ -2,6 +2,10 @@
 //! coloured compiler/test-runner log lines, `\r` progress bars with erase-in-line, and
 //! multi-line progress blocks redrawn with cursor-up.
 //!
+//! Also: the streaming API (`feed_into` with a line cap) on the same input, and 200 MB of a
+//! single line without a newline through a renderer capped at 8192 chars (bounded memory; the
+//! unit test of the same check is `#[ignore]`d because it is slow in debug builds).
+//!
 //! Run with: `cargo bench --bench render` (plain std::time, no harness).
 
 mod support;
@@ -9,7 +13,7 @@ use std::hint::black_box;
 use std::time::Instant;
 use support::{CRATES, Rng};
 
-use omnish::term::render::{Renderer, render};
+use omnish::term::render::{Line, LineSink, Renderer, render};
 
 const TARGET_BYTES: usize = 100 * 1024 * 1024;
 
@@ -84,6 +88,63 @@ fn generate() -> Vec<u8> {
     out.into_bytes()
 }
 
+/// Counts lines and keeps the last one.
+#[derive(Default)]
+struct Count {
+    lines: usize,
+    last: (String, u64, String),
+}
+
+impl LineSink for Count {
+    fn line(&mut self, line: Line<'_>) {
+        self.lines += 1;
+        self.last = (line.head.to_string(), line.omitted, line.tail.to_string());
+    }
+    fn erase_scrollback(&mut self) {
+        self.lines = 0;
+    }
+}
+
+/// 200 MB of one line (digits, byte i is i % 10, ending in "END") fed in 64 KiB chunks.
+fn huge_line() {
+    const TOTAL: usize = 200 * 1000 * 1000;
+    const CAP: usize = 8192;
+    let pattern: Vec<u8> = (0..65_546u32).map(|i| b'0' + (i % 10) as u8).collect();
+    let start = Instant::now();
+    let mut r = Renderer::with_line_cap(120, 50, CAP);
+    let mut sink = Count::default();
+    let mut sent = 0;
+    while sent < TOTAL {
+        let n = (64 * 1024).min(TOTAL - sent);
+        let shift = sent % 10;
+        let mut piece = pattern[shift..shift + n].to_vec();
+        if sent + n == TOTAL {
+            piece[n - 3..].copy_from_slice(b"END");
+        }
+        r.feed_into(black_box(&piece), &mut sink);
+        sent += n;
+    }
+    r.finish_into(&mut sink);
+    let secs = start.elapsed().as_secs_f64();
+    let (head, omitted, tail) = &sink.last;
+    let digits = |from: usize, n: usize| -> String {
+        (from..from + n)
+            .map(|i| char::from(b'0' + (i % 10) as u8))
+            .collect()
+    };
+    assert_eq!(sink.lines, 1);
+    assert_eq!(*head, digits(0, CAP / 2));
+    assert_eq!(*omitted, (TOTAL - CAP) as u64);
+    assert_eq!(
+        *tail,
+        format!("{}END", digits(TOTAL - CAP / 2, CAP / 2 - 3))
+    );
+    println!(
+        "one 200 MB line, cap {CAP}: {secs:.3} s, {:.1} MiB/s, head/tail/omitted ok",
+        TOTAL as f64 / (1024.0 * 1024.0) / secs
+    );
+}
+
 fn main() {
     let input = generate();
     let mb = input.len() as f64 / (1024.0 * 1024.0);
@@ -113,6 +174,23 @@ fn main() {
         "feed() in 64 KiB chunks: {chunked:.3} s, {:.1} MiB/s",
         mb / chunked
     );
+
+    // Streaming with a line cap, as the context engine does.
+    let start = Instant::now();
+    let mut r = Renderer::with_line_cap(120, 50, 8192);
+    let mut sink = Count::default();
+    for chunk in input.chunks(64 * 1024) {
+        r.feed_into(black_box(chunk), &mut sink);
+    }
+    r.finish_into(&mut sink);
+    let streamed = start.elapsed().as_secs_f64();
+    assert_eq!(sink.lines, lines);
+    println!(
+        "feed_into() with a line cap, 64 KiB chunks: {streamed:.3} s, {:.1} MiB/s",
+        mb / streamed
+    );
+
+    huge_line();
 
     println!("output: {lines} lines");
     println!(

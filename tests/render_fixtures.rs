@@ -8,11 +8,14 @@
 //! Comparison, as the fixture README says: tabs expanded to 8-column stops, U+FFFD
 //! dropped, trailing blanks and trailing empty lines dropped, and the
 //! `[full-screen program]` note (which stands in for an alternate-screen program) removed.
+//!
+//! Every fixture is also rendered through the streaming API (`feed_into`/`finish_into`) with
+//! and without a line cap, which must give the lines of `finish` (clipped to the cap).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use omnish::term::render::{FULL_SCREEN_NOTE, Renderer, render};
+use omnish::term::render::{FULL_SCREEN_NOTE, Line, LineSink, Renderer, render};
 use unicode_width::UnicodeWidthChar;
 
 const COLS: u16 = 120;
@@ -82,6 +85,52 @@ fn first_difference(actual: &[String], expected: &[String]) -> String {
     String::new()
 }
 
+type Streamed = (String, u64, String);
+
+/// Collects what the streaming API hands over.
+#[derive(Default)]
+struct Collect(Vec<Streamed>);
+
+impl LineSink for Collect {
+    fn line(&mut self, l: Line<'_>) {
+        self.0
+            .push((l.head.to_string(), l.omitted, l.tail.to_string()));
+    }
+    fn erase_scrollback(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// `raw` through `feed_into` in `chunk`-byte pieces, then `finish_into`.
+fn streamed(raw: &[u8], chunk: usize, cap: Option<usize>) -> Vec<Streamed> {
+    let mut r = match cap {
+        Some(c) => Renderer::with_line_cap(COLS, ROWS, c),
+        None => Renderer::new(COLS, ROWS),
+    };
+    let mut sink = Collect::default();
+    for piece in raw.chunks(chunk) {
+        r.feed_into(piece, &mut sink);
+    }
+    r.finish_into(&mut sink);
+    sink.0
+}
+
+/// A line of `finish()` as a renderer with `cap` hands it over.
+fn clip(line: &str, cap: Option<usize>) -> Streamed {
+    let n = line.chars().count();
+    match cap {
+        Some(cap) if n > cap => {
+            let half = cap / 2;
+            (
+                line.chars().take(half).collect(),
+                (n - 2 * half) as u64,
+                line.chars().skip(n - half).collect(),
+            )
+        }
+        _ => (line.to_string(), 0, String::new()),
+    }
+}
+
 /// Render every fixture in `dir` (one feed, and fed in small chunks) and compare.
 /// Returns the names checked; panics listing every failure.
 fn check_dir(dir: &Path) -> Vec<String> {
@@ -103,6 +152,15 @@ fn check_dir(dir: &Path) -> Vec<String> {
                 first_difference(&actual, &expected),
                 whole.join("\n")
             ));
+        }
+
+        for cap in [None, Some(8192), Some(40)] {
+            let expected: Vec<Streamed> = whole.iter().map(|l| clip(l, cap)).collect();
+            if streamed(&raw, 7, cap) != expected {
+                failures.push(format!(
+                    "{name}: streaming with cap {cap:?} differs from finish()"
+                ));
+            }
         }
 
         for chunk in [1, 3, 64] {
@@ -143,6 +201,28 @@ fn in_repo_fixtures_render_like_tmux() {
         "only {} fixtures found: {names:?}",
         names.len()
     );
+}
+
+/// The fixtures of issue 12 (erase scrollback, grapheme clusters) are present, so that
+/// `in_repo_fixtures_render_like_tmux` checks them.
+#[test]
+fn erase_scrollback_and_grapheme_fixtures_are_present() {
+    for name in [
+        "clear-scrollback",
+        "clear-keep-scrollback",
+        "printf-erase-scrollback",
+        "grapheme-clusters",
+    ] {
+        let raw = in_repo_dir().join(format!("{name}.raw"));
+        assert!(raw.is_file(), "{} missing", raw.display());
+    }
+    // `clear` after 80 lines: the terminal keeps only what follows it.
+    let clear = render(
+        &fs::read(in_repo_dir().join("clear-scrollback.raw")).unwrap(),
+        COLS,
+        ROWS,
+    );
+    assert_eq!(clear, vec!["after clear".to_string()]);
 }
 
 #[test]

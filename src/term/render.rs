@@ -9,28 +9,55 @@
 //! auto-wrap — only changes that grid, so redraws (spinners, `\r` progress bars, cursor-up
 //! multi-line progress as drawn by tqdm/cargo/docker/npm) resolve to their final frame.
 //!
-//! Finished text leaves the grid through a **scrollback sink**, exactly where a terminal
-//! would move it into its history:
+//! Finished text leaves the grid through a **scrollback sink** (a [`LineSink`]), exactly
+//! where a terminal would move it into its history:
 //!
 //! * a line scrolled off the top of the screen (or of a scroll region) goes to the sink;
 //! * a clear screen (`CSI 2J`, `CSI J` from the home position, `ESC c`) first sends the
-//!   screen's lines (up to the last non-blank one) to the sink, so nothing is lost;
-//!   `CSI 3J` (erase scrollback) is ignored: the scrollback we already emitted is kept;
+//!   screen's lines (up to the last non-blank one) to the sink, so nothing is lost unless
+//!   `CSI 3J` follows (below);
+//! * `CSI 3J` (ED 3, erase scrollback; ncurses `clear` sends it after `CSI 2J`) follows the
+//!   terminal: every line emitted so far has left its history, so the sink is told
+//!   ([`LineSink::erase_scrollback`]; the collecting sink of `finish` drops what it
+//!   collected), and the held-back empty lines and the scrolled-off part of a wrapped line
+//!   being assembled are dropped too. The screen is untouched. While a full-screen program
+//!   runs, ED 3 is ignored: the main-screen lines emitted on entering the alternate screen
+//!   are still on the terminal's saved screen;
 //! * entering the alternate screen (`CSI ?1049h`, `?47h`, `?1047h`) sends the lines above
 //!   the cursor to the sink followed by one line `[full-screen program]`; whatever is drawn
 //!   on the alternate screen is discarded, and leaving it restores the main screen (and for
 //!   1049 the cursor);
-//! * [`Renderer::finish`] sends the remaining screen lines.
+//! * [`Renderer::finish`] / [`Renderer::finish_into`] send the remaining screen lines.
 //!
 //! Rows that were auto-wrapped are joined with their continuation into one output line (as
-//! `tmux capture-pane -J` does). The sink trims trailing blanks of every line and `finish`
-//! drops trailing empty lines. Working state is therefore one grid (two while a full-screen
-//! program runs) plus the finished lines; the input is never kept.
+//! `tmux capture-pane -J` does). Trailing blanks of every line are trimmed, and trailing
+//! empty lines of the whole output are dropped: empty lines are held back as a *count* and
+//! handed over only when a non-empty line follows them.
+//!
+//! # API
+//!
+//! * [`render`] and [`Renderer::new`] + [`Renderer::feed`] + [`Renderer::finish`] collect every
+//!   line into a `Vec<String>` (no cap; memory grows with the output).
+//! * [`Renderer::feed_into`] + [`Renderer::finish_into`] stream: each [`Line`] goes to the
+//!   caller's [`LineSink`] as soon as it is final, and nothing is collected. With
+//!   [`Renderer::with_line_cap`]`(cols, rows, cap)` a line longer than `cap` chars keeps only
+//!   its first `cap/2` and last `cap/2` chars (`Line { head, omitted, tail }`); within the
+//!   cap a line is byte-for-byte what `finish` returns. The line being assembled keeps its
+//!   head, a rolling tail (at most about twice `cap/2` chars, trimmed in amortized O(1) per
+//!   char) and a char count; its trailing blanks wait in a structure of the same bound until
+//!   something non-blank follows them. Working state is therefore one grid (two while a
+//!   full-screen program runs) plus O(cap), whatever the input size: a 100 MB line without a
+//!   newline costs no more than a short one. (The `vte` parser buffers an unterminated OSC
+//!   string; that is outside this bound.) `feed`/`finish` on a capped renderer collect a
+//!   clipped line as `head[N chars omitted]tail`.
+//!
+//! # Cells
 //!
 //! Cells hold one `char`. Wide characters (CJK, emoji) take a lead cell plus a continuation
-//! cell; zero-width characters (combining marks) are attached to the previous cell. A tab
-//! that advances over blank cells is remembered and rendered as a literal `\t` when that is
-//! equivalent to the cells it covered under 8-column tab stops; otherwise it becomes spaces.
+//! cell; other code points of a grapheme cluster are attached to the cell of its first one
+//! (rule below). A tab that advances over blank cells is remembered and rendered as a literal
+//! `\t` when that is equivalent to the cells it covered under 8-column tab stops; otherwise
+//! it becomes spaces.
 //! Colours/SGR, OSC (titles, hyperlinks — the link text stays), DCS, APC, PM and SOS
 //! strings are dropped. Invalid UTF-8 becomes U+FFFD (as `vte` reports it).
 //!
@@ -41,10 +68,89 @@
 //! outside the scroll region are ignored, DECSTBM homes to the region top in origin mode,
 //! and HPR/VPR/CHT are implemented. DEC line-drawing charsets are not translated (tmux
 //! captures them as their ASCII letters too).
+//!
+//! # Grapheme clusters
+//!
+//! A cluster must occupy the columns the terminal gave it, or text after it and absolute
+//! cursor moves land elsewhere. Terminals disagree on emoji widths, so the rule is the
+//! reference terminal's (tmux 3.3a, the fixtures' oracle), with clusters found by the
+//! `unicode-segmentation` crate (UAX #29 extended grapheme clusters) and code point widths
+//! by `unicode-width` (`UnicodeWidthChar`, i.e. `wcwidth`):
+//!
+//! * a zero-width code point (combining mark, variation selector, ZWJ, keycap U+20E3, Hangul
+//!   V/T jamo) joins the cell before the cursor, adding no width;
+//! * a code point right after a ZWJ that continues the cluster (an emoji ZWJ sequence: no
+//!   boundary per UAX #29 rule GB11) joins it too, adding no width: 👩‍💻 and 👨‍👩‍👧 take
+//!   the two columns of their first pictograph, 🏳️‍🌈 and ❤‍🔥 one;
+//! * every other code point takes its own `unicode-width` columns, even inside a cluster:
+//!   a flag is two regional indicators of one column each (2 in all), 👍🏽 is 2 + 2 columns.
+//!
+//! Where terminals differ this follows tmux, not the emoji-aware terminals (kitty, WezTerm,
+//! foot, Ghostty, and `unicode-width`'s own `str` width): VS16 does not widen a narrow base
+//! (❤️ and the keycap 1️⃣ are one column, not two), VS15 does not narrow a wide one (⌚︎ stays
+//! two), and an emoji modifier adds its own two columns. A ZWJ that does not continue an
+//! emoji sequence (`a` ZWJ `b`) joins nothing, where tmux 3.3a sometimes swallows the next
+//! character; the segmentation sees the cells before the cursor on its row (so a sequence
+//! whose modifier wrapped onto the next row does not join); and a cell keeps every code point
+//! of its cluster (tmux keeps at most 21 bytes). Only a code point right after a ZWJ costs a
+//! segmentation query; everything else is a width lookup, as before.
+//! Overwriting either half of a wide cluster blanks all of it.
 
 use std::collections::VecDeque;
+use unicode_segmentation::GraphemeCursor;
 use unicode_width::UnicodeWidthChar;
 use vte::{Params, Parser, Perform};
+
+use super::lines::Lines;
+
+/// A finished output line. When the line has more than the renderer's line cap in chars, only
+/// its first `cap/2` and last `cap/2` chars are kept: `head` + (`omitted` chars left out) +
+/// `tail`. Otherwise `head` is the whole line, `omitted == 0` and `tail` is empty.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub head: &'a str,
+    pub omitted: u64,
+    pub tail: &'a str,
+}
+
+/// Receives finished lines, in order, as soon as they are final.
+pub trait LineSink {
+    fn line(&mut self, line: Line<'_>);
+    /// `ESC [ 3 J`: every line handed over so far has left the terminal's scrollback.
+    fn erase_scrollback(&mut self);
+}
+
+/// The sink behind [`Renderer::feed`]/[`Renderer::finish`]: collects every line.
+#[derive(Default)]
+struct Collect(Vec<String>);
+
+impl LineSink for Collect {
+    fn line(&mut self, line: Line<'_>) {
+        if line.omitted == 0 && line.tail.is_empty() {
+            self.0.push(line.head.to_string());
+        } else {
+            self.0.push(format!(
+                "{}[{} chars omitted]{}",
+                line.head, line.omitted, line.tail
+            ));
+        }
+    }
+
+    fn erase_scrollback(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// Hand a row leaving the screen to the line assembly.
+#[inline]
+fn emit(lines: &mut Lines, row: &Row, out: &mut dyn LineSink) {
+    lines.emit_row(
+        row.wrapped,
+        row.len,
+        |s, base| row.render_into(s, base, row.len),
+        out,
+    );
+}
 
 /// The line emitted in place of everything a full-screen (alternate screen) program drew.
 pub const FULL_SCREEN_NOTE: &str = "[full-screen program]";
@@ -59,6 +165,11 @@ const TAB: char = '\t';
 const TAB_FILL: char = '\u{1}';
 /// At most this many combining marks are kept per row (bounded memory on byte soup).
 const MAX_MARKS_PER_CELL: usize = 4;
+/// ZERO WIDTH JOINER.
+const ZWJ: char = '\u{200d}';
+/// How many cells before the cursor the segmentation looks at (an emoji ZWJ sequence's
+/// pictograph and modifiers take at most 4).
+const CLUSTER_CONTEXT_CELLS: usize = 8;
 
 fn is_blank_cell(c: char) -> bool {
     matches!(c, BLANK | TAB | TAB_FILL)
@@ -241,50 +352,6 @@ impl Row {
     }
 }
 
-/// Where finished lines go: the output, plus the line being assembled from wrapped rows.
-struct Sink {
-    lines: Vec<String>,
-    partial: String,
-    /// Cells already in `partial` (from wrapped rows), i.e. the output column it ends at.
-    width: usize,
-    /// `partial` holds wrapped rows waiting for their continuation.
-    open: bool,
-}
-
-impl Sink {
-    /// Emit a row. A wrapped row is joined with the next one emitted; like
-    /// `tmux capture-pane -J`, only its used cells are included.
-    fn emit(&mut self, row: &Row) {
-        row.render_into(&mut self.partial, self.width, row.len);
-        if row.wrapped {
-            self.width += row.len;
-            self.open = true;
-        } else {
-            self.end_line();
-        }
-    }
-
-    fn end_line(&mut self) {
-        let trimmed = self.partial.trim_end_matches([' ', '\t']).len();
-        self.partial.truncate(trimmed);
-        self.lines.push(std::mem::take(&mut self.partial));
-        self.width = 0;
-        self.open = false;
-    }
-
-    /// End a line whose wrapped continuation will never be emitted.
-    fn flush_partial(&mut self) {
-        if self.open {
-            self.end_line();
-        }
-    }
-
-    fn push_line(&mut self, line: &str) {
-        self.flush_partial();
-        self.lines.push(line.to_string());
-    }
-}
-
 #[derive(Clone, Copy)]
 struct SavedCursor {
     row: usize,
@@ -312,7 +379,12 @@ struct Term {
     alt_saved: Option<SavedCursor>,
     /// The last printed character, while nothing else has come since (for REP).
     last_char: Option<char>,
-    sink: Sink,
+    /// The last thing printed was a ZWJ, attached to the cell before the cursor: the next code
+    /// point may continue an emoji ZWJ sequence.
+    after_zwj: bool,
+    /// Scratch for the text given to `unicode-segmentation`.
+    seg: String,
+    lines: Lines,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -320,7 +392,7 @@ fn default_tabs(cols: usize) -> Vec<bool> {
 }
 
 impl Term {
-    fn new(cols: usize, rows: usize) -> Term {
+    fn new(cols: usize, rows: usize, cap: Option<usize>) -> Term {
         Term {
             cols,
             rows,
@@ -337,12 +409,9 @@ impl Term {
             saved: None,
             alt_saved: None,
             last_char: None,
-            sink: Sink {
-                lines: Vec::new(),
-                partial: String::new(),
-                width: 0,
-                open: false,
-            },
+            after_zwj: false,
+            seg: String::new(),
+            lines: Lines::new(cap),
         }
     }
 
@@ -357,7 +426,7 @@ impl Term {
     // ---- printing -------------------------------------------------------------------
 
     #[inline(always)]
-    fn put_char(&mut self, c: char, w: usize) {
+    fn put_char(&mut self, c: char, w: usize, out: &mut dyn LineSink) {
         let cols = self.cols;
         if w > cols {
             return;
@@ -365,7 +434,7 @@ impl Term {
         if self.col + w > cols {
             if self.autowrap {
                 self.grid[self.row].wrapped = true;
-                self.index();
+                self.index(out);
                 self.col = 0;
             } else {
                 self.col = cols - w;
@@ -378,6 +447,9 @@ impl Term {
         let r = &mut self.grid[self.row];
         if r.cells[col] == WIDE_CONT && col > 0 {
             r.cells[col - 1] = BLANK;
+            if !r.marks.is_empty() {
+                r.drop_marks(col - 1, col);
+            }
         }
         if col + w < cols && r.cells[col + w] == WIDE_CONT {
             r.cells[col + w] = BLANK;
@@ -396,9 +468,10 @@ impl Term {
     }
 
     /// Attach a zero-width character to the cell before the cursor.
-    fn combine(&mut self, m: char) {
+    /// Returns whether it was attached.
+    fn combine(&mut self, m: char) -> bool {
         if self.col == 0 {
-            return;
+            return false;
         }
         let mut t = self.col.min(self.cols) - 1;
         let r = &mut self.grid[self.row];
@@ -406,12 +479,13 @@ impl Term {
             t -= 1;
         }
         if r.marks.len() >= MAX_MARKS_PER_CELL * self.cols {
-            return;
+            return false;
         }
         r.marks.push((t as u16, m));
         if t + 1 > r.len {
             r.len = t + 1;
         }
+        true
     }
 
     // ---- scrolling --------------------------------------------------------------------
@@ -421,7 +495,7 @@ impl Term {
     }
 
     /// Scroll the region up; lines leaving its top go to the scrollback (main screen only).
-    fn scroll_up(&mut self, n: usize) {
+    fn scroll_up(&mut self, n: usize, out: &mut dyn LineSink) {
         let n = n.min(self.bottom - self.top + 1);
         let full = self.full_region();
         for _ in 0..n {
@@ -432,7 +506,7 @@ impl Term {
             }
             .expect("row in grid");
             if self.main_saved.is_none() {
-                self.sink.emit(&r);
+                emit(&mut self.lines, &r, out);
             }
             r.clear();
             if full {
@@ -454,9 +528,9 @@ impl Term {
     }
 
     /// IND: move down one line, scrolling at the bottom margin.
-    fn index(&mut self) {
+    fn index(&mut self, out: &mut dyn LineSink) {
         if self.row == self.bottom {
-            self.scroll_up(1);
+            self.scroll_up(1, out);
         } else if self.row + 1 < self.rows {
             self.row += 1;
         }
@@ -595,13 +669,13 @@ impl Term {
     // ---- erasing ------------------------------------------------------------------------
 
     /// Clear the whole screen; on the main screen its lines first go to the scrollback.
-    fn clear_screen(&mut self) {
+    fn clear_screen(&mut self, out: &mut dyn LineSink) {
         if !self.in_alt() {
             if let Some(last) = self.grid.iter().rposition(|r| !r.is_blank()) {
                 for r in self.grid.iter().take(last + 1) {
-                    self.sink.emit(r);
+                    emit(&mut self.lines, r, out);
                 }
-                self.sink.flush_partial();
+                self.lines.flush_partial(out);
             }
         }
         for r in self.grid.iter_mut() {
@@ -609,11 +683,11 @@ impl Term {
         }
     }
 
-    fn erase_display(&mut self, mode: u16) {
+    fn erase_display(&mut self, mode: u16, out: &mut dyn LineSink) {
         match mode {
             0 => {
                 if self.row == 0 && self.col == 0 {
-                    self.clear_screen();
+                    self.clear_screen(out);
                     return;
                 }
                 let (row, col) = (self.row, self.col);
@@ -629,8 +703,11 @@ impl Term {
                 }
                 self.grid[row].erase(0, col + 1);
             }
-            2 => self.clear_screen(),
-            // 3 erases the terminal's scrollback; ours is already emitted and is kept.
+            2 => self.clear_screen(out),
+            // The terminal's scrollback: everything emitted so far; the screen stays. While a
+            // full-screen program runs, what we emitted includes main-screen lines the terminal
+            // still holds (see `enter_alt`), so nothing is erased then.
+            3 if !self.in_alt() => self.lines.erase_scrollback(out),
             _ => {}
         }
     }
@@ -673,7 +750,7 @@ impl Term {
     // ---- modes --------------------------------------------------------------------------
 
     /// Switch to the alternate screen. Returns false if it was already active.
-    fn enter_alt(&mut self) -> bool {
+    fn enter_alt(&mut self, out: &mut dyn LineSink) -> bool {
         if self.in_alt() {
             return false;
         }
@@ -681,9 +758,9 @@ impl Term {
         // note, so that the note sits between what came before and what comes after.
         let k = self.row;
         for r in self.grid.iter().take(k) {
-            self.sink.emit(r);
+            emit(&mut self.lines, r, out);
         }
-        self.sink.push_line(FULL_SCREEN_NOTE);
+        self.lines.push_line(FULL_SCREEN_NOTE, out);
         for _ in 0..k {
             let mut r = self.grid.pop_front().expect("row in grid");
             r.clear();
@@ -709,7 +786,7 @@ impl Term {
         }
     }
 
-    fn set_private_mode(&mut self, mode: u16, on: bool) {
+    fn set_private_mode(&mut self, mode: u16, on: bool, out: &mut dyn LineSink) {
         match mode {
             6 => {
                 self.origin = on;
@@ -718,7 +795,7 @@ impl Term {
             7 => self.autowrap = on,
             47 | 1047 => {
                 if on {
-                    self.enter_alt();
+                    self.enter_alt(out);
                 } else {
                     self.exit_alt();
                 }
@@ -732,7 +809,7 @@ impl Term {
             }
             1049 => {
                 if on {
-                    if self.enter_alt() {
+                    if self.enter_alt(out) {
                         self.alt_saved = Some(self.save_cursor());
                     }
                 } else if self.exit_alt() {
@@ -744,9 +821,9 @@ impl Term {
         }
     }
 
-    fn reset(&mut self) {
+    fn reset(&mut self, out: &mut dyn LineSink) {
         self.exit_alt();
-        self.clear_screen();
+        self.clear_screen(out);
         self.top = 0;
         self.bottom = self.rows - 1;
         self.autowrap = true;
@@ -760,52 +837,100 @@ impl Term {
         self.col = 0;
     }
 
-    fn finish(mut self) -> Vec<String> {
+    fn finish(mut self, out: &mut dyn LineSink) {
         self.exit_alt();
         for r in self.grid.iter() {
-            self.sink.emit(r);
+            emit(&mut self.lines, r, out);
         }
-        self.sink.flush_partial();
-        let mut lines = self.sink.lines;
-        while lines.last().is_some_and(|l| l.is_empty()) {
-            lines.pop();
-        }
-        lines
+        self.lines.finish(out);
     }
-}
 
-impl Perform for Term {
+    // ---- the parser's actions -------------------------------------------------------------
+
+    /// Anything but a printed character: REP has nothing to repeat and the grapheme
+    /// cluster being printed is over. Returns the character REP would repeat.
     #[inline]
-    fn print(&mut self, c: char) {
+    fn interrupt(&mut self) -> Option<char> {
+        self.after_zwj = false;
+        self.last_char.take()
+    }
+
+    #[inline]
+    fn print(&mut self, c: char, out: &mut dyn LineSink) {
         if (c as u32) < 0x7f {
+            // Printable ASCII always starts a new cluster (and is never pictographic).
             self.last_char = Some(c);
-            self.put_char(c, 1);
+            self.after_zwj = false;
+            self.put_char(c, 1, out);
             return;
         }
-        match c.width() {
-            Some(0) => self.combine(c),
-            Some(w) => {
-                self.last_char = Some(c);
-                self.put_char(c, w);
-            }
-            None => {}
-        }
+        self.print_non_ascii(c, out);
     }
 
-    fn execute(&mut self, byte: u8) {
-        self.last_char = None;
+    /// The grapheme rule of the module docs: zero-width code points join the cell before the
+    /// cursor; a code point that a ZWJ joins to an emoji (no cluster boundary before it, per
+    /// `unicode-segmentation`) joins it too, adding no width; anything else takes its own
+    /// `unicode-width` cells.
+    fn print_non_ascii(&mut self, c: char, out: &mut dyn LineSink) {
+        let Some(w) = c.width() else { return };
+        if std::mem::take(&mut self.after_zwj) && self.joins_emoji_sequence(c) {
+            self.combine(c);
+            return;
+        }
+        if w == 0 {
+            self.after_zwj = self.combine(c) && c == ZWJ;
+            return;
+        }
+        self.last_char = Some(c);
+        self.put_char(c, w, out);
+    }
+
+    /// Whether `c`, printed right after a ZWJ, continues the grapheme cluster before the
+    /// cursor: `unicode-segmentation` finds no boundary between the text of the cells before
+    /// the cursor on its row (up to `CLUSTER_CONTEXT_CELLS`, with their marks) and `c`.
+    fn joins_emoji_sequence(&mut self, c: char) -> bool {
+        let row = &self.grid[self.row];
+        let end = self.col.min(self.cols);
+        self.seg.clear();
+        for i in end.saturating_sub(CLUSTER_CONTEXT_CELLS)..end {
+            match if i < row.len { row.cells[i] } else { BLANK } {
+                WIDE_CONT => {}
+                TAB | TAB_FILL => self.seg.push(' '),
+                cell => self.seg.push(cell),
+            }
+            for &(col, m) in &row.marks {
+                if col as usize == i {
+                    self.seg.push(m);
+                }
+            }
+        }
+        let n = self.seg.len();
+        self.seg.push(c);
+        let mut cursor = GraphemeCursor::new(n, self.seg.len(), true);
+        matches!(cursor.is_boundary(&self.seg, 0), Ok(false))
+    }
+
+    fn execute(&mut self, byte: u8, out: &mut dyn LineSink) {
+        self.interrupt();
         match byte {
             0x08 => self.backspace(),
             0x09 => self.tab(1),
-            0x0a..=0x0c => self.index(),
+            0x0a..=0x0c => self.index(out),
             0x0d => self.col = 0,
             _ => {}
         }
     }
 
-    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+    fn csi_dispatch(
+        &mut self,
+        params: &Params,
+        intermediates: &[u8],
+        ignore: bool,
+        action: char,
+        out: &mut dyn LineSink,
+    ) {
         // REP repeats only a character printed immediately before it (as tmux does).
-        let last_char = self.last_char.take();
+        let last_char = self.interrupt();
         if ignore {
             return;
         }
@@ -829,7 +954,7 @@ impl Perform for Term {
             match action {
                 'h' | 'l' => {
                     for &m in &args[..n] {
-                        self.set_private_mode(m, action == 'h');
+                        self.set_private_mode(m, action == 'h', out);
                     }
                 }
                 _ => {}
@@ -858,7 +983,9 @@ impl Perform for Term {
                 self.set_row(arg(0));
                 self.set_col(arg(1));
             }
-            'J' => self.erase_display(raw),
+            // ED 3 with a second parameter is not "erase scrollback" (as in tmux).
+            'J' if raw == 3 && args[1] != 0 => {}
+            'J' => self.erase_display(raw, out),
             'K' => self.erase_line(raw),
             'L' => self.insert_lines(arg(0)),
             'M' => self.delete_lines(arg(0)),
@@ -875,7 +1002,7 @@ impl Perform for Term {
                 let end = col.saturating_add(arg(0));
                 self.grid[row].erase(col, end);
             }
-            'S' => self.scroll_up(arg(0)),
+            'S' => self.scroll_up(arg(0), out),
             'T' => self.scroll_down(arg(0)),
             'r' => {
                 let top = arg(0);
@@ -908,7 +1035,7 @@ impl Perform for Term {
                     // Repeats stop at the end of the line.
                     let times = arg(0).min(self.cols.saturating_sub(self.col));
                     for _ in 0..times {
-                        self.put_char(c, w);
+                        self.put_char(c, w, out);
                     }
                 }
             }
@@ -923,35 +1050,68 @@ impl Perform for Term {
         }
     }
 
-    fn osc_dispatch(&mut self, _params: &[&[u8]], _bell_terminated: bool) {
-        self.last_char = None;
-    }
-
-    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
-        self.last_char = None;
-    }
-
-    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
-        self.last_char = None;
+    fn esc_dispatch(
+        &mut self,
+        intermediates: &[u8],
+        ignore: bool,
+        byte: u8,
+        out: &mut dyn LineSink,
+    ) {
+        self.interrupt();
         if ignore {
             return;
         }
         match (intermediates, byte) {
             ([], b'7') => self.saved = Some(self.save_cursor()),
             ([], b'8') => self.restore_cursor(self.saved),
-            ([], b'D') => self.index(),
+            ([], b'D') => self.index(out),
             ([], b'E') => {
                 self.col = 0;
-                self.index();
+                self.index(out);
             }
             ([], b'M') => self.reverse_index(),
             ([], b'H') => {
                 let c = self.col.min(self.cols - 1);
                 self.tabs[c] = true;
             }
-            ([], b'c') => self.reset(),
+            ([], b'c') => self.reset(out),
             _ => {}
         }
+    }
+}
+
+/// The terminal and the sink its lines go to, for the length of one `advance`.
+struct Active<'a> {
+    term: &'a mut Term,
+    out: &'a mut dyn LineSink,
+}
+
+impl Perform for Active<'_> {
+    #[inline]
+    fn print(&mut self, c: char) {
+        self.term.print(c, self.out);
+    }
+
+    fn execute(&mut self, byte: u8) {
+        self.term.execute(byte, self.out);
+    }
+
+    fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
+        self.term
+            .csi_dispatch(params, intermediates, ignore, action, self.out);
+    }
+
+    fn osc_dispatch(&mut self, _params: &[&[u8]], _bell_terminated: bool) {
+        self.term.interrupt();
+    }
+
+    fn hook(&mut self, _params: &Params, _intermediates: &[u8], _ignore: bool, _action: char) {
+        self.term.interrupt();
+    }
+
+    fn esc_dispatch(&mut self, intermediates: &[u8], ignore: bool, byte: u8) {
+        self.term
+            .esc_dispatch(intermediates, ignore, byte, self.out);
     }
 }
 
@@ -963,6 +1123,8 @@ pub struct Renderer {
     term: Term,
     /// An incomplete UTF-8 sequence held back from the end of the last chunk (≤ 3 bytes).
     carry: Vec<u8>,
+    /// What [`Renderer::feed`] collected.
+    collected: Collect,
 }
 
 /// Length of the incomplete UTF-8 sequence at the end of `bytes`, if any.
@@ -992,37 +1154,69 @@ fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
 impl Renderer {
     /// A renderer for a terminal of `cols × rows` cells (0 means 80 columns / 24 rows).
     pub fn new(cols: u16, rows: u16) -> Renderer {
+        Self::build(cols, rows, None)
+    }
+
+    /// As [`Renderer::new`], but lines longer than `line_cap` chars keep only their first and
+    /// last `line_cap / 2` chars (bounded memory); see [`Line`].
+    pub fn with_line_cap(cols: u16, rows: u16, line_cap: usize) -> Renderer {
+        Self::build(cols, rows, Some(line_cap))
+    }
+
+    fn build(cols: u16, rows: u16, cap: Option<usize>) -> Renderer {
         let cols = if cols == 0 { 80 } else { cols as usize };
         let rows = if rows == 0 { 24 } else { rows as usize };
         Renderer {
             line_cap: 0,
             parser: Parser::new(),
-            term: Term::new(cols, rows),
+            term: Term::new(cols, rows, cap),
             carry: Vec::new(),
+            collected: Collect::default(),
         }
     }
 
     /// Feed the next bytes of the stream; splits may fall anywhere, even inside a UTF-8
-    /// sequence or an escape sequence.
+    /// sequence or an escape sequence. Finished lines are kept for [`Renderer::finish`].
     pub fn feed(&mut self, bytes: &[u8]) {
+        let mut collected = std::mem::take(&mut self.collected);
+        self.feed_into(bytes, &mut collected);
+        self.collected = collected;
+    }
+
+    /// Feed bytes; finished lines go to `sink` as soon as they are final (scrolled off,
+    /// pushed away by a clear, ...).
+    pub fn feed_into(&mut self, bytes: &[u8], sink: &mut dyn LineSink) {
+        let mut active = Active {
+            term: &mut self.term,
+            out: sink,
+        };
         if self.carry.is_empty() {
             let end = bytes.len() - incomplete_utf8_tail(bytes);
-            self.parser.advance(&mut self.term, &bytes[..end]);
+            self.parser.advance(&mut active, &bytes[..end]);
             self.carry.extend_from_slice(&bytes[end..]);
         } else {
             let mut joined = std::mem::take(&mut self.carry);
             joined.extend_from_slice(bytes);
             let end = joined.len() - incomplete_utf8_tail(&joined);
-            self.parser.advance(&mut self.term, &joined[..end]);
+            self.parser.advance(&mut active, &joined[..end]);
             joined.drain(..end);
             self.carry = joined;
         }
     }
 
     /// Every displayed line in order: scrollback, then the screen. Trailing blanks of
-    /// each line and trailing empty lines are dropped.
-    pub fn finish(self) -> Vec<String> {
-        self.term.finish()
+    /// each line and trailing empty lines are dropped. (With a line cap, a clipped line is
+    /// collected as `head[N chars omitted]tail`.)
+    pub fn finish(mut self) -> Vec<String> {
+        let mut collected = std::mem::take(&mut self.collected);
+        self.finish_into(&mut collected);
+        collected.0
+    }
+
+    /// The rest (the screen) goes to `sink`; trailing empty lines are dropped, as `finish` does.
+    pub fn finish_into(self, sink: &mut dyn LineSink) {
+        // An incomplete UTF-8 sequence at the very end is dropped, as before.
+        self.term.finish(sink);
     }
 }
 
@@ -1111,7 +1305,7 @@ mod tests {
         );
         let mut term = Renderer::new(0, 0).term;
         assert_eq!((term.cols, term.rows, term.grid.len()), (80, 24, 24));
-        term.print('a');
+        term.print('a', &mut Collect::default());
         assert_eq!(term.grid[0].len, 1);
     }
 
@@ -1221,9 +1415,63 @@ mod tests {
     }
 
     #[test]
-    fn erase_scrollback_loses_nothing() {
+    fn erase_scrollback_keeps_the_screen() {
         assert_eq!(r("one\r\ntwo\x1b[3Jthree\r\n"), lines(&["one", "twothree"]));
-        assert_eq!(r("a\r\n\x1b[H\x1b[2J\x1b[3Jb\r\n"), lines(&["a", "b"]));
+    }
+
+    #[test]
+    fn erase_scrollback_drops_what_scrolled_away() {
+        // 5 rows: "1" and "2" scrolled off, then ED3.
+        assert_eq!(
+            r("1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n\x1b[3Jx\r\n"),
+            lines(&["3", "4", "5", "6", "x"])
+        );
+        // A line still being assembled from wrapped rows loses its scrolled-off part.
+        assert_eq!(render(b"abcdefghij\x1b[3J\r\n", 3, 2), lines(&["ghij"]));
+        // Held-back empty lines went with the scrollback.
+        assert_eq!(r("a\r\n\r\n\r\n\r\n\r\n\r\n\x1b[3J\x1b[Hb"), lines(&["b"]));
+    }
+
+    #[test]
+    fn clear_then_erase_scrollback_is_what_clear_does() {
+        // ncurses `clear`: home, erase screen, erase scrollback.
+        assert_eq!(r("a\r\n\x1b[H\x1b[2J\x1b[3Jb\r\n"), lines(&["b"]));
+        // A clear without ED3 keeps the lines it pushed away.
+        assert_eq!(r("a\r\n\x1b[H\x1b[2Jb\r\n"), lines(&["a", "b"]));
+    }
+
+    #[test]
+    fn erase_display_3_with_a_second_parameter_is_not_erase_scrollback() {
+        assert_eq!(
+            r("1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n\x1b[3;1Jx"),
+            lines(&["1", "2", "3", "4", "5", "6", "x"])
+        );
+        assert_eq!(
+            r("1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n\x1b[3;0Jx"),
+            lines(&["3", "4", "5", "6", "x"])
+        );
+    }
+
+    #[test]
+    fn erase_scrollback_during_full_screen_program_is_ignored() {
+        assert_eq!(
+            r("1\r\n2\r\n3\r\n4\r\n5\r\n6\r\n\x1b[?1049h\x1b[3J\x1b[?1049lx\r\n"),
+            lines(&["1", "2", "3", "4", "5", "6", FULL_SCREEN_NOTE, "x"])
+        );
+    }
+
+    #[test]
+    fn erase_scrollback_reaches_the_sink() {
+        let mut rd = Renderer::with_line_cap(10, 2, 100);
+        let mut rec = Record::default();
+        rd.feed_into(b"1\r\n2\r\n3\r\n", &mut rec);
+        assert_eq!(rec.0.len(), 2);
+        rd.feed_into(b"\x1b[3J", &mut rec);
+        assert!(rec.0.is_empty());
+        rd.feed_into(b"4\r\n5\r\n", &mut rec);
+        rd.finish_into(&mut rec);
+        let got: Vec<&str> = rec.0.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(got, ["3", "4", "5"]);
     }
 
     #[test]
@@ -1461,7 +1709,7 @@ mod tests {
         assert_eq!(rd.term.grid.len(), 10);
         assert!(rd.term.grid.iter().all(|row| row.cells.len() == 40));
         // Only the wrapped line still on screen is pending.
-        assert!(rd.term.sink.partial.len() <= 40 * 10 * 4);
+        assert!(rd.term.lines.held_bytes() <= 40 * 10 * 4);
         assert!(rd.carry.is_empty());
     }
 
@@ -1532,6 +1780,78 @@ mod tests {
         assert_eq!(r("\u{301}a\r\n"), lines(&["a"]));
         // Overwriting the base drops its marks.
         assert_eq!(r("e\u{301}\rx\r\n"), lines(&["x"]));
+    }
+
+    /// `text`, then `|` at column 11: the line as rendered, to see the columns `text` took.
+    fn at_col_11(text: &str) -> String {
+        render(format!("{text}\x1b[11G|\r\n").as_bytes(), 20, 5).remove(0)
+    }
+
+    #[test]
+    fn emoji_zwj_sequence_takes_the_width_of_its_first_pictograph() {
+        assert_eq!(at_col_11("👩\u{200d}💻x"), "👩\u{200d}💻x       |");
+        assert_eq!(
+            at_col_11("👨\u{200d}👩\u{200d}👧x"),
+            "👨\u{200d}👩\u{200d}👧x       |"
+        );
+        // A narrow first pictograph: one column (🏳️‍🌈, ❤‍🔥).
+        assert_eq!(
+            at_col_11("🏳\u{fe0f}\u{200d}🌈x"),
+            "🏳\u{fe0f}\u{200d}🌈x        |"
+        );
+        assert_eq!(at_col_11("❤\u{200d}🔥x"), "❤\u{200d}🔥x        |");
+    }
+
+    #[test]
+    fn variation_selectors_and_keycaps_keep_the_base_width() {
+        assert_eq!(at_col_11("❤\u{fe0f}x"), "❤\u{fe0f}x        |");
+        assert_eq!(at_col_11("❤\u{fe0e}x"), "❤\u{fe0e}x        |");
+        assert_eq!(
+            at_col_11("1\u{fe0f}\u{20e3}x"),
+            "1\u{fe0f}\u{20e3}x        |"
+        );
+        assert_eq!(at_col_11("⌚\u{fe0e}x"), "⌚\u{fe0e}x       |");
+    }
+
+    #[test]
+    fn flags_and_emoji_modifiers_take_a_cell_per_code_point() {
+        // Regional indicators are one column each: a flag is two.
+        assert_eq!(at_col_11("🇫🇷x"), "🇫🇷x       |");
+        // An emoji modifier is wide on its own (as in tmux): 👍🏽 is four columns, and a ZWJ
+        // sequence after it still joins.
+        assert_eq!(at_col_11("👍🏽x"), "👍🏽x     |");
+        assert_eq!(at_col_11("👩🏽\u{200d}💻x"), "👩🏽\u{200d}💻x     |");
+    }
+
+    #[test]
+    fn zwj_joins_only_inside_an_emoji_sequence() {
+        // Not after a letter (no cluster continues there), nor after anything else came.
+        assert_eq!(at_col_11("a\u{200d}bx"), "a\u{200d}bx       |");
+        assert_eq!(at_col_11("名\u{200d}名x"), "名\u{200d}名x     |");
+        assert_eq!(at_col_11("👩\u{200d}\x1b[m💻x"), "👩\u{200d}💻x     |");
+        assert_eq!(
+            at_col_11("👩\u{200d}\u{200b}💻x"),
+            "👩\u{200d}\u{200b}💻x     |"
+        );
+    }
+
+    #[test]
+    fn clusters_wrap_and_overwrite_like_their_first_cell() {
+        // The sequence at the last two columns joins there; the next character wraps.
+        let pad = "-".repeat(18);
+        assert_eq!(
+            r(&format!("{pad}👩\u{200d}💻x\r\n")),
+            vec![format!("{pad}👩\u{200d}💻x")]
+        );
+        // At the last column it does not fit: it wraps whole, then joins.
+        let pad = "-".repeat(19);
+        assert_eq!(
+            r(&format!("{pad}👩\u{200d}💻x\r\n")),
+            vec![format!("{pad}👩\u{200d}💻x")]
+        );
+        // Overwriting either half blanks the whole sequence.
+        assert_eq!(r("👩\u{200d}💻x\x1b[3Dz\r\n"), lines(&["z x"]));
+        assert_eq!(r("👩\u{200d}💻x\x1b[2Dz\r\n"), lines(&[" zx"]));
     }
 
     #[test]
@@ -1684,6 +2004,7 @@ mod tests {
                 "\r\n", "\r", "\n", "\x08", "\t", "\x1b7", "\x1b8", "\x1bM", "\x1bD", "\x1bE",
                 "\x1bc", "\x1b[?1049h", "\x1b[?1049l", "\x1b[?47h", "\x1b[?47l", "\x1b[2J",
                 "\x1b]8;;x\x1b\\", "\x1b]0;t\x07", "\x1bPq\x1b\\", "名", "é", "\u{301}", "🎉",
+                "\x1b[3J", "\u{200d}", "👩\u{200d}💻", "🏽", "🇫", "\u{fe0f}", "❤",
             ])
             .prop_map(|s| s.as_bytes().to_vec()),
             2 => csi,
@@ -1744,6 +2065,215 @@ mod tests {
             }
             prop_assert_eq!(render(bytes.as_bytes(), 40, rows), expected);
         }
+    }
+
+    /// Records what a streaming renderer hands over.
+    #[derive(Default)]
+    struct Record(Vec<(String, u64, String)>);
+
+    impl LineSink for Record {
+        fn line(&mut self, l: Line<'_>) {
+            self.0
+                .push((l.head.to_string(), l.omitted, l.tail.to_string()));
+        }
+        fn erase_scrollback(&mut self) {
+            self.0.clear();
+        }
+    }
+
+    /// Feed `bytes` cut at `cuts` into a renderer with `cap` (None: `new`), streaming.
+    fn stream_lines(
+        bytes: &[u8],
+        cuts: &[usize],
+        cols: u16,
+        rows: u16,
+        cap: Option<usize>,
+    ) -> Vec<(String, u64, String)> {
+        let mut rd = match cap {
+            Some(c) => Renderer::with_line_cap(cols, rows, c),
+            None => Renderer::new(cols, rows),
+        };
+        let mut rec = Record::default();
+        let mut prev = 0;
+        for &a in cuts {
+            rd.feed_into(&bytes[prev..a], &mut rec);
+            prev = a;
+        }
+        rd.feed_into(&bytes[prev..], &mut rec);
+        rd.finish_into(&mut rec);
+        rec.0
+    }
+
+    /// What a line of `finish()` becomes under `cap`.
+    fn clip_line(line: &str, cap: usize) -> (String, u64, String) {
+        let n = line.chars().count();
+        if n <= cap {
+            return (line.to_string(), 0, String::new());
+        }
+        let half = cap / 2;
+        let head: String = line.chars().take(half).collect();
+        let tail: String = line.chars().skip(n - half).collect();
+        (head, (n - 2 * half) as u64, tail)
+    }
+
+    /// Byte soup with long auto-wrapped lines, blank runs, CRs, clears and the alternate screen.
+    fn long_line_stream() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            3 => token(),
+            2 => "[a-z]{20,200}".prop_map(String::into_bytes),
+            1 => " {1,90}".prop_map(String::into_bytes),
+            1 => "(\\t| ){1,12}".prop_map(|s| s.replace("\\t", "\t").into_bytes()),
+            1 => prop::sample::select(vec![
+                "\r", "\r\n", "\r\n\r\n\r\n", "\x1b[2J", "\x1b[H\x1b[2J", "\x1bc", "\x1b[3J",
+                "\x1b[?1049h", "\x1b[?1049l", "\x1b[K", "\x1b[3A", "名", "é", "\u{301}",
+            ])
+            .prop_map(|s| s.as_bytes().to_vec()),
+        ];
+        proptest::collection::vec(piece, 0..80).prop_map(|t| t.concat())
+    }
+
+    fn sorted_cuts(cuts: &[prop::sample::Index], len: usize) -> Vec<usize> {
+        let mut at: Vec<usize> = cuts.iter().map(|i| i.index(len + 1)).collect();
+        at.sort_unstable();
+        at
+    }
+
+    proptest! {
+        #[test]
+        fn streaming_without_cap_equals_finish(
+            bytes in prop_oneof![long_line_stream(), stream()],
+            cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12),
+            cols in 1u16..30,
+            rows in 1u16..8,
+        ) {
+            let whole = render(&bytes, cols, rows);
+            let got = stream_lines(&bytes, &sorted_cuts(&cuts, bytes.len()), cols, rows, None);
+            let expected: Vec<(String, u64, String)> =
+                whole.iter().map(|l| (l.clone(), 0, String::new())).collect();
+            prop_assert_eq!(got, expected);
+        }
+
+        #[test]
+        fn streaming_with_cap_clips_the_lines_of_finish(
+            bytes in prop_oneof![long_line_stream(), stream()],
+            cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..12),
+            cols in 1u16..30,
+            rows in 1u16..8,
+            cap in 0usize..50,
+        ) {
+            let whole = render(&bytes, cols, rows);
+            let got = stream_lines(&bytes, &sorted_cuts(&cuts, bytes.len()), cols, rows, Some(cap));
+            let expected: Vec<(String, u64, String)> =
+                whole.iter().map(|l| clip_line(l, cap)).collect();
+            prop_assert_eq!(got, expected);
+        }
+    }
+
+    #[test]
+    fn with_line_cap_collects_clipped_lines_in_finish() {
+        let mut rd = Renderer::with_line_cap(10, 3, 6);
+        rd.feed(b"abcdefghijklmnopqrstuvwxyz\r\nshort\r\n");
+        assert_eq!(rd.finish(), lines(&["abc[20 chars omitted]xyz", "short"]));
+    }
+
+    #[test]
+    fn streaming_hands_lines_over_as_soon_as_they_are_final() {
+        let mut rd = Renderer::with_line_cap(10, 2, 100);
+        let mut rec = Record::default();
+        rd.feed_into(b"one\r\ntwo\r\n", &mut rec);
+        // "one" scrolled off a 2-row screen; "two" is still on it.
+        assert_eq!(rec.0, vec![("one".to_string(), 0, String::new())]);
+        rd.feed_into(b"\r\n\r\n", &mut rec);
+        // Empty lines are held back until something non-empty follows.
+        assert_eq!(rec.0.len(), 2);
+        rd.feed_into(b"x\r\n\r\n", &mut rec);
+        assert_eq!(rec.0.len(), 5);
+        rd.feed_into(b"\r\n\r\n", &mut rec);
+        rd.finish_into(&mut rec);
+        let got: Vec<&str> = rec.0.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(got, ["one", "two", "", "", "x"]);
+    }
+
+    /// 200 MB of one line without a newline, generated on the fly: memory stays bounded and the
+    /// line keeps its first and last 4096 chars. Fast enough in debug builds? It takes a while
+    /// there, so it is ignored by default; `cargo bench --bench render` runs the same check in
+    /// release mode, and `cargo test --release -- --ignored` runs it here.
+    #[test]
+    #[ignore = "slow in debug builds; run by the render bench and with --release --ignored"]
+    fn a_200_mb_line_keeps_head_and_tail_in_bounded_memory() {
+        huge_line_check(200 * 1000 * 1000);
+    }
+
+    #[test]
+    fn a_long_run_of_blanks_inside_a_line_is_held_in_bounded_memory() {
+        let mut rd = Renderer::with_line_cap(80, 5, 64);
+        let mut rec = Record::default();
+        rd.feed_into(b"a", &mut rec);
+        let blanks = vec![b' '; 65_536];
+        let mut max_held = 0;
+        for _ in 0..32 {
+            rd.feed_into(&blanks, &mut rec);
+            max_held = max_held.max(rd.term.lines.held_bytes());
+        }
+        rd.feed_into(b"b\r\n", &mut rec);
+        rd.finish_into(&mut rec);
+        let n = 32 * 65_536 + 2;
+        assert_eq!(
+            rec.0,
+            vec![(
+                format!("a{}", " ".repeat(31)),
+                (n - 64) as u64,
+                format!("{}b", " ".repeat(31))
+            )]
+        );
+        assert!(max_held < 1024, "held {max_held} bytes");
+    }
+
+    #[test]
+    fn a_20_mb_line_keeps_head_and_tail_in_bounded_memory() {
+        huge_line_check(20 * 1000 * 1000);
+    }
+
+    fn huge_line_check(total: usize) {
+        const CAP: usize = 8192;
+        let mut rd = Renderer::with_line_cap(120, 50, CAP);
+        let mut rec = Record::default();
+        // Position-dependent text so that head and tail can be checked: byte i is digit i % 10
+        // ... except the last 3 bytes, "END".
+        let chunk: Vec<u8> = (0..65_536u32).map(|i| b'0' + (i % 10) as u8).collect();
+        let mut sent = 0;
+        let mut max_held = 0;
+        while sent < total {
+            let n = chunk.len().min(total - sent);
+            // 65536 is not a multiple of 10: shift so that the digit of byte i is i % 10.
+            let shift = sent % 10;
+            let mut piece = chunk[shift..].to_vec();
+            piece.extend_from_slice(&chunk[..shift]);
+            piece.truncate(n);
+            if sent + n == total {
+                piece[n - 3..].copy_from_slice(b"END");
+            }
+            rd.feed_into(&piece, &mut rec);
+            sent += n;
+            max_held = max_held.max(rd.term.lines.held_bytes());
+        }
+        assert!(rec.0.is_empty(), "nothing is final before the end");
+        rd.finish_into(&mut rec);
+        assert_eq!(rec.0.len(), 1);
+        let (head, omitted, tail) = &rec.0[0];
+        let digits = |from: usize, n: usize| -> String {
+            (from..from + n)
+                .map(|i| char::from(b'0' + (i % 10) as u8))
+                .collect()
+        };
+        assert_eq!(*head, digits(0, CAP / 2));
+        assert_eq!(*omitted, (total - CAP) as u64);
+        assert_eq!(
+            *tail,
+            format!("{}END", digits(total - CAP / 2, CAP / 2 - 3))
+        );
+        // Head, a rolling tail of at most twice its size, one row of scratch, slack.
+        assert!(max_held < 8 * CAP, "held {max_held} bytes");
     }
 
     #[test]
