@@ -40,7 +40,7 @@ pub const ERROR_LINES: usize = 256;
 pub const LINE_CAP: usize = 4096;
 /// Bump when the renderer or the digest changes what it produces: cached digests of another
 /// version are rebuilt.
-pub const DIGEST_VERSION: u32 = 1;
+pub const DIGEST_VERSION: u32 = 2;
 
 /// Output bytes looked at before deciding that an output is binary.
 const BINARY_PROBE: u64 = 64 * 1024;
@@ -420,6 +420,16 @@ pub fn output_chunks(src: &Source, f: &mut dyn FnMut(&[u8]) -> bool) -> ReadEnd 
     }
 }
 
+/// A renderer for `src`'s terminal; lines longer than `line_cap` chars (0 = no cap) keep only
+/// their head and tail.
+fn renderer(src: &Source, line_cap: usize) -> Renderer {
+    if line_cap == 0 {
+        Renderer::new(src.cols, src.rows)
+    } else {
+        Renderer::with_line_cap(src.cols, src.rows, line_cap)
+    }
+}
+
 /// Counts bytes that are neither text nor terminal control, for [`OutputKind::Binary`].
 #[derive(Default)]
 struct BinaryCounter {
@@ -623,7 +633,7 @@ fn looks_like_error(s: &str) -> bool {
 
 /// Reads and renders `src` into a digest with `caps`.
 pub fn digest(src: &Source, caps: Caps) -> Digest {
-    let mut r = Renderer::with_line_cap(src.cols, src.rows, caps.line_cap);
+    let mut r = renderer(src, caps.line_cap);
     let mut b = Builder::new(caps);
     let mut counter = BinaryCounter::default();
     let end = output_chunks(src, &mut |chunk| {
@@ -677,7 +687,7 @@ pub fn for_each_line(src: &Source, line_cap: usize, erased: u64, f: &mut dyn FnM
         }
         fn erase_scrollback(&mut self) {}
     }
-    let mut r = Renderer::with_line_cap(src.cols, src.rows, line_cap);
+    let mut r = renderer(src, line_cap);
     let mut sink = Emit { seen: 0, erased, f };
     let end = output_chunks(src, &mut |chunk| {
         r.feed_into(chunk, &mut sink);
@@ -701,7 +711,7 @@ pub fn output_matches(src: &Source, re: &regex::Regex) -> bool {
         }
         fn erase_scrollback(&mut self) {}
     }
-    let mut r = Renderer::with_line_cap(src.cols, src.rows, LINE_CAP);
+    let mut r = renderer(src, LINE_CAP);
     let mut sink = Find { re, found: false };
     let end = output_chunks(src, &mut |chunk| {
         r.feed_into(chunk, &mut sink);

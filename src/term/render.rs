@@ -1117,8 +1117,6 @@ impl Perform for Active<'_> {
 
 /// Renders terminal output incrementally; see the [module documentation](self).
 pub struct Renderer {
-    /// TEMPORARY SHIM (replaced by the streaming renderer): cap applied at emission.
-    line_cap: usize,
     parser: Parser,
     term: Term,
     /// An incomplete UTF-8 sequence held back from the end of the last chunk (≤ 3 bytes).
@@ -1167,7 +1165,6 @@ impl Renderer {
         let cols = if cols == 0 { 80 } else { cols as usize };
         let rows = if rows == 0 { 24 } else { rows as usize };
         Renderer {
-            line_cap: 0,
             parser: Parser::new(),
             term: Term::new(cols, rows, cap),
             carry: Vec::new(),
@@ -1217,57 +1214,6 @@ impl Renderer {
     pub fn finish_into(self, sink: &mut dyn LineSink) {
         // An incomplete UTF-8 sequence at the very end is dropped, as before.
         self.term.finish(sink);
-    }
-}
-
-/// A finished output line: `head` + (`omitted` chars left out) + `tail`.
-pub struct Line<'a> {
-    pub head: &'a str,
-    pub omitted: u64,
-    pub tail: &'a str,
-}
-
-/// Where a streaming renderer hands finished lines.
-pub trait LineSink {
-    fn line(&mut self, line: Line<'_>);
-    /// `ESC [ 3 J`: every line handed over so far has left the terminal's scrollback.
-    fn erase_scrollback(&mut self);
-}
-
-impl Renderer {
-    /// TEMPORARY SHIM: as `new`, lines longer than `line_cap` chars keep head and tail.
-    pub fn with_line_cap(cols: u16, rows: u16, line_cap: usize) -> Renderer {
-        let mut r = Renderer::new(cols, rows);
-        r.line_cap = line_cap;
-        r
-    }
-    /// TEMPORARY SHIM: not streaming yet.
-    pub fn feed_into(&mut self, bytes: &[u8], _sink: &mut dyn LineSink) {
-        self.feed(bytes);
-    }
-    /// TEMPORARY SHIM.
-    pub fn finish_into(self, sink: &mut dyn LineSink) {
-        let cap = self.line_cap;
-        for l in self.finish() {
-            let n = l.chars().count();
-            if cap == 0 || n <= cap {
-                sink.line(Line {
-                    head: &l,
-                    omitted: 0,
-                    tail: "",
-                });
-            } else {
-                let h = cap / 2;
-                let t = cap - h;
-                let hb = l.char_indices().nth(h).map_or(l.len(), |(i, _)| i);
-                let tb = l.char_indices().nth(n - t).map_or(l.len(), |(i, _)| i);
-                sink.line(Line {
-                    head: &l[..hb],
-                    omitted: (n - h - t) as u64,
-                    tail: &l[tb..],
-                });
-            }
-        }
     }
 }
 
