@@ -6,8 +6,7 @@ use crate::context::format;
 use crate::context::model::{CommandContext, ContextDoc, Parts};
 use crate::context::redact::redact;
 use crate::context::select::{self, Candidate, Filter, Query};
-use crate::context::tokenizer;
-use crate::context::{budget, models, truncate};
+use crate::context::{models, truncate};
 use crate::error::ExitError;
 use crate::store;
 use anyhow::{Context, Result};
@@ -58,24 +57,16 @@ impl Run for ContextArgs {
             report: Default::default(),
         };
 
-        let fmt = self.format;
         let budget = self.budget_and_tokenizer()?;
-        if let Some((limit, name)) = &budget {
-            doc.report.budget = Some(*limit);
-            doc.report.tokenizer = Some(name.clone());
-        }
-        let mut text = format::format(&doc, fmt);
-        if let Some((limit, tokenizer_name)) = budget {
-            // A token covers at least one byte: output no longer in bytes than the budget fits
-            // without building the tokenizer's tables (the slow part, about 0.1 s for o200k).
-            if text.len() > limit {
-                let counter = tokenizer::tokenizer(&tokenizer_name)?;
-                budget::fit(&mut doc, limit, counter.as_ref(), &|d| {
-                    format::format(d, fmt)
-                });
-                text = format::format(&doc, fmt);
-            }
-        }
+        let text = format::render_within(
+            &mut doc,
+            self.format.into(),
+            budget.as_ref().map(|(limit, name)| (*limit, name.as_str())),
+        )
+        .map_err(|e| match e.downcast_ref::<ExitError>() {
+            Some(_) if self.budget.is_some() => e.context("--budget"),
+            _ => e,
+        })?;
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes())
             .context("cannot write to stdout")?;
@@ -135,6 +126,13 @@ impl ContextArgs {
             .clone()
             .or(profile.map(|p| p.tokenizer.to_string()))
             .unwrap_or_else(|| "o200k".to_string());
+        if !crate::context::tokenizer::TOKENIZERS.contains(&name.as_str()) {
+            return Err(ExitError::usage(format!(
+                "--tokenizer: unknown tokenizer '{name}'; known tokenizers: {}",
+                crate::context::tokenizer::TOKENIZERS.join(", ")
+            ))
+            .into());
+        }
         Ok(Some((limit, name)))
     }
 }
