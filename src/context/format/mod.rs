@@ -1,5 +1,9 @@
 //! Format stage: text, markdown and json renderings of a [`crate::context::model::ContextDoc`].
 //!
+//! This module holds what the three share: [`Format`], the walk over commands, sessions and
+//! working directories (`collect_blocks`), the status, summary, gap and report notes, and
+//! [`render_within`], which fits a budget. `text`, `markdown` and `json` hold one formatter each.
+//!
 //! All three print the commands in the order given (oldest first) and say what the budget stage
 //! did. Statuses are explained where the number alone says little ([`explain_status`]).
 //!
@@ -72,7 +76,13 @@
 //! }
 //! ```
 
-use serde::Serialize;
+mod json;
+mod markdown;
+mod text;
+
+pub use json::JsonFormatter;
+pub use markdown::MarkdownFormatter;
+pub use text::TextFormatter;
 
 use crate::context::model::{CommandContext, ContextDoc, Parts};
 
@@ -302,65 +312,6 @@ fn plural(n: usize, noun: &str, verb: &str) -> String {
     format!("{} {verb}", plural_noun(n, noun))
 }
 
-/// Plain text, close to what the terminal showed.
-pub struct TextFormatter;
-
-impl Formatter for TextFormatter {
-    fn format(&self, doc: &ContextDoc) -> String {
-        let header = |id: &str| format!("=== Session {id} ===");
-        let mut blocks = collect_blocks(doc, &header, false, &|c, cwd_changed| {
-            let mut b = Vec::new();
-            if doc.parts != Parts::ResultsOnly {
-                if cwd_changed {
-                    b.push(format!("# cwd: {}", c.cwd));
-                }
-                let cmd = command_lines(c);
-                let last = cmd.len() - 1;
-                for (i, l) in cmd.iter().enumerate() {
-                    let mut line = if i == 0 {
-                        format!("$ {l}")
-                    } else {
-                        l.to_string()
-                    };
-                    if i == last && c.summarized && doc.parts == Parts::All {
-                        line.push_str("  ");
-                        line.push_str(&summary_note(c));
-                    }
-                    b.push(line);
-                }
-            }
-            match doc.parts {
-                Parts::All => {
-                    if !c.summarized {
-                        b.extend(output_with_gaps(c));
-                    }
-                }
-                Parts::ResultsOnly => {
-                    if c.summarized {
-                        b.push(summary_note(c));
-                    } else {
-                        b.extend(output_with_gaps(c));
-                    }
-                }
-                Parts::CommandsOnly => {}
-            }
-            if doc.parts != Parts::ResultsOnly && !(c.summarized && doc.parts == Parts::All) {
-                if let Some(s) = status_note(c) {
-                    b.push(format!("[{s}]"));
-                }
-            }
-            if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
-                b.push(format!("[ran {} times]", c.repeat));
-            }
-            b
-        });
-        if doc.report.changed_anything() {
-            blocks.push(vec![format!("[{}]", report_note(doc))]);
-        }
-        join_blocks(&blocks)
-    }
-}
-
 /// Walks the commands in order, keeping track of sessions and working directories, and collects
 /// each command's block from `block(command, cwd_changed)`; an empty block is left out. With
 /// `group_sessions`, each session's first block is preceded by `header(session_id)`, as a block
@@ -415,235 +366,6 @@ fn join_blocks(blocks: &[Vec<String>]) -> String {
         }
     }
     s
-}
-
-/// Markdown: one `console` fenced block per command.
-pub struct MarkdownFormatter;
-
-/// A backtick fence longer than any run of backticks in `lines` (at least three).
-fn fence_for(lines: &[String]) -> String {
-    let mut longest = 0;
-    for l in lines {
-        let mut run = 0;
-        for ch in l.chars() {
-            if ch == '`' {
-                run += 1;
-                longest = longest.max(run);
-            } else {
-                run = 0;
-            }
-        }
-    }
-    "`".repeat((longest + 1).max(3))
-}
-
-/// `text` as an inline code span that its own backticks cannot end.
-fn code_span(text: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for ch in text.chars() {
-        if ch == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    let ticks = "`".repeat(longest + 1);
-    if longest > 0 || text.starts_with(' ') || text.ends_with(' ') {
-        format!("{ticks} {text} {ticks}")
-    } else {
-        format!("{ticks}{text}{ticks}")
-    }
-}
-
-impl Formatter for MarkdownFormatter {
-    fn format(&self, doc: &ContextDoc) -> String {
-        let header = |id: &str| format!("## Session {id}");
-        let mut blocks = collect_blocks(doc, &header, true, &|c, cwd_changed| {
-            let mut b = Vec::new();
-            let mut body: Vec<String> = Vec::new();
-            if doc.parts != Parts::ResultsOnly {
-                if cwd_changed {
-                    b.push(format!("cwd: {}", code_span(&c.cwd)));
-                }
-                for (i, l) in command_lines(c).into_iter().enumerate() {
-                    body.push(if i == 0 {
-                        format!("$ {l}")
-                    } else {
-                        l.to_string()
-                    });
-                }
-            }
-            if doc.parts != Parts::CommandsOnly && !c.summarized {
-                body.extend(output_with_gaps(c));
-            }
-            if c.summarized && doc.parts == Parts::All && body.len() == 1 {
-                // One line, like the text format: `$ make` [exit 2, 240 lines of output omitted]
-                b.push(format!("{} {}", code_span(&body[0]), summary_note(c)));
-            } else {
-                if !body.is_empty() {
-                    let fence = fence_for(&body);
-                    b.push(format!("{fence}console"));
-                    b.extend(body);
-                    b.push(fence);
-                }
-                if c.summarized && doc.parts != Parts::CommandsOnly {
-                    b.push(summary_note(c));
-                }
-            }
-            // A summary note already carries the status.
-            let noted = c.summarized && doc.parts != Parts::CommandsOnly;
-            if !noted && doc.parts != Parts::ResultsOnly {
-                if let Some(s) = status_note(c) {
-                    b.push(format!("[{s}]"));
-                }
-            }
-            if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
-                b.push(format!("[ran {} times]", c.repeat));
-            }
-            b
-        });
-        if doc.report.changed_anything() {
-            blocks.push(vec![format!("*{}*", report_note(doc))]);
-        }
-        join_blocks(&blocks)
-    }
-}
-
-/// One JSON document, schema v1 (see the module docs).
-pub struct JsonFormatter;
-
-#[derive(Serialize)]
-struct JsonDoc<'a> {
-    version: u32,
-    parts: &'static str,
-    commands: Vec<JsonCommand<'a>>,
-    sessions: Vec<JsonSession<'a>>,
-    summarized: Vec<JsonId<'a>>,
-    dropped: Vec<JsonId<'a>>,
-    budget: Option<JsonBudget<'a>>,
-}
-
-#[derive(Serialize)]
-struct JsonCommand<'a> {
-    session_id: &'a str,
-    seq: u64,
-    command_line: Option<&'a str>,
-    cwd: &'a str,
-    started_at: u64,
-    ended_at: Option<u64>,
-    exit_code: Option<i32>,
-    exit_explanation: Option<String>,
-    running: bool,
-    output: Option<String>,
-    gaps: Vec<JsonGap>,
-    output_lines: usize,
-    omitted_lines: usize,
-    repeat: usize,
-    summarized: bool,
-}
-
-#[derive(Serialize)]
-struct JsonGap {
-    at: usize,
-    omitted: usize,
-}
-
-#[derive(Serialize)]
-struct JsonSession<'a> {
-    session_id: &'a str,
-    commands: usize,
-}
-
-#[derive(Serialize)]
-struct JsonId<'a> {
-    session_id: &'a str,
-    seq: u64,
-}
-
-#[derive(Serialize)]
-struct JsonBudget<'a> {
-    budget: usize,
-    tokens: Option<usize>,
-    tokenizer: Option<&'a str>,
-}
-
-fn id_list(ids: &[(String, u64)]) -> Vec<JsonId<'_>> {
-    ids.iter()
-        .map(|(s, q)| JsonId {
-            session_id: s,
-            seq: *q,
-        })
-        .collect()
-}
-
-fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
-    let with_output = parts != Parts::CommandsOnly;
-    JsonCommand {
-        session_id: &c.session_id,
-        seq: c.seq,
-        command_line: (parts != Parts::ResultsOnly).then_some(c.command_line.as_str()),
-        cwd: &c.cwd,
-        started_at: c.started_at,
-        ended_at: c.ended_at,
-        exit_code: c.exit_code,
-        exit_explanation: c.exit_code.and_then(explain_status),
-        running: c.running,
-        output: with_output.then(|| c.output.join("\n")),
-        gaps: if with_output {
-            c.gaps
-                .iter()
-                .map(|&(at, omitted)| JsonGap { at, omitted })
-                .collect()
-        } else {
-            Vec::new()
-        },
-        output_lines: c.output_lines,
-        omitted_lines: c.omitted_lines(),
-        repeat: c.repeat,
-        summarized: c.summarized,
-    }
-}
-
-impl Formatter for JsonFormatter {
-    fn format(&self, doc: &ContextDoc) -> String {
-        let mut sessions: Vec<JsonSession> = Vec::new();
-        for c in &doc.commands {
-            match sessions.iter_mut().find(|s| s.session_id == c.session_id) {
-                Some(s) => s.commands += 1,
-                None => sessions.push(JsonSession {
-                    session_id: &c.session_id,
-                    commands: 1,
-                }),
-            }
-        }
-        let r = &doc.report;
-        let v = JsonDoc {
-            version: 1,
-            parts: match doc.parts {
-                Parts::All => "all",
-                Parts::ResultsOnly => "results-only",
-                Parts::CommandsOnly => "commands-only",
-            },
-            commands: doc
-                .commands
-                .iter()
-                .map(|c| command_json(c, doc.parts))
-                .collect(),
-            sessions,
-            summarized: id_list(&r.summarized),
-            dropped: id_list(&r.dropped),
-            budget: r.budget.map(|budget| JsonBudget {
-                budget,
-                tokens: r.tokens,
-                tokenizer: r.tokenizer.as_deref(),
-            }),
-        };
-        let mut s = serde_json::to_string_pretty(&v).expect("plain structs always serialize");
-        s.push('\n');
-        s
-    }
 }
 
 #[cfg(test)]
