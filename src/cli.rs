@@ -90,7 +90,7 @@ pub struct ContextArgs {
     pub tokenizer: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
-    pub format: crate::context::format::Format,
+    pub format: FormatArg,
     /// Outputs only, without command lines.
     #[arg(long, conflicts_with = "commands_only")]
     pub results_only: bool,
@@ -100,4 +100,27 @@ pub struct ContextArgs {
     /// Show secrets instead of redacting them.
     #[arg(long)]
     pub no_redact: bool,
+}
+
+/// `--format` values; mapped onto the library's [`crate::context::format::Format`], which knows
+/// nothing of clap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// Plain text, like the terminal showed it.
+    Text,
+    /// Markdown with fenced blocks.
+    Markdown,
+    /// One JSON document (schema v1).
+    Json,
+}
+
+impl From<FormatArg> for crate::context::format::Format {
+    fn from(f: FormatArg) -> Self {
+        use crate::context::format::Format;
+        match f {
+            FormatArg::Text => Format::Text,
+            FormatArg::Markdown => Format::Markdown,
+            FormatArg::Json => Format::Json,
+        }
+    }
 }

@@ -13,7 +13,14 @@ impl Run for ContextArgs {
     fn run(self) -> Result<i32> {
         let request = self.request()?;
         let mut out = std::io::stdout().lock();
-        let outcome = context::run(&request, &mut out)?;
+        let outcome = context::run(&request, &mut out).map_err(|e| {
+            // The library names no flags; a budget below the smallest document came from here.
+            if e.downcast_ref::<ExitError>().is_some() && self.budget.is_some() {
+                e.context("--budget")
+            } else {
+                e
+            }
+        })?;
         for w in &outcome.warnings {
             eprintln!("omnish: warning: {w}");
         }
@@ -85,7 +92,7 @@ impl ContextArgs {
             max_line_width: self.max_line_width,
             redact: !self.no_redact,
             budget: self.budget()?,
-            format: self.format,
+            format: self.format.into(),
         })
     }
 

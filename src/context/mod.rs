@@ -217,22 +217,11 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
 
 /// Formats the document, fitting it under the budget when there is one.
 fn fit_and_format(doc: &mut ContextDoc, req: &Request) -> Result<String> {
-    let fmt = req.format;
-    if let Some(b) = &req.budget {
-        doc.report.budget = Some(b.tokens);
-        doc.report.tokenizer = Some(b.tokenizer.clone());
-    }
-    let mut text = format::format(doc, fmt);
-    if let Some(b) = &req.budget {
-        // A token covers at least one byte: output no longer in bytes than the budget fits
-        // without building the tokenizer's tables (the slow part).
-        if text.len() > b.tokens {
-            let counter = tokenizer::tokenizer(&b.tokenizer)?;
-            budget::fit(doc, b.tokens, counter.as_ref(), &|d| format::format(d, fmt));
-            text = format::format(doc, fmt);
-        }
-    }
-    Ok(text)
+    let budget = req
+        .budget
+        .as_ref()
+        .map(|b| (b.tokens, b.tokenizer.as_str()));
+    format::render_within(doc, req.format, budget)
 }
 
 /// Selects from every session and keeps the newest `limit` overall, grouped by session with the

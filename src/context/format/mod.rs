@@ -1,5 +1,9 @@
 //! Format stage: text, markdown and json renderings of a [`crate::context::model::ContextDoc`].
 //!
+//! This module holds what the three share: [`Format`], the walk over commands, sessions and
+//! working directories (`collect_blocks`), the status, summary, gap and report notes, and
+//! [`render_within`], which fits a budget. `text`, `markdown` and `json` hold one formatter each.
+//!
 //! All three print the commands in the order given (oldest first) and say what the budget stage
 //! did. Statuses are explained where the number alone says little ([`explain_status`]).
 //!
@@ -72,12 +76,18 @@
 //! }
 //! ```
 
-use serde::Serialize;
+mod json;
+mod markdown;
+mod text;
+
+pub use json::JsonFormatter;
+pub use markdown::MarkdownFormatter;
+pub use text::TextFormatter;
 
 use crate::context::model::{CommandContext, ContextDoc, Parts};
 
-/// Output format of `omnish context`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+/// Output format of a context document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// Plain text, like the terminal showed it.
     Text,
@@ -106,9 +116,69 @@ pub fn format(doc: &ContextDoc, f: Format) -> String {
     formatter(f).format(doc)
 }
 
+/// Formats `doc` as `format`; with a budget `(tokens, tokenizer name)`, first fits it under that
+/// hard ceiling ([`crate::context::budget::fit`]) and fills `doc.report`. The returned text never
+/// counts more than the budget, report line included.
+///
+/// Output no longer in bytes than the budget fits without counting (a BPE token covers at least
+/// one byte), so the tokenizer's tables are only built when they can matter; `report.tokens` then
+/// stays `None`. A budget below the smallest document in that format (everything dropped, the
+/// report included) is a usage error naming that minimum.
+pub(crate) fn render_within(
+    doc: &mut ContextDoc,
+    format: Format,
+    budget: Option<(usize, &str)>,
+) -> anyhow::Result<String> {
+    use crate::context::{budget::fit, tokenizer::tokenizer};
+    use crate::error::ExitError;
+    let Some((limit, name)) = budget else {
+        return Ok(self::format(doc, format));
+    };
+    let counter = tokenizer(name).map_err(|e| ExitError::usage(e.to_string()))?;
+    doc.report.budget = Some(limit);
+    doc.report.tokenizer = Some(name.to_string());
+    doc.report.tokens = None;
+    let text = self::format(doc, format);
+    if text.len() <= limit {
+        return Ok(text);
+    }
+    let render = |d: &ContextDoc| self::format(d, format);
+    fit(doc, limit, counter.as_ref(), &render);
+    let text = render(doc);
+    let tokens = counter.count(&text);
+    if tokens <= limit {
+        return Ok(text);
+    }
+    // `fit` leaves a document over the budget only when everything is dropped: find the smallest
+    // budget that this empty document fits (its report names the budget and the count).
+    let mut min = tokens;
+    for _ in 0..8 {
+        doc.report.budget = Some(min);
+        doc.report.tokens = Some(min);
+        let n = counter.count(&render(doc));
+        if n <= min {
+            break;
+        }
+        min = n;
+    }
+    let unit = if limit == 1 { "token" } else { "tokens" };
+    let name = match format {
+        Format::Text => "text",
+        Format::Markdown => "markdown",
+        Format::Json => "json",
+    };
+    Err(ExitError::usage(format!(
+        "a budget of {limit} {unit} is below the smallest document in {name} ({min} tokens); \
+         give at least {min}"
+    ))
+    .into())
+}
+
 /// What an exit status means when the number alone says little: 126, 127 and deaths by signal
-/// (128 + N). Ordinary failures (1, 2, ...) give `None`.
+/// (128 + N, named by the platform's signal numbers). A stopping signal (Ctrl-Z sends SIGTSTP)
+/// says "stopped", not "killed". Ordinary failures (1, 2, ...) give `None`.
 pub fn explain_status(code: i32) -> Option<String> {
+    use nix::sys::signal::Signal;
     match code {
         126 => Some("not executable".into()),
         127 => Some("command not found".into()),
@@ -117,50 +187,16 @@ pub fn explain_status(code: i32) -> Option<String> {
         143 => Some("terminated (SIGTERM)".into()),
         129..=192 => {
             let n = code - 128;
-            Some(match signal_name(n) {
-                Some(name) => format!("killed by signal {n} ({name})"),
-                None => format!("killed by signal {n}"),
+            Some(match Signal::try_from(n) {
+                Ok(
+                    sig @ (Signal::SIGTSTP | Signal::SIGSTOP | Signal::SIGTTIN | Signal::SIGTTOU),
+                ) => format!("stopped ({})", sig.as_str()),
+                Ok(sig) => format!("killed by signal {n} ({})", sig.as_str()),
+                Err(_) => format!("killed by signal {n}"),
             })
         }
         _ => None,
     }
-}
-
-fn signal_name(n: i32) -> Option<&'static str> {
-    const NAMES: &[(i32, &str)] = &[
-        (libc::SIGHUP, "SIGHUP"),
-        (libc::SIGINT, "SIGINT"),
-        (libc::SIGQUIT, "SIGQUIT"),
-        (libc::SIGILL, "SIGILL"),
-        (libc::SIGTRAP, "SIGTRAP"),
-        (libc::SIGABRT, "SIGABRT"),
-        (libc::SIGBUS, "SIGBUS"),
-        (libc::SIGFPE, "SIGFPE"),
-        (libc::SIGKILL, "SIGKILL"),
-        (libc::SIGUSR1, "SIGUSR1"),
-        (libc::SIGSEGV, "SIGSEGV"),
-        (libc::SIGUSR2, "SIGUSR2"),
-        (libc::SIGPIPE, "SIGPIPE"),
-        (libc::SIGALRM, "SIGALRM"),
-        (libc::SIGTERM, "SIGTERM"),
-        (libc::SIGCHLD, "SIGCHLD"),
-        (libc::SIGCONT, "SIGCONT"),
-        (libc::SIGSTOP, "SIGSTOP"),
-        (libc::SIGTSTP, "SIGTSTP"),
-        (libc::SIGTTIN, "SIGTTIN"),
-        (libc::SIGTTOU, "SIGTTOU"),
-        (libc::SIGURG, "SIGURG"),
-        (libc::SIGXCPU, "SIGXCPU"),
-        (libc::SIGXFSZ, "SIGXFSZ"),
-        (libc::SIGVTALRM, "SIGVTALRM"),
-        (libc::SIGPROF, "SIGPROF"),
-        (libc::SIGWINCH, "SIGWINCH"),
-        (libc::SIGSYS, "SIGSYS"),
-    ];
-    NAMES
-        .iter()
-        .find(|(num, _)| *num == n)
-        .map(|(_, name)| *name)
 }
 
 /// The status note for a command, without brackets: `exit 2`, `exit 127: command not found`,
@@ -276,65 +312,6 @@ fn plural(n: usize, noun: &str, verb: &str) -> String {
     format!("{} {verb}", plural_noun(n, noun))
 }
 
-/// Plain text, close to what the terminal showed.
-pub struct TextFormatter;
-
-impl Formatter for TextFormatter {
-    fn format(&self, doc: &ContextDoc) -> String {
-        let header = |id: &str| format!("=== Session {id} ===");
-        let mut blocks = collect_blocks(doc, &header, false, &|c, cwd_changed| {
-            let mut b = Vec::new();
-            if doc.parts != Parts::ResultsOnly {
-                if cwd_changed {
-                    b.push(format!("# cwd: {}", c.cwd));
-                }
-                let cmd = command_lines(c);
-                let last = cmd.len() - 1;
-                for (i, l) in cmd.iter().enumerate() {
-                    let mut line = if i == 0 {
-                        format!("$ {l}")
-                    } else {
-                        l.to_string()
-                    };
-                    if i == last && c.summarized && doc.parts == Parts::All {
-                        line.push_str("  ");
-                        line.push_str(&summary_note(c));
-                    }
-                    b.push(line);
-                }
-            }
-            match doc.parts {
-                Parts::All => {
-                    if !c.summarized {
-                        b.extend(output_with_gaps(c));
-                    }
-                }
-                Parts::ResultsOnly => {
-                    if c.summarized {
-                        b.push(summary_note(c));
-                    } else {
-                        b.extend(output_with_gaps(c));
-                    }
-                }
-                Parts::CommandsOnly => {}
-            }
-            if doc.parts != Parts::ResultsOnly && !(c.summarized && doc.parts == Parts::All) {
-                if let Some(s) = status_note(c) {
-                    b.push(format!("[{s}]"));
-                }
-            }
-            if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
-                b.push(format!("[ran {} times]", c.repeat));
-            }
-            b
-        });
-        if doc.report.changed_anything() {
-            blocks.push(vec![format!("[{}]", report_note(doc))]);
-        }
-        join_blocks(&blocks)
-    }
-}
-
 /// Walks the commands in order, keeping track of sessions and working directories, and collects
 /// each command's block from `block(command, cwd_changed)`; an empty block is left out. With
 /// `group_sessions`, each session's first block is preceded by `header(session_id)`, as a block
@@ -389,235 +366,6 @@ fn join_blocks(blocks: &[Vec<String>]) -> String {
         }
     }
     s
-}
-
-/// Markdown: one `console` fenced block per command.
-pub struct MarkdownFormatter;
-
-/// A backtick fence longer than any run of backticks in `lines` (at least three).
-fn fence_for(lines: &[String]) -> String {
-    let mut longest = 0;
-    for l in lines {
-        let mut run = 0;
-        for ch in l.chars() {
-            if ch == '`' {
-                run += 1;
-                longest = longest.max(run);
-            } else {
-                run = 0;
-            }
-        }
-    }
-    "`".repeat((longest + 1).max(3))
-}
-
-/// `text` as an inline code span that its own backticks cannot end.
-fn code_span(text: &str) -> String {
-    let mut longest = 0;
-    let mut run = 0;
-    for ch in text.chars() {
-        if ch == '`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
-    }
-    let ticks = "`".repeat(longest + 1);
-    if longest > 0 || text.starts_with(' ') || text.ends_with(' ') {
-        format!("{ticks} {text} {ticks}")
-    } else {
-        format!("{ticks}{text}{ticks}")
-    }
-}
-
-impl Formatter for MarkdownFormatter {
-    fn format(&self, doc: &ContextDoc) -> String {
-        let header = |id: &str| format!("## Session {id}");
-        let mut blocks = collect_blocks(doc, &header, true, &|c, cwd_changed| {
-            let mut b = Vec::new();
-            let mut body: Vec<String> = Vec::new();
-            if doc.parts != Parts::ResultsOnly {
-                if cwd_changed {
-                    b.push(format!("cwd: {}", code_span(&c.cwd)));
-                }
-                for (i, l) in command_lines(c).into_iter().enumerate() {
-                    body.push(if i == 0 {
-                        format!("$ {l}")
-                    } else {
-                        l.to_string()
-                    });
-                }
-            }
-            if doc.parts != Parts::CommandsOnly && !c.summarized {
-                body.extend(output_with_gaps(c));
-            }
-            if c.summarized && doc.parts == Parts::All && body.len() == 1 {
-                // One line, like the text format: `$ make` [exit 2, 240 lines of output omitted]
-                b.push(format!("{} {}", code_span(&body[0]), summary_note(c)));
-            } else {
-                if !body.is_empty() {
-                    let fence = fence_for(&body);
-                    b.push(format!("{fence}console"));
-                    b.extend(body);
-                    b.push(fence);
-                }
-                if c.summarized && doc.parts != Parts::CommandsOnly {
-                    b.push(summary_note(c));
-                }
-            }
-            // A summary note already carries the status.
-            let noted = c.summarized && doc.parts != Parts::CommandsOnly;
-            if !noted && doc.parts != Parts::ResultsOnly {
-                if let Some(s) = status_note(c) {
-                    b.push(format!("[{s}]"));
-                }
-            }
-            if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
-                b.push(format!("[ran {} times]", c.repeat));
-            }
-            b
-        });
-        if doc.report.changed_anything() {
-            blocks.push(vec![format!("*{}*", report_note(doc))]);
-        }
-        join_blocks(&blocks)
-    }
-}
-
-/// One JSON document, schema v1 (see the module docs).
-pub struct JsonFormatter;
-
-#[derive(Serialize)]
-struct JsonDoc<'a> {
-    version: u32,
-    parts: &'static str,
-    commands: Vec<JsonCommand<'a>>,
-    sessions: Vec<JsonSession<'a>>,
-    summarized: Vec<JsonId<'a>>,
-    dropped: Vec<JsonId<'a>>,
-    budget: Option<JsonBudget<'a>>,
-}
-
-#[derive(Serialize)]
-struct JsonCommand<'a> {
-    session_id: &'a str,
-    seq: u64,
-    command_line: Option<&'a str>,
-    cwd: &'a str,
-    started_at: u64,
-    ended_at: Option<u64>,
-    exit_code: Option<i32>,
-    exit_explanation: Option<String>,
-    running: bool,
-    output: Option<String>,
-    gaps: Vec<JsonGap>,
-    output_lines: usize,
-    omitted_lines: usize,
-    repeat: usize,
-    summarized: bool,
-}
-
-#[derive(Serialize)]
-struct JsonGap {
-    at: usize,
-    omitted: usize,
-}
-
-#[derive(Serialize)]
-struct JsonSession<'a> {
-    session_id: &'a str,
-    commands: usize,
-}
-
-#[derive(Serialize)]
-struct JsonId<'a> {
-    session_id: &'a str,
-    seq: u64,
-}
-
-#[derive(Serialize)]
-struct JsonBudget<'a> {
-    budget: usize,
-    tokens: Option<usize>,
-    tokenizer: Option<&'a str>,
-}
-
-fn id_list(ids: &[(String, u64)]) -> Vec<JsonId<'_>> {
-    ids.iter()
-        .map(|(s, q)| JsonId {
-            session_id: s,
-            seq: *q,
-        })
-        .collect()
-}
-
-fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
-    let with_output = parts != Parts::CommandsOnly;
-    JsonCommand {
-        session_id: &c.session_id,
-        seq: c.seq,
-        command_line: (parts != Parts::ResultsOnly).then_some(c.command_line.as_str()),
-        cwd: &c.cwd,
-        started_at: c.started_at,
-        ended_at: c.ended_at,
-        exit_code: c.exit_code,
-        exit_explanation: c.exit_code.and_then(explain_status),
-        running: c.running,
-        output: with_output.then(|| c.output.join("\n")),
-        gaps: if with_output {
-            c.gaps
-                .iter()
-                .map(|&(at, omitted)| JsonGap { at, omitted })
-                .collect()
-        } else {
-            Vec::new()
-        },
-        output_lines: c.output_lines,
-        omitted_lines: c.omitted_lines(),
-        repeat: c.repeat,
-        summarized: c.summarized,
-    }
-}
-
-impl Formatter for JsonFormatter {
-    fn format(&self, doc: &ContextDoc) -> String {
-        let mut sessions: Vec<JsonSession> = Vec::new();
-        for c in &doc.commands {
-            match sessions.iter_mut().find(|s| s.session_id == c.session_id) {
-                Some(s) => s.commands += 1,
-                None => sessions.push(JsonSession {
-                    session_id: &c.session_id,
-                    commands: 1,
-                }),
-            }
-        }
-        let r = &doc.report;
-        let v = JsonDoc {
-            version: 1,
-            parts: match doc.parts {
-                Parts::All => "all",
-                Parts::ResultsOnly => "results-only",
-                Parts::CommandsOnly => "commands-only",
-            },
-            commands: doc
-                .commands
-                .iter()
-                .map(|c| command_json(c, doc.parts))
-                .collect(),
-            sessions,
-            summarized: id_list(&r.summarized),
-            dropped: id_list(&r.dropped),
-            budget: r.budget.map(|budget| JsonBudget {
-                budget,
-                tokens: r.tokens,
-                tokenizer: r.tokenizer.as_deref(),
-            }),
-        };
-        let mut s = serde_json::to_string_pretty(&v).expect("plain structs always serialize");
-        s.push('\n');
-        s
-    }
 }
 
 #[cfg(test)]
@@ -676,6 +424,19 @@ mod tests {
         assert_eq!(
             explain_status(128 + 40).as_deref(),
             Some("killed by signal 40")
+        );
+        // Ctrl-Z: the shell reports 148 on Linux; the job is stopped, not dead.
+        for sig in [libc::SIGTSTP, libc::SIGSTOP, libc::SIGTTIN, libc::SIGTTOU] {
+            let want = explain_status(128 + sig).unwrap();
+            assert!(want.starts_with("stopped (SIG"), "{want}");
+        }
+        assert_eq!(
+            explain_status(128 + libc::SIGTSTP).as_deref(),
+            Some("stopped (SIGTSTP)")
+        );
+        assert_eq!(
+            explain_status(128 + libc::SIGHUP).as_deref(),
+            Some(format!("killed by signal {} (SIGHUP)", libc::SIGHUP).as_str())
         );
     }
 
@@ -993,5 +754,212 @@ mod tests {
             format(&doc(vec![c]), Format::Text),
             "$ x\n... (1 line omitted) ...\na\n... (4 lines omitted) ...\n"
         );
+    }
+
+    // ---- render_within ----
+
+    fn counted(name: &str, text: &str) -> usize {
+        crate::context::tokenizer::tokenizer(name)
+            .unwrap()
+            .count(text)
+    }
+
+    fn busy_doc(n: u64, lines: usize) -> ContextDoc {
+        doc((0..n)
+            .map(|i| {
+                let out: Vec<String> = (0..lines)
+                    .map(|k| format!("output line {k} of {i}"))
+                    .collect();
+                let out: Vec<&str> = out.iter().map(String::as_str).collect();
+                cmd(
+                    "s",
+                    i,
+                    &format!("make target{i}"),
+                    "/p",
+                    (i % 3) as i32,
+                    &out,
+                )
+            })
+            .collect())
+    }
+
+    /// The minimum a budget error names, parsed back.
+    fn named_minimum(err: &anyhow::Error) -> usize {
+        let e = err
+            .downcast_ref::<crate::error::ExitError>()
+            .expect("a usage error");
+        assert_eq!(e.code, 2);
+        assert!(!e.message.contains("--"), "names no flag: {}", e.message);
+        let (_, min) = e.message.rsplit_once("give at least ").expect(&e.message);
+        min.parse().unwrap()
+    }
+
+    #[test]
+    fn render_within_without_budget_is_format() {
+        let mut d = busy_doc(3, 4);
+        for f in [Format::Text, Format::Markdown, Format::Json] {
+            assert_eq!(render_within(&mut d, f, None).unwrap(), format(&d, f));
+        }
+    }
+
+    #[test]
+    fn render_within_cheap_path_leaves_tokens_null() {
+        let mut d = busy_doc(3, 4);
+        let text = render_within(&mut d, Format::Json, Some((100_000, "o200k"))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["budget"]["budget"], 100_000);
+        assert!(v["budget"]["tokens"].is_null(), "{text}");
+        assert_eq!(v["budget"]["tokenizer"], "o200k");
+    }
+
+    #[test]
+    fn render_within_tiny_budget_is_a_usage_error_naming_the_minimum() {
+        for f in [Format::Text, Format::Markdown, Format::Json] {
+            let mut d = busy_doc(3, 5);
+            let err = render_within(&mut d, f, Some((1, "o200k"))).unwrap_err();
+            let min = named_minimum(&err);
+            assert!(min > 1, "{err}");
+            let msg = err.to_string();
+            assert!(
+                msg.starts_with("a budget of 1 token is below the smallest document in "),
+                "{msg}"
+            );
+            // The minimum really fits, and one less does not.
+            let mut d = busy_doc(3, 5);
+            let text = render_within(&mut d, f, Some((min, "o200k"))).unwrap();
+            assert!(counted("o200k", &text) <= min, "{text}");
+            let mut d = busy_doc(3, 5);
+            assert!(render_within(&mut d, f, Some((min - 1, "o200k"))).is_err());
+        }
+        let mut d = busy_doc(3, 5);
+        let err = render_within(&mut d, Format::Json, Some((0, "chars4"))).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("a budget of 0 tokens is below the smallest document in json ("),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn render_within_json_budget_one_reports_within_ceiling() {
+        // The report's own numbers count: at the minimum, `tokens` is within the budget.
+        let mut d = busy_doc(4, 30);
+        let min =
+            named_minimum(&render_within(&mut d, Format::Json, Some((1, "o200k"))).unwrap_err());
+        let mut d = busy_doc(4, 30);
+        let text = render_within(&mut d, Format::Json, Some((min, "o200k"))).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let tokens = v["budget"]["tokens"].as_u64().unwrap() as usize;
+        assert!(tokens <= min, "{text}");
+        assert_eq!(tokens, counted("o200k", &text));
+    }
+
+    #[test]
+    fn render_within_unknown_tokenizer_is_a_usage_error() {
+        let mut d = busy_doc(30, 30);
+        let err = render_within(&mut d, Format::Text, Some((10, "gpt2"))).unwrap_err();
+        assert_eq!(
+            err.downcast_ref::<crate::error::ExitError>().unwrap().code,
+            2
+        );
+    }
+
+    fn arb_doc() -> impl proptest::strategy::Strategy<Value = ContextDoc> {
+        use proptest::prelude::*;
+        let command = (
+            "[a-z ]{1,12}(\n[a-z ]{1,8})?",
+            proptest::collection::vec("[ -~]{0,40}|[a-zé日本 ]{0,10}", 0..30),
+            proptest::option::of(0i32..160),
+            "(/[a-z]{1,3}){0,2}",
+            0usize..2,
+            (any::<bool>(), any::<bool>(), 1usize..4, 0usize..25),
+        );
+        (
+            proptest::collection::vec(command, 0..10),
+            any::<bool>(),
+            0usize..3,
+        )
+            .prop_map(|(cmds, group, parts)| {
+                let commands = cmds
+                    .into_iter()
+                    .enumerate()
+                    .map(
+                        |(i, (line, out, exit, cwd, sess, (running, summ, repeat, max)))| {
+                            let out: Vec<&str> = out.iter().map(String::as_str).collect();
+                            let mut c = cmd(&format!("s{sess}"), i as u64, &line, &cwd, 0, &out);
+                            c.exit_code = exit;
+                            c.running = running && exit.is_none();
+                            c.repeat = repeat;
+                            if c.running {
+                                c.ended_at = None;
+                            }
+                            crate::context::truncate::truncate(&mut c, max);
+                            if summ && !c.running {
+                                c.output.clear();
+                                c.gaps = if c.output_lines > 0 {
+                                    vec![(0, c.output_lines)]
+                                } else {
+                                    vec![]
+                                };
+                                c.summarized = true;
+                            }
+                            c
+                        },
+                    )
+                    .collect();
+                let mut d = doc(commands);
+                d.group_sessions = group;
+                d.parts = [Parts::All, Parts::ResultsOnly, Parts::CommandsOnly][parts];
+                d
+            })
+    }
+
+    fn check_ceiling(
+        d: &ContextDoc,
+        f: Format,
+        budget: usize,
+        tok: &str,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        use proptest::prelude::*;
+        let mut fitted = d.clone();
+        match render_within(&mut fitted, f, Some((budget, tok))) {
+            Ok(text) => {
+                let n = counted(tok, &text);
+                prop_assert!(n <= budget, "{n} > {budget} ({tok}, {f:?}):\n{text}");
+                prop_assert_eq!(&text, &format(&fitted, f));
+                if let Some(t) = fitted.report.tokens {
+                    prop_assert_eq!(t, n);
+                }
+                prop_assert_eq!(
+                    fitted.commands.len() + fitted.report.dropped.len(),
+                    d.commands.len()
+                );
+            }
+            Err(e) => {
+                let min = named_minimum(&e);
+                prop_assert!(budget < min, "{budget} >= {min}: {e}");
+                let mut again = d.clone();
+                let text = render_within(&mut again, f, Some((min, tok)));
+                prop_assert!(text.is_ok(), "the named minimum {min} must fit");
+                prop_assert!(counted(tok, &text.unwrap()) <= min);
+            }
+        }
+        Ok(())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+        #[test]
+        fn budget_is_a_ceiling_chars4(d in arb_doc(), budget in 0usize..3000, f in 0usize..3) {
+            check_ceiling(&d, [Format::Text, Format::Markdown, Format::Json][f], budget, "chars4")?;
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+        #[test]
+        fn budget_is_a_ceiling_bpe(d in arb_doc(), budget in 0usize..3000, f in 0usize..3, t in 0usize..2) {
+            check_ceiling(&d, [Format::Text, Format::Markdown, Format::Json][f], budget, ["o200k", "cl100k"][t])?;
+        }
     }
 }
