@@ -119,6 +119,7 @@ mod tests {
             stream_length: end - start,
             cols: 80,
             command_source: "hook".into(),
+            recording_stopped: false,
         };
         let mut c = Candidate {
             record,

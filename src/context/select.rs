@@ -286,6 +286,7 @@ fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
         stream_length: u64::MAX,
         cols: session.meta.cols,
         command_source: "hook".into(),
+        recording_stopped: false,
     };
     let mut c = candidate(session, record);
     c.running = live;
@@ -396,6 +397,7 @@ mod tests {
             stream_length: 0,
             cols: 80,
             command_source: "hook".into(),
+            recording_stopped: false,
         }
     }
 
@@ -423,6 +425,8 @@ mod tests {
             rows: 24,
             hooked: true,
             running_command: None,
+            recording_error: None,
+            recording_stopped_at: None,
         };
         store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
         let s = Session::open(&dir).unwrap();
