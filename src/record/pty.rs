@@ -11,7 +11,7 @@
 //! shell that ignores them) and the loop normally. SIGXFSZ is caught, so a file size limit
 //! makes a write fail (and recording stop) instead of killing omnish.
 
-use crate::record::marker::{Piece, Scanner};
+use crate::record::marker::{Marker, Piece, Scanner};
 use crate::record::recorder::Recorder;
 use crate::store::now_ms;
 use anyhow::{Context, Result};
@@ -460,7 +460,7 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
     let mut eot_pending = false;
     let mut eot_wait: Option<Instant> = None;
     // The warning that recording stopped, waiting for a place where it splits no output: the
-    // next prompt, or (without hooks) the end of the current line.
+    // next prompt or command start, or (without hooks) the end of the current line.
     let mut warning: Option<String> = None;
 
     let result: Result<()> = (|| {
@@ -542,7 +542,9 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                                         }
                                     }
                                     Piece::Marker(m) => {
-                                        if matches!(m, crate::record::marker::Marker::PromptStart) {
+                                        // At a prompt, or before the next command's
+                                        // output: never inside output.
+                                        if matches!(m, Marker::PromptStart | Marker::OutputStart) {
                                             if let Some(w) = warning.take() {
                                                 screen.notice(&w);
                                             }
