@@ -402,3 +402,89 @@ impl Writer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{RunningCommand, SessionState};
+    use std::io::Read;
+
+    fn meta() -> SessionMeta {
+        SessionMeta {
+            id: "s".into(),
+            shell: "/bin/bash".into(),
+            argv: vec!["bash".into()],
+            pid: Some(1),
+            recorder_pid: 2,
+            hostname: "h".into(),
+            cwd: "/".into(),
+            started_at: 1000,
+            ended_at: None,
+            exit_status: None,
+            omnish_version: "0".into(),
+            state: SessionState::Running,
+            cols: 80,
+            rows: 24,
+            hooked: true,
+            running_command: None,
+            recording_error: None,
+            recording_stopped_at: None,
+        }
+    }
+
+    #[test]
+    fn a_disk_that_cannot_keep_up_stops_recording_without_blocking_and_says_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        std::fs::create_dir(&dir).unwrap();
+        // stream.bin is a FIFO nobody reads yet: the writer thread blocks opening it, as on a
+        // hung disk.
+        let fifo = dir.join(store::STREAM);
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let mut w = Writer::spawn(&dir, meta()).unwrap();
+        let mut running = meta();
+        running.running_command = Some(RunningCommand {
+            seq: 1,
+            command_line: "cat big".into(),
+            cwd: "/".into(),
+            started_at: 1001,
+            stream_offset: 0,
+        });
+        w.meta(&running);
+        // More than the queue holds: none of these calls may block.
+        let chunk = vec![b'x'; 64 * 1024];
+        for _ in 0..(QUEUE_LIMIT / chunk.len() + 2) {
+            w.frame(1002, store::OUTPUT, chunk.clone());
+        }
+        assert!(w.status().stopped());
+        let warning = w.status().take_warning().expect("a warning");
+        assert!(warning.contains("the disk is too slow"), "{warning}");
+        assert_eq!(w.status().take_warning(), None);
+        // The disk comes back: what was queued is written, then the stop is recorded.
+        let reader = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            std::fs::File::open(fifo)
+                .unwrap()
+                .read_to_end(&mut all)
+                .unwrap();
+            all.len()
+        });
+        let mut end = running.clone();
+        end.running_command = None;
+        end.ended_at = Some(2000);
+        end.exit_status = Some(0);
+        end.state = SessionState::Exited;
+        w.meta(&end);
+        assert!(w.close(Duration::from_secs(30)));
+        assert!(reader.join().unwrap() >= QUEUE_LIMIT - chunk.len());
+        let records = store::read_commands(&dir).unwrap();
+        assert_eq!(records.len(), 1);
+        assert!(records[0].recording_stopped);
+        assert_eq!(records[0].exit_code, None);
+        let m = store::read_meta(&dir).unwrap();
+        assert!(m.recording_error.unwrap().contains("too slow"));
+        assert!(m.recording_stopped_at.is_some());
+        assert_eq!((m.state, m.exit_status), (SessionState::Exited, Some(0)));
+        assert_eq!(m.running_command, None);
+    }
+}
