@@ -82,8 +82,8 @@ HOLD=$(printf "$HOLD" "$F")
 
 # Index 0 is the floor of the bash -c group, 3 the floor of the interactive group.
 NAMES=(
-    "floor: script -c, records nothing"
-    "script -q -c, recording to a file"
+    "floor: script -c (records nothing)"
+    "script -q -c (recording to a file)"
     "omnish: bash -c"
     "floor: interactive bash (input held open)"
     "omnish: interactive bash (input held open)"
@@ -208,7 +208,7 @@ fi
 # one: strace delays each rename (meta.json) by 1 s, as a hung network mount would.
 printf "PS1='RDY> '\n" >"$TMP/rc"
 ENTERS=50
-echo "Enter to output on screen, \`echo hi\` in interactive bash (ms: p50 p99 mean max)"
+echo "Enter to output on screen, \`echo \$((6*7))-out\` in interactive bash (ms: p50 p99 mean max)"
 enter() { # name, samples, command...
     local name=$1 n=$2
     shift 2

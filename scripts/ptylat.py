@@ -4,7 +4,8 @@
     ptylat.py echo  N -- CMD...   keystroke echo: CMD must end up running `cat` on its terminal
                                   in cooked mode; sends one key, waits for its echo, erases it
     ptylat.py enter N -- CMD...   Enter to output: CMD must be an interactive shell whose prompt
-                                  contains RDY>; types `echo hi`, Enter, waits for "hi"
+                                  contains RDY>; types `echo $((6*7))-out`, Enter, waits for
+                                  "42-out" (which the echo of the typed line does not contain)
 
 Prints "p50_ms p99_ms mean_ms max_ms" for N samples. Used by bench-wrap.sh.
 """
@@ -58,8 +59,8 @@ def main():
         read_until(fd, b"RDY> ", buf)
         for _ in range(n):
             t0 = time.perf_counter_ns()
-            os.write(fd, b"echo hi\r")
-            read_until(fd, b"hi\r\n", buf)
+            os.write(fd, b"echo $((6*7))-out\r")
+            read_until(fd, b"42-out\r\n", buf)
             samples.append(time.perf_counter_ns() - t0)
             read_until(fd, b"RDY> ", buf)
             time.sleep(0.02)
