@@ -235,6 +235,7 @@ fn build_session(root: &Path, commands: u64, huge: &[u64], seed: u64) -> (String
             command_source: "hook".into(),
             typed: None,
             private: false,
+            recording_stopped: false,
         });
         now += 10;
     }
@@ -268,6 +269,8 @@ fn build_session(root: &Path, commands: u64, huge: &[u64], seed: u64) -> (String
         rows: ROWS,
         hooked: true,
         running_command: None,
+        recording_error: None,
+        recording_stopped_at: None,
     };
     store::write_json_atomic(&dir.join(store::META), &meta).expect("meta.json");
     (id, stream_len)

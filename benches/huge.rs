@@ -94,6 +94,7 @@ impl Builder {
             command_source: "hook".into(),
             typed: None,
             private: false,
+            recording_stopped: false,
         });
     }
 
@@ -119,6 +120,8 @@ impl Builder {
             rows: ROWS,
             hooked: true,
             running_command: None,
+            recording_error: None,
+            recording_stopped_at: None,
         };
         store::write_json_atomic(&self.dir.join(store::META), &meta).unwrap();
         self.stream.offset()

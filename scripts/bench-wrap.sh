@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# Recording overhead of `omnish wrap`: `cat` of a 100 MiB text file through a pseudo-terminal,
-# recorded by omnish, against util-linux `script` (a pty relay that writes nothing: its
-# typescript goes to /dev/null). Prints wall times, throughput, peak RSS and the size of the
-# resulting stream.bin. Prints figures only; asserts no timings.
+# Recording overhead of `omnish wrap`: `cat` of a 256 MiB text file through a pseudo-terminal,
+# recorded by omnish, against util-linux `script -q` recording to a file, and against
+# `script -q -c ... /dev/null` (a pty relay that records nothing: the floor for any recorder).
+# Then peak RSS, keystroke echo latency (omnish, script, a bare pty) and the time from Enter to
+# output on screen with a normal disk and with a slow one (strace delays every rename by 1 s).
+# Prints figures only; asserts no timings.
 #
 # Usage (from the repo root, after `cargo build --release`):
-#   bash scripts/bench-wrap.sh [--runs N] [--install]
-#     --runs N    timed runs per variant (default 5), after 1 warm-up
-#     --install   apt-get install hyperfine if it is missing (else a date-based loop is used)
+#   bash scripts/bench-wrap.sh [--runs N] [--install] [--before BIN]
+#     --runs N      timed runs per variant (default 5), after 1 warm-up
+#     --install     apt-get install hyperfine if it is missing (else a date-based loop is used)
+#     --before BIN  also measure another omnish binary (an older build), for before/after
 # OMNISH_BIN overrides the binary (default target/release/omnish).
 set -euo pipefail
 
 RUNS=5
 INSTALL=0
+BEFORE=
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) RUNS=${2:?--runs needs a number}; shift 2 ;;
         --install) INSTALL=1; shift ;;
-        -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --before) BEFORE=${2:?--before needs a binary}; shift 2 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-wrap.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
     esac
 done
@@ -29,7 +34,11 @@ if [ ! -x "$OMNISH" ]; then
     echo "bench-wrap.sh: no $OMNISH; run \`cargo build --release\` first" >&2
     exit 1
 fi
-for tool in script bash awk; do
+if [ -n "$BEFORE" ] && [ ! -x "$BEFORE" ]; then
+    echo "bench-wrap.sh: --before $BEFORE is not an executable" >&2
+    exit 1
+fi
+for tool in script bash awk python3; do
     command -v "$tool" >/dev/null || { echo "bench-wrap.sh: needs $tool" >&2; exit 1; }
 done
 # Run inside an omnish-wrapped shell, omnish would refuse to record a second time.
@@ -39,10 +48,10 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/omnish-bench-wrap.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 FILE=$TMP/build.log
 DATA=$TMP/data
-SIZE=$((100 * 1024 * 1024))
+SIZE=$((256 * 1024 * 1024))
 
 # Text a terminal would get: coloured cargo status lines, test results and warnings.
-seq 1 4000000 | awk '{
+seq 1 8000000 | awk '{
     m = $1 % 7
     if (m < 3)      printf "\033[1m\033[92m   Compiling\033[0m crate-%d v1.%d.%d (/home/dev/src/crate-%d)\n", $1 % 97, $1 % 40, $1 % 20, $1 % 97
     else if (m < 6) printf "test module_%d::tests::case_%d ... \033[32mok\033[0m\n", $1 % 53, $1
@@ -62,29 +71,37 @@ fi
 q() { printf '%q' "$1"; }
 F=$(q "$FILE")
 O=$(q "$OMNISH")
+B=$(q "$BEFORE")
 D=$(q "$DATA")
+TS=$(q "$TMP/typescript")
 # Keeps stdin open (a FIFO this shell also holds for writing) so input never ends: `script`
 # stalls for up to ~2 s, not relaying output, when its stdin ends while the pty still holds
 # unread input (it waits for the input queue to drain before sending EOF).
 HOLD='f=$(mktemp -u); mkfifo "$f"; exec 3<>"$f"; rm "$f"; printf "cat %s\nexit\n" >&3;'
 HOLD=$(printf "$HOLD" "$F")
 
+# Index 0 is the floor of the bash -c group, 3 the floor of the interactive group.
 NAMES=(
-    "script: bash -c"
+    "floor: script -c (records nothing)"
+    "script -q -c (recording to a file)"
     "omnish: bash -c"
-    "script: interactive bash (piped input)"
-    "omnish: interactive bash (piped input)"
-    "script: interactive bash (input held open)"
+    "floor: interactive bash (input held open)"
     "omnish: interactive bash (input held open)"
 )
 CMDS=(
     "script -q -c $(q "cat $F") /dev/null </dev/null >/dev/null"
+    "script -q -c $(q "cat $F") $TS </dev/null >/dev/null"
     "OMNISH_DATA_DIR=$D $O wrap bash -c $(q "cat $F") </dev/null >/dev/null"
-    "printf $(q "cat $F\nexit\n") | script -q -c 'bash --norc' /dev/null >/dev/null"
-    "printf $(q "cat $F\nexit\n") | OMNISH_DATA_DIR=$D $O wrap bash --norc >/dev/null"
     "$HOLD script -q -c 'bash --norc' /dev/null <&3 >/dev/null"
     "$HOLD OMNISH_DATA_DIR=$D $O wrap bash --norc <&3 >/dev/null"
 )
+if [ -n "$BEFORE" ]; then
+    NAMES+=("before: bash -c" "before: interactive bash (input held open)")
+    CMDS+=(
+        "OMNISH_DATA_DIR=$D $B wrap bash -c $(q "cat $F") </dev/null >/dev/null"
+        "$HOLD OMNISH_DATA_DIR=$D $B wrap bash --norc <&3 >/dev/null"
+    )
+fi
 
 # median mean stddev min (seconds), one value per line on stdin
 stats() {
@@ -105,7 +122,7 @@ if [ -n "$HYPERFINE" ]; then
     ARGS=()
     for i in "${!CMDS[@]}"; do ARGS+=(-n "${NAMES[$i]}" "${CMDS[$i]}"); done
     "$HYPERFINE" --shell=bash --style basic --warmup 1 --runs "$RUNS" \
-        --prepare "rm -rf $D" --export-csv "$TMP/times.csv" "${ARGS[@]}" >&2
+        --prepare "rm -rf $D $TS" --export-csv "$TMP/times.csv" "${ARGS[@]}" >&2
     # command,mean,stddev,median,user,system,min,max (the names hold no commas)
     for i in "${!CMDS[@]}"; do
         RESULTS[i]=$(awk -F, -v row=$((i + 2)) 'NR == row { printf "%.4f %.4f %.4f %.4f\n", $4, $2, $3, $7 }' "$TMP/times.csv")
@@ -128,7 +145,7 @@ else
 fi
 
 echo
-printf '%-44s %10s %10s %10s %10s %9s\n' "cat 100 MiB through ..." "median s" "mean s" "stddev s" "min s" "MB/s"
+printf '%-44s %10s %10s %10s %10s %9s\n' "cat 256 MiB through ..." "median s" "mean s" "stddev s" "min s" "MB/s"
 for i in "${!CMDS[@]}"; do
     read -r med mean sd min <<<"${RESULTS[$i]}"
     mbs=$(awk -v s="$SIZE" -v t="$med" 'BEGIN { printf "%.0f", s / 1e6 / t }')
@@ -136,7 +153,10 @@ for i in "${!CMDS[@]}"; do
 done
 ratio() { awk -v a="${RESULTS[$1]%% *}" -v b="${RESULTS[$2]%% *}" 'BEGIN { printf "%.2f", a / b }'; }
 echo
-echo "omnish/script median wall time: bash -c $(ratio 1 0)x, interactive piped $(ratio 3 2)x, interactive held open $(ratio 5 4)x"
+echo "median wall time against the floor: omnish bash -c $(ratio 2 0)x, script recording $(ratio 1 0)x, omnish interactive $(ratio 4 3)x"
+if [ -n "$BEFORE" ]; then
+    echo "before, against the floor: bash -c $(ratio 5 0)x, interactive $(ratio 6 3)x"
+fi
 
 # Peak RSS (GNU time: the largest of the process and the children it waited for) and the
 # stream omnish wrote, one run each.
@@ -164,5 +184,51 @@ if [ -x /usr/bin/time ]; then
     echo "peak RSS, interactive piped: omnish $(peak "$TMP/rss-omnish-i"); stream.bin $(stat -c %s "$stream") bytes, $(wc -l <"${stream%/*}/commands.jsonl") command record(s)"
 fi
 
+if [ -n "$BEFORE" ] && [ -x /usr/bin/time ]; then
+    rm -rf "$DATA"
+    OMNISH_DATA_DIR=$DATA /usr/bin/time -v -o "$TMP/rss-before" "$BEFORE" wrap bash -c "cat $FILE" </dev/null >/dev/null
+    echo "peak RSS, bash -c, before: $(peak "$TMP/rss-before")"
+fi
+
+# Latency, milliseconds: p50 p99 mean max.
+LAT=$ROOT/scripts/ptylat.py
+KEYS=2000
 echo
-echo "reproduce: cargo build --release && bash scripts/bench-wrap.sh --runs $RUNS"
+echo "keystroke echo latency, $KEYS keys, cat on the inner terminal (ms: p50 p99 mean max)"
+printf '  %-34s %s\n' "bare pty" "$(python3 "$LAT" echo $KEYS -- bash -c 'exec cat')"
+printf '  %-34s %s\n' "script -q -c ... /dev/null" "$(python3 "$LAT" echo $KEYS -- script -q -c 'exec cat' /dev/null)"
+rm -rf "$DATA"
+printf '  %-34s %s\n' "omnish" "$(OMNISH_DATA_DIR=$DATA python3 "$LAT" echo $KEYS -- "$OMNISH" wrap bash -c 'exec cat' 2>/dev/null)"
+if [ -n "$BEFORE" ]; then
+    rm -rf "$DATA"
+    printf '  %-34s %s\n' "before" "$(OMNISH_DATA_DIR=$DATA python3 "$LAT" echo $KEYS -- "$BEFORE" wrap bash -c 'exec cat' 2>/dev/null)"
+fi
+
+# Enter to output in a hooked interactive bash, with the store on a normal disk and on a slow
+# one: strace delays each rename (meta.json) by 1 s, as a hung network mount would.
+printf "PS1='RDY> '\n" >"$TMP/rc"
+ENTERS=50
+echo "Enter to output on screen, \`echo \$((6*7))-out\` in interactive bash (ms: p50 p99 mean max)"
+enter() { # name, samples, command...
+    local name=$1 n=$2
+    shift 2
+    rm -rf "$DATA"
+    printf '  %-34s %s\n' "$name" "$(OMNISH_DATA_DIR=$DATA python3 "$LAT" enter "$n" -- "$@" 2>/dev/null)"
+}
+SLOW=(strace -f -qq --seccomp-bpf -o /dev/null -e trace=rename,renameat,renameat2
+    -e inject=rename,renameat,renameat2:delay_enter=1000000)
+enter "bash, no recorder" $ENTERS bash --rcfile "$TMP/rc"
+enter "omnish, normal disk" $ENTERS "$OMNISH" wrap bash --rcfile "$TMP/rc"
+if command -v strace >/dev/null; then
+    enter "omnish, slow disk" $ENTERS "${SLOW[@]}" "$OMNISH" wrap bash --rcfile "$TMP/rc"
+else
+    echo "  (no strace: the slow disk is not measured; apt-get install strace)"
+fi
+if [ -n "$BEFORE" ]; then
+    enter "before, normal disk" $ENTERS "$BEFORE" wrap bash --rcfile "$TMP/rc"
+    command -v strace >/dev/null &&
+        enter "before, slow disk (5 samples)" 5 "${SLOW[@]}" "$BEFORE" wrap bash --rcfile "$TMP/rc"
+fi
+
+echo
+echo "reproduce: cargo build --release && bash scripts/bench-wrap.sh --runs $RUNS${BEFORE:+ --before $BEFORE}"

@@ -42,6 +42,7 @@ fn store_with_session() -> tempfile::TempDir {
                 command_source: "hook".into(),
                 typed: None,
                 private: false,
+                recording_stopped: false,
             },
         )
         .unwrap();
@@ -64,6 +65,8 @@ fn store_with_session() -> tempfile::TempDir {
         rows: 40,
         hooked: true,
         running_command: None,
+        recording_error: None,
+        recording_stopped_at: None,
     };
     store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
     root

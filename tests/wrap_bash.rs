@@ -480,10 +480,11 @@ fn a_recorder_that_cannot_write_keeps_the_shell_running() {
     h.run("echo one");
     std::fs::remove_dir_all(h.session_dir()).unwrap();
     h.type_line("echo still-alive");
-    h.wait_screen("recording stopped");
     h.wait_screen("still-alive\r\n");
     h.type_line("echo again");
     h.wait_screen("again\r\n");
+    // Shown at the next prompt or command start after the writer noticed.
+    h.wait_screen("recording stopped");
     h.type_line("exit 4");
     assert_eq!(h.wait_exit(), 4);
     assert_eq!(h.screen().matches("recording stopped").count(), 1);

@@ -37,6 +37,8 @@ impl Run for WrapArgs {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
 
         let root = store::data_root()?;
+        // Before the first write: a file size limit must fail a write, not kill omnish.
+        pty::catch_file_size_signal();
         let dir = store::sessions_dir(&root).join(&id);
         let meta = SessionMeta {
             id: id.clone(),
@@ -57,9 +59,13 @@ impl Run for WrapArgs {
             rows,
             hooked: launch.hooked,
             running_command: None,
+            recording_error: None,
+            recording_stopped_at: None,
         };
-        // A recorder that cannot start must not keep the user from their shell.
-        let recorder = match Recorder::create(&dir, meta) {
+        // A recorder that cannot start must not keep the user from their shell. The writer
+        // thread creates the directory, so a slow or hung disk cannot delay the shell either;
+        // if it cannot, the warning says so at the first prompt.
+        let recorder = match Recorder::spawn(&dir, meta) {
             Ok(mut r) => {
                 // Lines kept out of history with a leading space are private unless asked.
                 r.set_record_private(
@@ -91,6 +97,10 @@ impl Run for WrapArgs {
         }
         command.env("OMNISH_SESSION_ID", &id);
         command.env("OMNISH_SESSION_DIR", dir.as_os_str());
+        if std::env::var_os("OMNISH_DATA_DIR").is_some_and(|d| !d.is_empty()) {
+            // Absolute, so `omnish context` finds the sessions after a `cd`.
+            command.env("OMNISH_DATA_DIR", root.as_os_str());
+        }
         if std::env::var_os("TERM").is_none_or(|t| t.is_empty()) {
             command.env("TERM", "xterm-256color");
         }

@@ -335,6 +335,7 @@ fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
         command_source: "hook".into(),
         typed: None,
         private: run.private,
+        recording_stopped: false,
     };
     let mut c = candidate(session, record);
     c.running = live;
@@ -380,6 +381,7 @@ mod tests {
             command_source: "hook".into(),
             typed: None,
             private: false,
+            recording_stopped: false,
         }
     }
 
@@ -407,6 +409,8 @@ mod tests {
             rows: 24,
             hooked: true,
             running_command: None,
+            recording_error: None,
+            recording_stopped_at: None,
         };
         store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
         let s = Session::open(&dir, None).unwrap().unwrap();

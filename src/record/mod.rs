@@ -1,8 +1,10 @@
 //! Recording (`omnish wrap`): [`shell`] builds the hooked shell, [`pty`] runs it, [`marker`]
-//! finds the hooks' markers in its output and [`recorder`] writes the [`crate::store`].
+//! finds the hooks' markers in its output and [`recorder`] turns them into
+//! the [`crate::store`], which [`writer`] writes on its own thread.
 
 pub mod marker;
 pub mod pty;
 pub mod recorder;
 pub mod screen;
 pub mod shell;
+pub mod writer;

@@ -2,16 +2,24 @@
 //! the recorder watching both.
 //!
 //! One thread, one `poll(2)` loop over the real terminal, the PTY master and a self-pipe for
-//! signals. Writes to the shell are non-blocking and queued, so a paste into a shell that is busy
-//! printing can never deadlock the two directions. The real terminal is in raw mode while the
-//! shell runs and is restored on every way out: return, error, panic (a drop guard), and
-//! SIGTERM/SIGHUP (which hang up the shell and end the loop normally).
+//! signals; it only moves bytes. Every disk write goes to the recorder's writer thread. Writes
+//! to the shell and to the screen are non-blocking and queued, so a paste into a shell that is
+//! busy printing can never deadlock the two directions, and a stopped terminal (Ctrl-S, a slow
+//! ssh link) cannot keep the keyboard from reaching the shell. The real terminal is in raw mode
+//! while the shell runs and is restored on every way out: return, error, panic (a drop guard),
+//! and SIGTERM/SIGHUP/SIGINT, which end the shell (SIGHUP, then SIGTERM, then SIGKILL for a
+//! shell that ignores them) and the loop normally. SIGXFSZ is caught, so a file size limit
+//! makes a write fail (and recording stop) instead of killing omnish.
 
-use crate::record::marker::{Piece, Scanner};
+use crate::record::marker::{Marker, Piece, Scanner};
 use crate::record::recorder::Recorder;
 use crate::store::now_ms;
 use anyhow::{Context, Result};
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::sys::signal::{Signal, kill};
 use nix::sys::termios::{self, LocalFlags, SetArg, Termios};
+use nix::sys::wait::waitpid;
+use nix::unistd::Pid;
 use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 use signal_hook::consts::signal::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 use std::io::{self, IsTerminal, Write};
@@ -30,6 +38,13 @@ const EDITOR_WAIT: Duration = Duration::from_millis(500);
 const READ_SIZE: usize = 64 * 1024;
 /// After the shell exited, how long output still held in the terminal is shown.
 const EXIT_DRAIN: Duration = Duration::from_millis(200);
+/// Told to stop, how long the shell gets after each signal before the next, stronger one.
+const STOP_GRACE: Duration = Duration::from_secs(1);
+/// At the end, how long the writer thread may take to put the rest on disk.
+const WRITER_DRAIN: Duration = Duration::from_secs(5);
+/// Most bytes waiting for the screen before the shell's output is no longer read (the shell
+/// then waits, as it would for a slow terminal; the keyboard still reaches it).
+const SCREEN_LIMIT: usize = 4 * READ_SIZE;
 
 /// What to run and how to watch it.
 pub struct Session {
@@ -64,6 +79,62 @@ pub fn terminal_size() -> Option<(u16, u16)> {
 
 /// The terminal modes to put back, for the panic hook.
 static SAVED_MODES: Mutex<Option<Termios>> = Mutex::new(None);
+/// The file status flags of stdout before it was made non-blocking, for the panic hook.
+static SAVED_OUT_FLAGS: Mutex<Option<OFlag>> = Mutex::new(None);
+
+/// Makes stdout non-blocking, so a terminal that stops reading cannot stall the loop, and
+/// puts the flags back when dropped (the open file may be shared with the parent shell).
+struct NonBlockingOut {
+    saved: OFlag,
+}
+
+impl NonBlockingOut {
+    fn enable() -> io::Result<NonBlockingOut> {
+        let out = io::stdout();
+        let saved = OFlag::from_bits_retain(fcntl(&out, FcntlArg::F_GETFL)?);
+        fcntl(&out, FcntlArg::F_SETFL(saved | OFlag::O_NONBLOCK))?;
+        *SAVED_OUT_FLAGS.lock().unwrap_or_else(|e| e.into_inner()) = Some(saved);
+        Ok(NonBlockingOut { saved })
+    }
+}
+
+fn restore_out_flags(flags: OFlag) {
+    let _ = fcntl(io::stdout(), FcntlArg::F_SETFL(flags));
+}
+
+impl Drop for NonBlockingOut {
+    fn drop(&mut self) {
+        restore_out_flags(self.saved);
+        SAVED_OUT_FLAGS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+    }
+}
+
+/// Catches SIGXFSZ (a file size limit, `ulimit -f`), which would kill omnish and leave the
+/// terminal raw: the write that hit the limit fails with EFBIG instead, and recording stops.
+/// Caught, not ignored, so the shell (exec resets handlers) still gets the default.
+pub fn catch_file_size_signal() {
+    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    let flag = FLAG.get_or_init(|| Arc::new(AtomicBool::new(false)));
+    let _ = signal_hook::flag::register(signal_hook::consts::signal::SIGXFSZ, Arc::clone(flag));
+}
+
+/// Kills and reaps the shell unless it was reaped, on every way out of [`run`].
+struct ChildGuard {
+    pid: Pid,
+    reaped: bool,
+}
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        if !self.reaped && self.pid.as_raw() > 0 {
+            let _ = kill(self.pid, Signal::SIGKILL);
+            let _ = waitpid(self.pid, None);
+        }
+    }
+}
 
 /// Puts stdin in raw mode and restores it when dropped (unwinding included). A panic hook puts
 /// the modes back before the panic message prints, so the message is readable.
@@ -85,6 +156,9 @@ impl RawMode {
             std::panic::set_hook(Box::new(move |info| {
                 if let Some(modes) = SAVED_MODES.lock().ok().and_then(|mut m| m.take()) {
                     let _ = termios::tcsetattr(io::stdin(), SetArg::TCSANOW, &modes);
+                }
+                if let Some(flags) = SAVED_OUT_FLAGS.lock().ok().and_then(|mut m| m.take()) {
+                    restore_out_flags(flags);
                 }
                 default(info);
             }));
@@ -196,26 +270,67 @@ fn pty_echoes(master: RawFd) -> bool {
 }
 
 /// Gives up on a held marker candidate (it waited too long, or the shell is gone): its bytes
-/// are output after all, shown and recorded.
-fn release_held(
-    scanner: &mut Scanner,
-    recorder: Option<&mut Recorder>,
-    stdout: Option<&io::Stdout>,
-) {
+/// are output after all, recorded and queued for the screen.
+fn release_held(scanner: &mut Scanner, recorder: Option<&mut Recorder>, screen: &mut Screen) {
     let mut text = Vec::new();
     scanner.flush(&mut |p| {
         if let Piece::Text(t) = p {
             text.extend_from_slice(t);
         }
     });
+    screen.push(&text);
     if let Some(r) = recorder {
         let now = now_ms();
         r.output(now, &text);
         r.end_of_read(now);
     }
-    if let Some(out) = stdout {
-        let mut out = out.lock();
-        let _ = out.write_all(&text).and_then(|_| out.flush());
+}
+
+/// Bytes on their way to the real terminal: written without blocking, the rest kept for when
+/// the terminal can take more.
+struct Screen {
+    queue: Vec<u8>,
+    written: usize,
+    open: bool,
+    /// The last byte queued, to know whether a line is open.
+    last: u8,
+}
+
+impl Screen {
+    fn push(&mut self, bytes: &[u8]) {
+        if self.open && !bytes.is_empty() {
+            self.queue.extend_from_slice(bytes);
+            self.last = bytes[bytes.len() - 1];
+        }
+    }
+
+    fn pending(&self) -> usize {
+        self.queue.len() - self.written
+    }
+
+    /// Writes what the terminal takes now.
+    fn write(&mut self) {
+        while self.open && self.pending() > 0 {
+            match write_fd(1, &self.queue[self.written..]) {
+                Ok(n) => self.written += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(_) => self.open = false,
+            }
+        }
+        if self.pending() == 0 || !self.open {
+            self.queue.clear();
+            self.written = 0;
+        }
+    }
+
+    /// A line of our own, on a line of its own.
+    fn notice(&mut self, text: &str) {
+        if self.last != b'\n' && self.last != 0 {
+            self.push(b"\r\n");
+        }
+        self.push(text.as_bytes());
+        self.push(b"\r\n");
     }
 }
 
@@ -252,6 +367,24 @@ fn wait_status(pid: i32, block: bool) -> Option<i32> {
     }
 }
 
+/// Sends the next, stronger signal to a shell that was told to stop: SIGHUP (a hangup, as when
+/// a terminal closes), then SIGTERM, then SIGKILL for a shell that ignores both.
+struct Stopper {
+    step: usize,
+    next: Option<Instant>,
+}
+
+impl Stopper {
+    fn escalate(&mut self, pid: Pid) {
+        let signal = [Signal::SIGHUP, Signal::SIGTERM, Signal::SIGKILL];
+        if let Some(&sig) = signal.get(self.step) {
+            let _ = kill(pid, sig);
+            self.step += 1;
+            self.next = (self.step < signal.len()).then(|| Instant::now() + STOP_GRACE);
+        }
+    }
+}
+
 /// Runs the session to the end and returns how the shell ended.
 pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
     let pair = native_pty_system()
@@ -273,6 +406,10 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
         .context("cannot start the shell")?;
     drop(pair.slave);
     let pid = child.process_id().map(|p| p as i32).unwrap_or(0);
+    let mut guard = ChildGuard {
+        pid: Pid::from_raw(pid),
+        reaped: false,
+    };
     let master = pair
         .master
         .as_raw_fd()
@@ -281,11 +418,13 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
 
     let signals = Signals::install()?;
     let stdin_is_tty = io::stdin().is_terminal();
+    let stdout_is_tty = io::stdout().is_terminal();
     let raw = if stdin_is_tty {
         RawMode::enable()
     } else {
         None
     };
+    let nonblocking_out = NonBlockingOut::enable().ok();
     let started = Instant::now();
     let mut recorder = session.recorder;
     if let Some(r) = recorder.as_mut() {
@@ -300,19 +439,29 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
 
     let mut stdin_open = true;
     let mut to_shell: Vec<u8> = Vec::new();
-    let mut screen: Vec<u8> = Vec::with_capacity(READ_SIZE);
-    let mut stdout_open = true;
+    let mut screen = Screen {
+        queue: Vec::with_capacity(READ_SIZE),
+        written: 0,
+        open: true,
+        last: 0,
+    };
     let mut buf = vec![0u8; READ_SIZE];
     let mut held_since: Option<Instant> = None;
     let mut exit_status: Option<i32> = None;
     let mut interrupted = false;
+    let mut stopper = Stopper {
+        step: 0,
+        next: None,
+    };
     let mut master_eof = false;
     let mut exit_deadline: Option<Instant> = None;
     let mut prompt_ready = !hooked || stdin_is_tty;
     let mut first_prompt: Option<Instant> = None;
     let mut eot_pending = false;
     let mut eot_wait: Option<Instant> = None;
-    let stdout = io::stdout();
+    // The warning that recording stopped, waiting for a place where it splits no output: the
+    // next prompt or command start, or (without hooks) the end of the current line.
+    let mut warning: Option<String> = None;
 
     let result: Result<()> = (|| {
         loop {
@@ -327,10 +476,11 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                 prompt_ready |= started.elapsed() >= PROMPT_WAIT;
             }
             let read_stdin = stdin_open && prompt_ready && to_shell.len() < READ_SIZE;
+            let read_master = screen.pending() < SCREEN_LIMIT;
             let mut fds = vec![
                 libc::pollfd {
                     fd: master,
-                    events: libc::POLLIN
+                    events: if read_master { libc::POLLIN } else { 0 }
                         | if to_shell.is_empty() {
                             0
                         } else {
@@ -343,23 +493,24 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                     events: libc::POLLIN,
                     revents: 0,
                 },
-            ];
-            if read_stdin {
-                fds.push(libc::pollfd {
-                    fd: 0,
+                libc::pollfd {
+                    fd: if read_stdin { 0 } else { -1 },
                     events: libc::POLLIN,
                     revents: 0,
-                });
-            }
-            // Sleep until something happens, unless a deadline is near: buffered frames (on disk
-            // within FLUSH_INTERVAL_MS), a held marker candidate, piped input waiting for the
-            // prompt, a pending Ctrl-D, or the drain after the shell exited.
+                },
+                libc::pollfd {
+                    fd: if screen.pending() > 0 { 1 } else { -1 },
+                    events: libc::POLLOUT,
+                    revents: 0,
+                },
+            ];
+            // Sleep until something happens, unless a deadline is near: a held marker
+            // candidate, piped input waiting for the prompt, a pending Ctrl-D, the next signal
+            // for a shell told to stop, or the drain after the shell exited.
             let timeout = if exit_status.is_some() || eot_pending || held_since.is_some() {
                 20
-            } else if (!prompt_ready && stdin_open)
-                || recorder.as_ref().is_some_and(|r| r.has_unflushed())
-            {
-                (crate::record::recorder::FLUSH_INTERVAL_MS / 2) as i32
+            } else if (!prompt_ready && stdin_open) || stopper.next.is_some() {
+                50
             } else {
                 -1
             };
@@ -374,24 +525,40 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
             let now = now_ms();
 
             // Shell → screen.
-            if fds[0].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
+            if read_master && fds[0].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0 {
                 match read_fd(master, &mut buf) {
                     Ok(0) => master_eof = true,
                     Ok(n) => {
-                        screen.clear();
                         match scanner.as_mut() {
                             Some(sc) => {
                                 let rec = &mut recorder;
+                                let screen = &mut screen;
+                                let warning = &mut warning;
                                 sc.feed(&buf[..n], &mut |p| match p {
                                     Piece::Text(t) => {
-                                        screen.extend_from_slice(t);
+                                        screen.push(t);
                                         if let Some(r) = rec.as_mut() {
                                             r.output(now, t);
                                         }
                                     }
                                     Piece::Marker(m) => {
+                                        // At a prompt, or before the next command's
+                                        // output: never inside output.
+                                        if matches!(m, Marker::PromptStart | Marker::OutputStart) {
+                                            if let Some(w) = warning.take() {
+                                                screen.notice(&w);
+                                            }
+                                        }
+                                        let output_start = matches!(m, Marker::OutputStart);
                                         if let Some(r) = rec.as_mut() {
                                             r.marker(now, m);
+                                            // A warning the marker raised itself (a shell the
+                                            // hooks cannot follow) goes before its output.
+                                            if output_start && warning.is_none() {
+                                                if let Some(w) = r.take_warning() {
+                                                    screen.notice(&w);
+                                                }
+                                            }
                                         }
                                     }
                                 });
@@ -402,20 +569,24 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                                 };
                             }
                             None => {
-                                screen.extend_from_slice(&buf[..n]);
+                                let out = &buf[..n];
+                                match (warning.is_some(), out.iter().rposition(|&b| b == b'\n')) {
+                                    (true, Some(eol)) => {
+                                        screen.push(&out[..=eol]);
+                                        screen.notice(&warning.take().unwrap_or_default());
+                                        screen.push(&out[eol + 1..]);
+                                    }
+                                    _ => screen.push(out),
+                                }
                                 if let Some(r) = recorder.as_mut() {
-                                    r.output(now, &buf[..n]);
+                                    r.output(now, out);
                                 }
                             }
                         }
+                        // The screen first, then the frame goes to the writer.
+                        screen.write();
                         if let Some(r) = recorder.as_mut() {
                             r.end_of_read(now);
-                        }
-                        if stdout_open && !screen.is_empty() {
-                            let mut out = stdout.lock();
-                            if out.write_all(&screen).and_then(|_| out.flush()).is_err() {
-                                stdout_open = false;
-                            }
                         }
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -423,10 +594,12 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                     // EIO: every process holding the terminal has closed it.
                     Err(_) => master_eof = true,
                 }
+            } else if fds[3].revents != 0 {
+                screen.write();
             }
 
             // Keyboard → shell.
-            if read_stdin && fds.len() > 2 && fds[2].revents != 0 {
+            if read_stdin && fds[2].revents != 0 {
                 match read_fd(0, &mut buf) {
                     Ok(0) => {
                         stdin_open = false;
@@ -434,12 +607,12 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                         eot_pending = !stdin_is_tty;
                     }
                     Ok(n) => {
+                        to_shell.extend_from_slice(&buf[..n]);
                         if let Some(r) = recorder.as_mut() {
                             if pty_echoes(master) {
                                 r.input(now, &buf[..n]);
                             }
                         }
-                        to_shell.extend_from_slice(&buf[..n]);
                     }
                     Err(e)
                         if matches!(
@@ -484,31 +657,40 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                     }
                 }
             }
-            if signals.stop.swap(false, Ordering::Relaxed) && !interrupted {
+            // Told to stop (again): the next signal at once; else after the grace period.
+            if signals.stop.swap(false, Ordering::Relaxed) && exit_status.is_none() {
                 interrupted = true;
-                // SAFETY: signals our own child.
-                unsafe { libc::kill(pid, libc::SIGHUP) };
+                stopper.escalate(guard.pid);
+            } else if stopper.next.is_some_and(|t| Instant::now() >= t) && exit_status.is_none() {
+                stopper.escalate(guard.pid);
             }
             if signals.child.swap(false, Ordering::Relaxed) && exit_status.is_none() {
                 exit_status = wait_status(pid, false);
+                guard.reaped = exit_status.is_some();
             }
 
             // Housekeeping.
             if let Some(since) = held_since {
                 if since.elapsed() >= HOLD_LIMIT {
                     if let Some(sc) = scanner.as_mut() {
-                        release_held(sc, recorder.as_mut(), stdout_open.then_some(&stdout));
+                        release_held(sc, recorder.as_mut(), &mut screen);
+                        screen.write();
                     }
                     held_since = None;
                 }
             }
             if let Some(r) = recorder.as_mut() {
-                r.tick(now);
                 if rc_dir.is_some() && r.prompts() > 0 {
                     rc_dir = None;
                 }
-                if let Some(warning) = r.take_warning() {
-                    let _ = write!(io::stderr(), "\r\n{warning}\r\n");
+                if warning.is_none() {
+                    warning = r.take_warning();
+                    // Not a terminal: the warning cannot split what the user sees.
+                    if !stdout_is_tty {
+                        if let Some(w) = warning.take() {
+                            let _ = writeln!(io::stderr(), "{w}");
+                        }
+                    }
                 }
             }
             if master_eof {
@@ -527,22 +709,44 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
     })();
 
     if let Some(sc) = scanner.as_mut() {
-        release_held(sc, recorder.as_mut(), stdout_open.then_some(&stdout));
+        release_held(sc, recorder.as_mut(), &mut screen);
     }
     let status = match exit_status {
         Some(s) => s,
-        None => wait_status(pid, true)
-            .unwrap_or_else(|| child.wait().map(|s| s.exit_code() as i32).unwrap_or(1)),
+        None => {
+            if result.is_err() {
+                // The loop failed with the shell still running: end it.
+                let _ = kill(guard.pid, Signal::SIGKILL);
+            }
+            wait_status(pid, true)
+                .unwrap_or_else(|| child.wait().map(|s| s.exit_code() as i32).unwrap_or(1))
+        }
     };
+    guard.reaped = true;
+    // What the terminal has not taken yet, now waiting for it.
+    drop(nonblocking_out);
+    screen.write();
+    let mut notices = Vec::new();
     if let Some(mut r) = recorder {
         r.finish(now_ms(), Some(status), interrupted);
-        if let Some(warning) = r.take_warning() {
-            let _ = write!(io::stderr(), "\r\n{warning}\r\n");
+        if !r.close_writer(WRITER_DRAIN) {
+            notices.push(format!(
+                "omnish: the disk did not finish writing within {} s; the recording of {} may end early",
+                WRITER_DRAIN.as_secs(),
+                r.dir().display()
+            ));
         }
+        notices.extend(warning.take().or_else(|| r.take_warning()));
     }
-    let _ = stdout.lock().flush();
     drop(raw);
     drop(signals);
+    for n in notices {
+        if stdout_is_tty && screen.last != b'\n' && screen.last != 0 {
+            let _ = write!(io::stderr(), "\r\n");
+        }
+        let _ = writeln!(io::stderr(), "{n}");
+        screen.last = b'\n';
+    }
     result?;
     Ok(Outcome {
         status,

@@ -17,17 +17,18 @@
 //! the recorder was told to record them (`OMNISH_RECORD_PRIVATE=1`). Frames from the prompt
 //! to the output start are held back until the line is known to be private or not.
 //!
-//! A recorder that cannot write stops writing, keeps a one-line warning for the user, and never
-//! fails the shell: every method is infallible.
+//! The recorder does no disk I/O itself: frames, records and `meta.json` go to a
+//! [`Writer`], which writes them on its own thread. A recorder that cannot write stops writing,
+//! keeps a one-line warning for the user, and never fails the shell: every method is infallible.
 
 use crate::record::marker::Marker;
 use crate::record::screen::{Pos, Screen};
-use crate::store::{self, CommandRecord, RunningCommand, SessionMeta, SessionState, StreamWriter};
+use crate::record::writer::Writer;
+use crate::store::{self, CommandRecord, RunningCommand, SessionMeta, SessionState};
 use std::io;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-/// Flush buffered frames to disk at least this often while output flows.
-pub const FLUSH_INTERVAL_MS: u64 = 100;
 /// Most bytes of frames held back while a line is typed; beyond, they are written (a line that
 /// long is not kept private).
 const HELD_CAP: usize = 4 * 1024 * 1024;
@@ -59,7 +60,9 @@ struct Open {
 pub struct Recorder {
     dir: PathBuf,
     meta: SessionMeta,
-    stream: Option<StreamWriter>,
+    writer: Writer,
+    /// Where the next frame starts in stream.bin.
+    offset: u64,
     phase: Phase,
     seq: u64,
     command_line: Option<String>,
@@ -86,29 +89,37 @@ pub struct Recorder {
     open: Option<Open>,
     pending: Vec<u8>,
     pending_at: u64,
-    unflushed: bool,
-    last_flush: u64,
     cols: u16,
     rows: u16,
     prompts: u64,
+    /// A one-time warning of the recorder's own (the writer keeps those about the disk).
     warning: Option<String>,
 }
 
 impl Recorder {
-    /// Creates the session directory and its files, and writes the first `meta.json`.
+    /// Creates the session directory and its files, and writes the first `meta.json`, all on
+    /// this thread; every later write is synchronous too (tests).
     pub fn create(dir: &Path, meta: SessionMeta) -> io::Result<Recorder> {
-        store::create_private_dir(dir)?;
-        let stream = StreamWriter::create(&dir.join(store::STREAM))?;
-        store::open_append(&dir.join(store::COMMANDS))?;
-        store::write_json_atomic(&dir.join(store::META), &meta)?;
-        Ok(Recorder {
+        let writer = Writer::inline(dir, meta.clone())?;
+        Ok(Recorder::with_writer(dir, meta, writer))
+    }
+
+    /// Starts a writer thread that creates the session directory and does every write; the
+    /// caller never waits for the disk. If the directory cannot be created, the warning says so.
+    pub fn spawn(dir: &Path, meta: SessionMeta) -> io::Result<Recorder> {
+        let writer = Writer::spawn(dir, meta.clone())?;
+        Ok(Recorder::with_writer(dir, meta, writer))
+    }
+
+    fn with_writer(dir: &Path, meta: SessionMeta, writer: Writer) -> Recorder {
+        Recorder {
             dir: dir.to_path_buf(),
             cwd: meta.cwd.clone(),
             cols: meta.cols,
             rows: meta.rows,
-            last_flush: meta.started_at,
             meta,
-            stream: Some(stream),
+            writer,
+            offset: 0,
             phase: Phase::Idle,
             seq: 0,
             command_line: None,
@@ -125,10 +136,9 @@ impl Recorder {
             open: None,
             pending: Vec::new(),
             pending_at: 0,
-            unflushed: false,
             prompts: 0,
             warning: None,
-        })
+        }
     }
 
     /// Record private commands (kept out of history with a leading space) like any other.
@@ -145,9 +155,26 @@ impl Recorder {
         self.prompts
     }
 
-    /// The one-time warning to show the user, if writing failed.
+    /// The one-time warning to show the user: writing failed, or a shell could not be hooked.
     pub fn take_warning(&mut self) -> Option<String> {
-        self.warning.take()
+        self.warning
+            .take()
+            .or_else(|| self.writer.status().take_warning())
+    }
+
+    /// Recording stopped (a write failed or the disk was too slow).
+    pub fn stopped(&self) -> bool {
+        self.writer.status().stopped()
+    }
+
+    /// Lets the writer finish what is queued, waiting at most `limit`; true if it did.
+    pub fn close_writer(&mut self, limit: Duration) -> bool {
+        self.writer.close(limit)
+    }
+
+    /// Waits until everything handed to the writer so far is done (tests).
+    pub fn sync(&mut self) {
+        self.writer.sync();
     }
 
     /// The shell started with this process id.
@@ -164,7 +191,7 @@ impl Recorder {
 
     /// Output of the shell (markers already removed), as forwarded to the terminal.
     pub fn output(&mut self, now: u64, bytes: &[u8]) {
-        if bytes.is_empty() {
+        if bytes.is_empty() || self.stopped() {
             return;
         }
         if self.pending.is_empty() {
@@ -180,25 +207,13 @@ impl Recorder {
     /// what is typed with echo off (passwords) must never reach this.
     pub fn input(&mut self, now: u64, bytes: &[u8]) {
         self.cut();
-        self.write(now, store::INPUT, bytes);
+        self.write(now, store::INPUT, bytes.to_vec());
     }
 
-    /// Ends the current output frame; call after each read so frames follow the reads.
-    pub fn end_of_read(&mut self, now: u64) {
+    /// Ends the current output frame; call after each read so frames follow the reads. The
+    /// writer puts frames on disk as soon as it has caught up.
+    pub fn end_of_read(&mut self, _now: u64) {
         self.cut();
-        self.tick(now);
-    }
-
-    /// Frames are buffered that [`Recorder::tick`] must flush soon.
-    pub fn has_unflushed(&self) -> bool {
-        self.unflushed
-    }
-
-    /// Flushes buffered frames if the flush interval has passed.
-    pub fn tick(&mut self, now: u64) {
-        if self.unflushed && now.saturating_sub(self.last_flush) >= FLUSH_INTERVAL_MS {
-            self.flush(now);
-        }
     }
 
     pub fn marker(&mut self, now: u64, marker: Marker) {
@@ -317,7 +332,7 @@ impl Recorder {
         self.held_bytes = 0;
         if write {
             for (at, direction, data) in held {
-                self.write(at, direction, &data);
+                self.send(at, direction, data);
             }
         }
     }
@@ -452,16 +467,14 @@ impl Recorder {
             command_source: open.source.to_string(),
             typed: open.typed,
             private: open.private,
+            recording_stopped: false,
         };
         self.dropping = false;
         self.phase = Phase::Idle;
-        // The frames go to disk before the record that points at them.
-        self.flush(now);
-        if self.stream.is_some() {
-            if let Err(e) = store::append_command(&self.dir, &record) {
-                self.fail("commands.jsonl", e);
-            }
-        }
+        // The writer puts the frames on disk before the record that points at them.
+        self.writer.command(record);
+        self.meta.running_command = None;
+        self.write_meta();
     }
 
     /// bash's history joins the lines of a multi-line command (`for i in 1 2; do ...; done`).
@@ -485,7 +498,7 @@ impl Recorder {
     }
 
     fn offset(&self) -> u64 {
-        self.stream.as_ref().map_or(0, |s| s.offset())
+        self.offset
     }
 
     fn cut(&mut self) {
@@ -493,13 +506,11 @@ impl Recorder {
             return;
         }
         let pending = std::mem::take(&mut self.pending);
-        self.write(self.pending_at, store::OUTPUT, &pending);
-        self.pending = pending;
-        self.pending.clear();
+        self.write(self.pending_at, store::OUTPUT, pending);
     }
 
-    /// Whether a frame is kept from the stream writer: held while a line is typed, dropped
-    /// while a private command runs.
+    /// Whether a frame is kept from the writer: held while a line is typed, dropped while a
+    /// private command runs.
     fn withhold(&mut self, at: u64, direction: u8, data: &[u8]) -> bool {
         if self.dropping {
             return true;
@@ -515,52 +526,36 @@ impl Recorder {
         // Too much to hold: write what was held, in order, and this frame after it.
         if let Some(held) = self.held.take() {
             for (at, direction, data) in held {
-                self.write(at, direction, &data);
+                self.send(at, direction, data);
             }
         }
         false
     }
 
-    fn write(&mut self, at: u64, direction: u8, data: &[u8]) {
-        if self.withhold(at, direction, data) {
+    /// Hands a frame to the writer, unless it is withheld.
+    fn write(&mut self, at: u64, direction: u8, data: Vec<u8>) {
+        if self.withhold(at, direction, &data) {
             return;
         }
-        if let Some(stream) = self.stream.as_mut() {
-            match stream.write(at, direction, data) {
-                Ok(()) => self.unflushed = true,
-                Err(e) => self.fail("stream.bin", e),
-            }
-        }
+        self.send(at, direction, data);
     }
 
-    fn flush(&mut self, now: u64) {
-        self.last_flush = now;
-        if !self.unflushed {
+    /// Hands a frame to the writer; the offset of the next one is known at once.
+    fn send(&mut self, at: u64, direction: u8, data: Vec<u8>) {
+        if self.stopped() {
             return;
         }
-        self.unflushed = false;
-        if let Some(stream) = self.stream.as_mut() {
-            if let Err(e) = stream.flush() {
-                self.fail("stream.bin", e);
-            }
-        }
+        self.offset += store::frame_len(at, data.len());
+        self.writer.frame(at, direction, data);
+    }
+
+    /// Asks the writer to put the frames on disk now (it also does whenever it catches up).
+    fn flush(&mut self, _now: u64) {
+        self.writer.flush();
     }
 
     fn write_meta(&mut self) {
-        if self.stream.is_some() {
-            if let Err(e) = store::write_json_atomic(&self.dir.join(store::META), &self.meta) {
-                self.fail("meta.json", e);
-            }
-        }
-    }
-
-    fn fail(&mut self, file: &str, e: io::Error) {
-        if self.stream.take().is_some() {
-            self.warning = Some(format!(
-                "omnish: recording stopped: cannot write {}: {e}. Your shell keeps running.",
-                self.dir.join(file).display()
-            ));
-        }
+        self.writer.meta(&self.meta);
     }
 }
 
@@ -615,6 +610,8 @@ mod tests {
             rows: 24,
             hooked: true,
             running_command: None,
+            recording_error: None,
+            recording_stopped_at: None,
         }
     }
 

@@ -44,10 +44,12 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// The data root: `$OMNISH_DATA_DIR`, else the platform data directory.
+/// The data root: `$OMNISH_DATA_DIR` (made absolute against the current directory, so a
+/// shell that later changes directory still finds it), else the platform data directory.
 pub fn data_root() -> Result<PathBuf> {
     if let Some(dir) = std::env::var_os("OMNISH_DATA_DIR").filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(dir));
+        return std::path::absolute(PathBuf::from(dir))
+            .context("cannot make OMNISH_DATA_DIR an absolute path");
     }
     directories::ProjectDirs::from("", "", "omnish")
         .map(|d| d.data_dir().to_path_buf())
@@ -152,6 +154,12 @@ pub struct SessionMeta {
     pub hooked: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running_command: Option<RunningCommand>,
+    /// Why recording stopped before the session ended (a write failed, the disk was too slow);
+    /// nothing after `recording_stopped_at` was saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording_error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording_stopped_at: Option<u64>,
 }
 
 /// One line of `commands.jsonl`.
@@ -187,6 +195,33 @@ pub struct CommandRecord {
     /// are empty and no output was kept (`stream_length` 0), only its times and exit status.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub private: bool,
+    /// Recording stopped while this command ran (see `SessionMeta::recording_error`): its
+    /// output holds what was saved until then and `exit_code` is unknown.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub recording_stopped: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// The size in bytes of the frame [`StreamWriter::write`] writes for `len` bytes of data at
+/// `timestamp_ms`: lets the recorder know offsets without waiting for the writer thread.
+pub fn frame_len(timestamp_ms: u64, len: usize) -> u64 {
+    let ts = match timestamp_ms {
+        0..=0x7f => 1,
+        0x80..=0xff => 2,
+        0x100..=0xffff => 3,
+        0x1_0000..=0xffff_ffff => 5,
+        _ => 9,
+    };
+    let bin = match len {
+        0..=0xff => 2,
+        0x100..=0xffff => 3,
+        _ => 5,
+    };
+    // fixarray(3) + timestamp + direction (a positive fixint) + bin header + data
+    1 + ts + 1 + bin + len as u64
 }
 
 /// A frame of `stream.bin`, borrowed for writing.
@@ -244,6 +279,11 @@ impl StreamWriter {
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
+
+    /// Closes the file without writing what is still buffered (after a failed write).
+    pub fn abandon(self) {
+        let _ = self.out.into_parts();
+    }
 }
 
 /// Decodes frames from `bytes`, stopping silently at a torn or corrupt frame.
@@ -283,25 +323,65 @@ pub fn output_bytes(entries: &[StreamEntry]) -> Vec<u8> {
 
 /// Writes `value` as JSON to `path` atomically: a 0600 temp file beside it, then a rename.
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
+    let mut text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
+    text.push(b'\n');
     let tmp = path.with_extension("json.tmp");
-    {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        serde_json::to_writer_pretty(&mut f, value).map_err(io::Error::other)?;
-        f.write_all(b"\n")?;
+    let written = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(&text));
+    match written {
+        Ok(()) => fs::rename(&tmp, path),
+        Err(e) if is_out_of_space(&e) && path.exists() => {
+            // A full disk has no room for a second copy: overwrite the blocks the file already
+            // has (a few hundred bytes, so they suffice), then cut it to length.
+            let _ = fs::remove_file(&tmp);
+            let mut f = OpenOptions::new().write(true).open(path)?;
+            f.write_all(&text)?;
+            f.set_len(text.len() as u64)
+        }
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
     }
-    fs::rename(&tmp, path)
 }
 
-/// Appends one record to `commands.jsonl` (opened per append, so a removed directory is noticed).
+/// The disk or the quota is full.
+pub fn is_out_of_space(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
+}
+
+/// Room kept allocated past the end of `commands.jsonl`, so the record that says recording
+/// stopped still fits on a disk that filled up.
+const COMMANDS_RESERVE: i64 = 64 * 1024;
+
+/// Appends one record to `commands.jsonl` (opened per append, so a removed directory is noticed),
+/// then keeps [`COMMANDS_RESERVE`] bytes allocated past its end where the filesystem can.
 pub fn append_command(dir: &Path, record: &CommandRecord) -> io::Result<()> {
     let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
     line.push(b'\n');
-    open_append(&dir.join(COMMANDS))?.write_all(&line)
+    let mut file = open_append(&dir.join(COMMANDS))?;
+    file.write_all(&line)?;
+    reserve_commands(&file);
+    Ok(())
+}
+
+/// Allocates room past the end of an open `commands.jsonl` (best effort: not every
+/// filesystem can).
+pub fn reserve_commands(file: &File) {
+    use nix::fcntl::{FallocateFlags, fallocate};
+    if let Ok(len) = file.metadata().map(|m| m.len() as i64) {
+        let _ = fallocate(
+            file,
+            FallocateFlags::FALLOC_FL_KEEP_SIZE,
+            len,
+            COMMANDS_RESERVE,
+        );
+    }
 }
 
 pub fn read_meta(dir: &Path) -> Result<SessionMeta> {
@@ -388,6 +468,7 @@ mod tests {
             command_source: "hook".into(),
             typed: None,
             private: false,
+            recording_stopped: false,
         };
         append_command(dir.path(), &rec).unwrap();
         let mut f = open_append(&dir.path().join(COMMANDS)).unwrap();
@@ -419,6 +500,7 @@ mod tests {
             for (t, d, data) in &frames {
                 offsets.push(w.offset());
                 w.write(*t, *d, data).unwrap();
+                prop_assert_eq!(w.offset() - offsets[offsets.len() - 1], frame_len(*t, data.len()));
             }
             offsets.push(w.offset());
             w.flush().unwrap();

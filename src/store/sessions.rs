@@ -117,6 +117,8 @@ pub fn open_session(dir: &Path) -> io::Result<Option<OpenSession>> {
         rows: 24,
         hooked: true,
         running_command: None,
+        recording_error: None,
+        recording_stopped_at: None,
     };
     Ok(Some(OpenSession {
         dir: dir.to_path_buf(),

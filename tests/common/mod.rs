@@ -20,6 +20,8 @@ pub struct Harness {
     child: Box<dyn Child + Send + Sync>,
     screen: Arc<Mutex<Vec<u8>>>,
     reader: Option<std::thread::JoinHandle<()>>,
+    /// While set, the terminal stops reading what omnish writes (as after Ctrl-S).
+    paused: Arc<std::sync::atomic::AtomicBool>,
 }
 
 pub fn omnish_bin() -> &'static str {
@@ -55,6 +57,17 @@ impl Harness {
     }
 
     pub fn start_with(argv: &[&str], files: &[(&str, &str)], env: &[(&str, &str)]) -> Harness {
+        Self::start_via(&[], argv, files, env)
+    }
+
+    /// `<wrapper...> omnish wrap <argv>`: omnish started by another program (strace, a shell
+    /// that sets a limit first).
+    pub fn start_via(
+        wrapper: &[&str],
+        argv: &[&str],
+        files: &[(&str, &str)],
+        env: &[(&str, &str)],
+    ) -> Harness {
         let home = home_with(files);
         let pair = native_pty_system()
             .openpty(PtySize {
@@ -64,7 +77,15 @@ impl Harness {
                 pixel_height: 0,
             })
             .unwrap();
-        let mut cmd = CommandBuilder::new(omnish_bin());
+        let mut cmd = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut cmd = CommandBuilder::new(program);
+                cmd.args(args);
+                cmd.arg(omnish_bin());
+                cmd
+            }
+            None => CommandBuilder::new(omnish_bin()),
+        };
         cmd.arg("wrap");
         cmd.args(argv);
         base_env(&mut cmd, home.path());
@@ -77,9 +98,15 @@ impl Harness {
         let writer = pair.master.take_writer().unwrap();
         let screen = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&screen);
+        let paused = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let pause = Arc::clone(&paused);
         let reader = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buf) {
+            loop {
+                while pause.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let Ok(n) = reader.read(&mut buf) else { break };
                 if n == 0 {
                     break;
                 }
@@ -93,7 +120,14 @@ impl Harness {
             child,
             screen,
             reader: Some(reader),
+            paused,
         }
+    }
+
+    /// Stops (true) or resumes (false) reading omnish's output, like a terminal after Ctrl-S.
+    pub fn pause_screen(&self, paused: bool) {
+        self.paused
+            .store(paused, std::sync::atomic::Ordering::Relaxed);
     }
 
     pub fn bash(files: &[(&str, &str)]) -> Harness {

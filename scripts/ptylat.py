@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Latency through a pseudo-terminal relay, as a person at the keyboard feels it.
+
+    ptylat.py echo  N -- CMD...   keystroke echo: CMD must end up running `cat` on its terminal
+                                  in cooked mode; sends one key, waits for its echo, erases it
+    ptylat.py enter N -- CMD...   Enter to output: CMD must be an interactive shell whose prompt
+                                  contains RDY>; types `echo $((6*7))-out`, Enter, waits for
+                                  "42-out" (which the echo of the typed line does not contain)
+
+Prints "p50_ms p99_ms mean_ms max_ms" for N samples. Used by bench-wrap.sh.
+"""
+import os
+import pty
+import select
+import sys
+import time
+
+
+def read_until(fd, want, buf, limit=30.0):
+    end = time.monotonic() + limit
+    while want not in buf:
+        left = end - time.monotonic()
+        if left <= 0:
+            raise SystemExit(f"ptylat: timed out waiting for {want!r}; got {bytes(buf[-200:])!r}")
+        r, _, _ = select.select([fd], [], [], left)
+        if r:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                raise SystemExit(f"ptylat: the program ended while waiting for {want!r}")
+            if not chunk:
+                raise SystemExit(f"ptylat: end of output while waiting for {want!r}")
+            buf += chunk
+    i = buf.index(want) + len(want)
+    del buf[:i]
+
+
+def main():
+    mode, n = sys.argv[1], int(sys.argv[2])
+    cmd = sys.argv[sys.argv.index("--") + 1:]
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvp(cmd[0], cmd)
+    buf = bytearray()
+    samples = []
+    if mode == "echo":
+        # Until cat runs, the probe may be echoed by the shell starting it: wait for two echoes.
+        time.sleep(0.5)
+        os.write(fd, b"ready\n")
+        read_until(fd, b"ready\r\nready\r\n", buf)
+        for _ in range(n):
+            t0 = time.perf_counter_ns()
+            os.write(fd, b"x")
+            read_until(fd, b"x", buf)
+            samples.append(time.perf_counter_ns() - t0)
+            os.write(fd, b"\x7f")
+            read_until(fd, b"\x08 \x08", buf)
+    else:
+        read_until(fd, b"RDY> ", buf)
+        for _ in range(n):
+            t0 = time.perf_counter_ns()
+            os.write(fd, b"echo $((6*7))-out\r")
+            read_until(fd, b"42-out\r\n", buf)
+            samples.append(time.perf_counter_ns() - t0)
+            read_until(fd, b"RDY> ", buf)
+            time.sleep(0.02)
+    os.write(fd, b"\x04" if mode == "echo" else b"exit\r")
+    # Let it end on its own (a recorder saves its store), then make sure.
+    end = time.monotonic() + 15
+    while time.monotonic() < end:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        try:
+            if r and not os.read(fd, 65536):
+                break
+        except OSError:
+            break
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+    else:
+        os.kill(pid, 9)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+    samples.sort()
+    ms = [s / 1e6 for s in samples]
+    p = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))]
+    print(f"{p(0.5):.3f} {p(0.99):.3f} {sum(ms) / len(ms):.3f} {ms[-1]:.3f}")
+
+
+if __name__ == "__main__":
+    main()

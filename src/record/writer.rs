@@ -1,0 +1,493 @@
+//! The recorder's disk writes, off the terminal's thread.
+//!
+//! The terminal thread hands frames, command records and `meta.json` updates to a writer thread
+//! over a channel bounded by the bytes it holds ([`QUEUE_LIMIT`]); it never waits for the disk.
+//! The writer creates the session directory, appends frames, flushes whenever it has caught up,
+//! and keeps the last `meta.json` it was given, so that when recording has to stop (a write
+//! failed, or the queue outgrew its limit because the disk is too slow) it can leave the store
+//! truthful: the command that was running is closed as `recording_stopped` with the output saved
+//! until then, and `meta.json` says why recording stopped. After that only the session's end
+//! (state, exit status, end time) is still written.
+//!
+//! [`Writer::inline`] runs the same code on the caller's thread, for unit tests.
+
+use crate::store::{self, CommandRecord, SessionMeta, StreamWriter};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Most bytes of frames waiting for the disk before recording stops. Far above what a working
+/// disk lets pile up (the writer keeps up with a pty's throughput), small enough for the
+/// recorder's memory to stay modest.
+pub const QUEUE_LIMIT: usize = 8 * 1024 * 1024;
+/// What a queued frame costs beyond its data (the job, the allocation).
+const JOB_COST: usize = 64;
+
+pub(crate) enum Job {
+    Frame {
+        at: u64,
+        direction: u8,
+        data: Vec<u8>,
+    },
+    Command(Box<CommandRecord>),
+    Meta(Box<SessionMeta>),
+    /// Put what was written so far on disk.
+    Flush,
+    /// The terminal thread gave up on recording, for this reason.
+    Stop(String),
+    /// Answer once every job before this one is done.
+    Sync(Sender<()>),
+}
+
+/// What the writer and the terminal thread share: whether recording stopped, and the one-time
+/// warning about it.
+#[derive(Default)]
+pub struct Status {
+    stopped: AtomicBool,
+    warning: Mutex<Option<String>>,
+    queued: AtomicUsize,
+}
+
+impl Status {
+    /// Marks recording as stopped; the first call leaves the warning to show.
+    fn stop(&self, warning: String) {
+        if !self.stopped.swap(true, Ordering::AcqRel) {
+            *self.warning.lock().unwrap_or_else(|e| e.into_inner()) = Some(warning);
+        }
+    }
+
+    pub fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Relaxed)
+    }
+
+    pub fn take_warning(&self) -> Option<String> {
+        if !self.stopped() {
+            return None;
+        }
+        self.warning
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+}
+
+/// The warning shown once when recording stops.
+fn warning(reason: &str) -> String {
+    format!("omnish: recording stopped: {reason}. Your shell keeps running.")
+}
+
+/// The writer's side: the open files and the last known metadata.
+struct State {
+    dir: PathBuf,
+    stream: Option<StreamWriter>,
+    meta: SessionMeta,
+    /// Recording stopped: only the session's end is still written.
+    stopped: bool,
+    status: Arc<Status>,
+}
+
+impl State {
+    fn create(dir: &Path, meta: SessionMeta, status: Arc<Status>) -> io::Result<State> {
+        store::create_private_dir(dir)?;
+        let stream = StreamWriter::create(&dir.join(store::STREAM))?;
+        let commands = store::open_append(&dir.join(store::COMMANDS))?;
+        store::reserve_commands(&commands);
+        store::write_json_atomic(&dir.join(store::META), &meta)?;
+        Ok(State {
+            dir: dir.to_path_buf(),
+            stream: Some(stream),
+            meta,
+            stopped: false,
+            status,
+        })
+    }
+
+    fn handle(&mut self, job: Job) {
+        match job {
+            Job::Frame {
+                at,
+                direction,
+                data,
+            } => {
+                self.status
+                    .queued
+                    .fetch_sub(data.len() + JOB_COST, Ordering::Relaxed);
+                if let Some(stream) = self.stream.as_mut() {
+                    if let Err(e) = stream.write(at, direction, &data) {
+                        self.fail(store::STREAM, e);
+                    }
+                }
+            }
+            Job::Command(record) => {
+                if self.stopped {
+                    return;
+                }
+                // The frames go to disk before the record that points at them.
+                self.flush();
+                if self.stopped {
+                    return;
+                }
+                if let Err(e) = store::append_command(&self.dir, &record) {
+                    self.fail(store::COMMANDS, e);
+                }
+            }
+            Job::Meta(meta) => {
+                if self.stopped {
+                    // Only the end of the session is news now.
+                    self.meta.pid = meta.pid;
+                    self.meta.ended_at = meta.ended_at;
+                    self.meta.exit_status = meta.exit_status;
+                    self.meta.state = meta.state;
+                    let _ = store::write_json_atomic(&self.dir.join(store::META), &self.meta);
+                    return;
+                }
+                self.meta = *meta;
+                if let Err(e) = store::write_json_atomic(&self.dir.join(store::META), &self.meta) {
+                    self.fail(store::META, e);
+                }
+            }
+            Job::Flush => self.flush(),
+            Job::Stop(reason) => self.stop(reason),
+            Job::Sync(done) => {
+                self.flush();
+                let _ = done.send(());
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        if let Some(stream) = self.stream.as_mut() {
+            if let Err(e) = stream.flush() {
+                self.fail(store::STREAM, e);
+            }
+        }
+    }
+
+    fn fail(&mut self, file: &str, e: io::Error) {
+        let reason = format!("cannot write {}: {e}", self.dir.join(file).display());
+        self.stop(reason);
+    }
+
+    /// Stops recording and leaves the store truthful: the running command is closed with what
+    /// reached the disk, and `meta.json` says why.
+    fn stop(&mut self, reason: String) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
+        self.status.stop(warning(&reason));
+        if let Some(stream) = self.stream.take() {
+            stream.abandon();
+        }
+        let now = store::now_ms();
+        // What is on disk, a torn last frame included (readers skip it).
+        let saved = std::fs::metadata(self.dir.join(store::STREAM)).map_or(0, |m| m.len());
+        if let Some(run) = self.meta.running_command.take() {
+            let record = CommandRecord {
+                command_id: format!("{}:{}", self.meta.id, run.seq),
+                session_id: self.meta.id.clone(),
+                seq: run.seq,
+                command_line: run.command_line,
+                cwd: run.cwd,
+                started_at: run.started_at,
+                ended_at: now,
+                exit_code: None,
+                stream_offset: run.stream_offset,
+                stream_length: saved.saturating_sub(run.stream_offset),
+                cols: self.meta.cols,
+                command_source: if self.meta.hooked { "hook" } else { "argv" }.to_string(),
+                recording_stopped: true,
+                typed: None,
+                private: run.private,
+            };
+            let _ = store::append_command(&self.dir, &record);
+        }
+        self.meta.recording_error = Some(reason);
+        self.meta.recording_stopped_at = Some(now);
+        let _ = store::write_json_atomic(&self.dir.join(store::META), &self.meta);
+    }
+}
+
+/// Runs jobs until the channel closes: in batches, a `meta.json` superseded within its batch is
+/// skipped (on a slow disk each rewrite may take long), and the stream is flushed whenever the
+/// queue is empty.
+fn run(mut state: Option<State>, jobs: Receiver<Job>, status: &Status) {
+    let mut batch = Vec::new();
+    while let Ok(first) = jobs.recv() {
+        batch.push(first);
+        while batch.len() < 1024 {
+            match jobs.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let mut skip = vec![false; batch.len()];
+        let mut later_meta = false;
+        for (i, job) in batch.iter().enumerate().rev() {
+            match job {
+                Job::Meta(_) => {
+                    skip[i] = later_meta;
+                    later_meta = true;
+                }
+                Job::Stop(_) => later_meta = false,
+                _ => {}
+            }
+        }
+        for (job, skip) in batch.drain(..).zip(skip) {
+            match state.as_mut() {
+                Some(s) if !skip => s.handle(job),
+                Some(_) => {}
+                None => match job {
+                    Job::Sync(done) => {
+                        let _ = done.send(());
+                    }
+                    Job::Frame { data, .. } => {
+                        status
+                            .queued
+                            .fetch_sub(data.len() + JOB_COST, Ordering::Relaxed);
+                    }
+                    _ => {}
+                },
+            }
+        }
+        if let Some(s) = state.as_mut() {
+            s.flush();
+        }
+    }
+}
+
+enum Mode {
+    Inline(Option<Box<State>>),
+    Thread {
+        jobs: Option<Sender<Job>>,
+        done: Receiver<()>,
+    },
+}
+
+/// The terminal thread's handle on the writer.
+pub struct Writer {
+    mode: Mode,
+    status: Arc<Status>,
+}
+
+impl Writer {
+    /// Starts the writer thread, which creates `dir` and its files and writes the first
+    /// `meta.json`. If that fails, recording is stopped with a warning saying why.
+    pub fn spawn(dir: &Path, meta: SessionMeta) -> io::Result<Writer> {
+        let status = Arc::new(Status::default());
+        let (jobs, rx) = mpsc::channel();
+        let (done_tx, done) = mpsc::channel();
+        let shared = Arc::clone(&status);
+        let dir = dir.to_path_buf();
+        std::thread::Builder::new()
+            .name("omnish-writer".into())
+            .spawn(move || {
+                let state = match State::create(&dir, meta, Arc::clone(&shared)) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        shared.stop(format!(
+                            "omnish: cannot record to {}: {e}; the shell runs without recording",
+                            dir.display()
+                        ));
+                        None
+                    }
+                };
+                run(state, rx, &shared);
+                let _ = done_tx.send(());
+            })?;
+        Ok(Writer {
+            mode: Mode::Thread {
+                jobs: Some(jobs),
+                done,
+            },
+            status,
+        })
+    }
+
+    /// Does the writing on the caller's thread, synchronously (unit tests).
+    pub fn inline(dir: &Path, meta: SessionMeta) -> io::Result<Writer> {
+        let status = Arc::new(Status::default());
+        let state = State::create(dir, meta, Arc::clone(&status))?;
+        Ok(Writer {
+            mode: Mode::Inline(Some(Box::new(state))),
+            status,
+        })
+    }
+
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    fn send(&mut self, job: Job) {
+        match &mut self.mode {
+            Mode::Inline(state) => {
+                if let Some(s) = state.as_mut() {
+                    s.handle(job);
+                }
+            }
+            Mode::Thread { jobs, .. } => {
+                if let Some(tx) = jobs.as_ref() {
+                    let _ = tx.send(job);
+                }
+            }
+        }
+    }
+
+    /// Queues a frame, unless recording stopped. A queue past [`QUEUE_LIMIT`] means the disk
+    /// cannot keep up: recording stops rather than the terminal waiting.
+    pub fn frame(&mut self, at: u64, direction: u8, data: Vec<u8>) {
+        if self.status.stopped() {
+            return;
+        }
+        let cost = data.len() + JOB_COST;
+        let queued = self.status.queued.fetch_add(cost, Ordering::Relaxed) + cost;
+        if queued > QUEUE_LIMIT {
+            self.status.queued.fetch_sub(cost, Ordering::Relaxed);
+            let reason = format!(
+                "the disk is too slow: {} MiB of output were waiting to be written",
+                queued >> 20
+            );
+            self.status.stop(warning(&reason));
+            self.send(Job::Stop(reason));
+            return;
+        }
+        self.send(Job::Frame {
+            at,
+            direction,
+            data,
+        });
+    }
+
+    pub fn command(&mut self, record: CommandRecord) {
+        if !self.status.stopped() {
+            self.send(Job::Command(Box::new(record)));
+        }
+    }
+
+    /// Sent even after recording stopped: the session's end is still recorded.
+    pub fn meta(&mut self, meta: &SessionMeta) {
+        self.send(Job::Meta(Box::new(meta.clone())));
+    }
+
+    pub fn flush(&mut self) {
+        if !self.status.stopped() {
+            self.send(Job::Flush);
+        }
+    }
+
+    /// Waits until every job sent so far is done (tests).
+    pub fn sync(&mut self) {
+        let (tx, rx) = mpsc::channel();
+        self.send(Job::Sync(tx));
+        let _ = rx.recv();
+    }
+
+    /// Lets the writer finish what is queued, waiting at most `limit`; true if it did.
+    pub fn close(&mut self, limit: Duration) -> bool {
+        match &mut self.mode {
+            Mode::Inline(state) => {
+                if let Some(s) = state.as_mut() {
+                    s.flush();
+                }
+                true
+            }
+            Mode::Thread { jobs, done } => {
+                jobs.take();
+                !matches!(
+                    done.recv_timeout(limit),
+                    Err(mpsc::RecvTimeoutError::Timeout)
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{RunningCommand, SessionState};
+    use std::io::Read;
+
+    fn meta() -> SessionMeta {
+        SessionMeta {
+            id: "s".into(),
+            shell: "/bin/bash".into(),
+            argv: vec!["bash".into()],
+            pid: Some(1),
+            recorder_pid: 2,
+            hostname: "h".into(),
+            cwd: "/".into(),
+            started_at: 1000,
+            ended_at: None,
+            exit_status: None,
+            omnish_version: "0".into(),
+            state: SessionState::Running,
+            cols: 80,
+            rows: 24,
+            hooked: true,
+            running_command: None,
+            recording_error: None,
+            recording_stopped_at: None,
+        }
+    }
+
+    #[test]
+    fn a_disk_that_cannot_keep_up_stops_recording_without_blocking_and_says_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        std::fs::create_dir(&dir).unwrap();
+        // stream.bin is a FIFO nobody reads yet: the writer thread blocks opening it, as on a
+        // hung disk.
+        let fifo = dir.join(store::STREAM);
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        let mut w = Writer::spawn(&dir, meta()).unwrap();
+        let mut running = meta();
+        running.running_command = Some(RunningCommand {
+            seq: 1,
+            command_line: "cat big".into(),
+            cwd: "/".into(),
+            started_at: 1001,
+            stream_offset: 0,
+            private: false,
+        });
+        w.meta(&running);
+        // More than the queue holds: none of these calls may block.
+        let chunk = vec![b'x'; 64 * 1024];
+        for _ in 0..(QUEUE_LIMIT / chunk.len() + 2) {
+            w.frame(1002, store::OUTPUT, chunk.clone());
+        }
+        assert!(w.status().stopped());
+        let warning = w.status().take_warning().expect("a warning");
+        assert!(warning.contains("the disk is too slow"), "{warning}");
+        assert_eq!(w.status().take_warning(), None);
+        // The disk comes back: what was queued is written, then the stop is recorded.
+        let reader = std::thread::spawn(move || {
+            let mut all = Vec::new();
+            std::fs::File::open(fifo)
+                .unwrap()
+                .read_to_end(&mut all)
+                .unwrap();
+            all.len()
+        });
+        let mut end = running.clone();
+        end.running_command = None;
+        end.ended_at = Some(2000);
+        end.exit_status = Some(0);
+        end.state = SessionState::Exited;
+        w.meta(&end);
+        assert!(w.close(Duration::from_secs(30)));
+        assert!(reader.join().unwrap() >= QUEUE_LIMIT - chunk.len());
+        let records = store::read_commands(&dir).unwrap();
+        assert_eq!(records.len(), 1);
+        assert!(records[0].recording_stopped);
+        assert_eq!(records[0].exit_code, None);
+        let m = store::read_meta(&dir).unwrap();
+        assert!(m.recording_error.unwrap().contains("too slow"));
+        assert!(m.recording_stopped_at.is_some());
+        assert_eq!((m.state, m.exit_status), (SessionState::Exited, Some(0)));
+        assert_eq!(m.running_command, None);
+    }
+}
