@@ -204,6 +204,27 @@ fn stop_and_check(h: &mut Harness, shell: &str, reason: &str) {
     assert_eq!(meta.running_command, None, "{shell}");
     assert_eq!(meta.state, SessionState::Exited, "{shell}");
     assert_eq!(meta.exit_status, Some(3), "{shell}");
+
+    // And `omnish context` says so: the command is incomplete, later ones are missing.
+    let out = std::process::Command::new(omnish_bin())
+        .args(["context", "--last"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("OMNISH_DATA_DIR", h.data())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        text.starts_with("# cwd: ")
+            && text.contains("$ seq 1 300000\n1\n2\n")
+            && text.ends_with("[recording stopped here: output incomplete, exit status unknown]\n"),
+        "{shell}: {text}"
+    );
+    assert!(
+        err.contains("recording stopped (") && err.contains("later commands are missing"),
+        "{shell}: {err}"
+    );
 }
 
 #[test]

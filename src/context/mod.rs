@@ -318,6 +318,7 @@ fn base_context(c: &Candidate, redacting: bool) -> CommandContext {
     ctx.cwd = r.cwd.clone();
     ctx.started_at = r.started_at;
     ctx.running = c.running;
+    ctx.recording_stopped = r.recording_stopped;
     if !c.running && !c.cut_off {
         ctx.ended_at = Some(r.ended_at);
         ctx.exit_code = r.exit_code;

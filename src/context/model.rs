@@ -42,6 +42,9 @@ pub struct CommandContext {
     /// A hash of the whole rendered output (0 when unknown), so that runs with the same kept
     /// lines but different omitted ones are not folded together.
     pub output_hash: u64,
+    /// Recording stopped (disk full, write error) while this command ran: its output is what
+    /// was saved until then and its exit status is unknown.
+    pub recording_stopped: bool,
 }
 
 impl CommandContext {
@@ -62,6 +65,7 @@ impl CommandContext {
             repeat: 1,
             summarized: false,
             output_hash: 0,
+            recording_stopped: false,
         }
     }
 }

@@ -214,7 +214,10 @@ impl Source {
         Source {
             stream: c.session_dir.join(store::STREAM),
             offset: c.record.stream_offset,
-            length: (!c.open_ended()).then_some(c.record.stream_length),
+            // Recording stopped (disk full) while this command ran: its range ends where the
+            // disk did, torn last frame included, like a live one's.
+            length: (!c.open_ended() && !c.record.recording_stopped)
+                .then_some(c.record.stream_length),
             cols: c.record.cols,
             rows: c.rows,
             next_command_line: c.next_command_line.clone(),

@@ -114,6 +114,12 @@ pub fn sessions(
                         s.id()
                     ));
                 }
+                if let Some(why) = &s.meta.recording_error {
+                    warnings.push(format!(
+                        "session {}: recording stopped ({why}); later commands are missing",
+                        s.id()
+                    ));
+                }
                 Some(s)
             }
             Ok(None) => None,

@@ -36,6 +36,7 @@ struct JsonCommand<'a> {
     omitted_lines: usize,
     repeat: usize,
     summarized: bool,
+    recording_stopped: bool,
 }
 
 #[derive(Serialize)]
@@ -97,6 +98,7 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
         omitted_lines: c.omitted_lines(),
         repeat: c.repeat,
         summarized: c.summarized,
+        recording_stopped: c.recording_stopped,
     }
 }
 

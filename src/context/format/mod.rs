@@ -66,7 +66,8 @@
 //!       "output_lines": 60,             // lines the full output had
 //!       "omitted_lines": 40,            // sum of the gaps
 //!       "repeat": 1,                    // times it ran back to back with the same output
-//!       "summarized": false             // budget reduced it to a summary: output is ""
+//!       "summarized": false,            // budget reduced it to a summary: output is ""
+//!       "recording_stopped": false      // recording stopped while it ran: output incomplete
 //!     }
 //!   ],
 //!   "sessions": [ { "session_id": "string", "commands": 3 } ],  // order of first appearance
@@ -204,6 +205,9 @@ pub fn explain_status(code: i32) -> Option<String> {
 fn status_note(c: &CommandContext) -> Option<String> {
     if c.running {
         return Some("still running".into());
+    }
+    if c.recording_stopped {
+        return Some("recording stopped here: output incomplete, exit status unknown".into());
     }
     match c.exit_code {
         Some(0) => None,
