@@ -95,7 +95,7 @@ pub struct Digest {
     /// Whether `errors` stopped at its cap (later error lines exist but are not listed).
     pub errors_full: bool,
     pub kind: OutputKind,
-    /// FNV-1a of every line, for folding repeated runs.
+    /// A hash of every line, for folding repeated runs.
     pub hash: u64,
     /// Longest run of backticks in any line.
     pub backticks: usize,
@@ -496,13 +496,24 @@ struct Builder {
     emitted: u64,
 }
 
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-const FNV_PRIME: u64 = 0x0100_0000_01b3;
+const HASH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
+const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
-fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(FNV_PRIME);
+/// Folds `bytes` into the running hash `h`, eight bytes at a time (a hash for telling outputs
+/// apart, not a cryptographic one; stable across versions, as cached digests keep it).
+fn mix(mut h: u64, bytes: &[u8]) -> u64 {
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h ^ w).wrapping_mul(HASH_MUL).rotate_left(29);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut last = [0u8; 8];
+        last[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(last) ^ (rest.len() as u64) << 59)
+            .wrapping_mul(HASH_MUL)
+            .rotate_left(29);
     }
     h
 }
@@ -522,6 +533,11 @@ fn longest_backtick_run(s: &str) -> usize {
 
 /// Tracks private key blocks across lines: whether `line` belongs to one.
 pub fn key_block_state(in_key: &mut bool, head: &str, tail: &str) -> bool {
+    // Most lines have no dash at all: a byte search settles them.
+    let dashes = |s: &str| s.contains('-') && s.contains("-----");
+    if !*in_key && !dashes(head) && !dashes(tail) {
+        return false;
+    }
     let has = |s: &str| head.contains(s) || tail.contains(s);
     if !*in_key && has("-----BEGIN ") && has("PRIVATE KEY") {
         *in_key = true;
@@ -548,7 +564,7 @@ impl Builder {
                 errors: Vec::new(),
                 errors_full: false,
                 kind: OutputKind::Text,
-                hash: FNV_OFFSET,
+                hash: HASH_SEED,
                 backticks: 0,
                 bytes: 0,
                 erased: 0,
@@ -581,10 +597,9 @@ impl LineSink for Builder {
         let d = &mut self.d;
         let i = d.lines;
         d.lines += 1;
-        d.hash = fnv(d.hash, line.head.as_bytes());
-        d.hash = fnv(d.hash, &line.omitted.to_le_bytes());
-        d.hash = fnv(d.hash, line.tail.as_bytes());
-        d.hash = fnv(d.hash, b"\n");
+        d.hash = mix(d.hash, line.head.as_bytes());
+        d.hash = mix(d.hash, &line.omitted.to_le_bytes());
+        d.hash = mix(d.hash, line.tail.as_bytes());
         if line.head.contains('`') || line.tail.contains('`') {
             d.backticks = d
                 .backticks
