@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Runs every fuzz target for SECONDS each (default 600) and keeps the corpus under corpus/.
+# The committed corpus is the smallest inputs of a minimized run (`cargo fuzz cmin`); what a run
+# adds stays untracked (corpus/ is ignored).
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); on a stable toolchain, RUSTC_BOOTSTRAP=1 lets it
 # use the sanitizer flags it needs.
 set -uo pipefail

@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 fn zsh_or_skip() -> bool {
@@ -20,16 +19,7 @@ const UP: &[u8] = b"\x1b[A";
 
 /// `omnish context ARGS` from a second terminal.
 fn context(h: &Harness, args: &[&str]) -> String {
-    let out = Command::new(omnish_bin())
-        .arg("context")
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap())
-        .env("HOME", h.home.path())
-        .env("OMNISH_DATA_DIR", h.data())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = h.context(args);
     assert!(out.status.success(), "{out:?}");
     String::from_utf8(out.stdout).unwrap()
 }

@@ -8,16 +8,7 @@ use std::process::{Command, Output, Stdio};
 /// `omnish context ARGS` run from "a second terminal": the test process, with the harness's
 /// data dir.
 fn context(h: &Harness, args: &[&str]) -> Output {
-    Command::new(omnish_bin())
-        .arg("context")
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap())
-        .env("HOME", h.home.path())
-        .env("OMNISH_DATA_DIR", h.data())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    h.context(args)
 }
 
 fn ok_stdout(out: Output) -> String {

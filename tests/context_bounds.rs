@@ -4,19 +4,10 @@
 mod common;
 
 use common::*;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn context(h: &Harness, args: &[&str]) -> Output {
-    Command::new(omnish_bin())
-        .arg("context")
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap())
-        .env("HOME", h.home.path())
-        .env("OMNISH_DATA_DIR", h.data())
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+    h.context(args)
 }
 
 fn stdout_ok(out: &Output) -> String {

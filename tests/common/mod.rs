@@ -325,3 +325,20 @@ pub fn run_piped(mut cmd: std::process::Command, input: &str) -> std::process::O
         .unwrap();
     child.wait_with_output().unwrap()
 }
+
+impl Harness {
+    /// `omnish context ARGS` on this harness's store, from a second terminal (not inside the
+    /// recorded shell).
+    pub fn context(&self, args: &[&str]) -> std::process::Output {
+        std::process::Command::new(omnish_bin())
+            .arg("context")
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap())
+            .env("HOME", self.home.path())
+            .env("OMNISH_DATA_DIR", self.data())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    }
+}
