@@ -308,7 +308,8 @@ pub fn have(program: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// Runs `cmd` with `input` on its stdin and collects its output.
+/// Runs `cmd` with `input` on its stdin and collects its output. A run that has not ended after
+/// a minute is killed and fails the test (a hang guard, not a timing check).
 pub fn run_piped(mut cmd: std::process::Command, input: &str) -> std::process::Output {
     use std::process::Stdio;
     let mut child = cmd
@@ -323,7 +324,34 @@ pub fn run_piped(mut cmd: std::process::Command, input: &str) -> std::process::O
         .unwrap()
         .write_all(input.as_bytes())
         .unwrap();
-    child.wait_with_output().unwrap()
+    let pid = child.id();
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let guard = {
+        let done = Arc::clone(&done);
+        std::thread::spawn(move || {
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(60) {
+                if done.load(std::sync::atomic::Ordering::SeqCst) {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            true
+        })
+    };
+    let out = child.wait_with_output().unwrap();
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let hung = guard.join().unwrap_or(false);
+    assert!(
+        !hung,
+        "hung for a minute and was killed; stdout: {}; stderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 impl Harness {
