@@ -70,7 +70,7 @@ pub struct ContextArgs {
     /// Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in,
     /// else the most recent session) or `all`.
     #[arg(long, value_name = "ID|current|all", default_value = "current")]
-    pub session: crate::context::select::SessionChoice,
+    pub session: String,
     /// Most output lines per command, head and tail kept (0 = unlimited).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub max_lines: usize,

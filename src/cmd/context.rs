@@ -78,7 +78,10 @@ impl ContextArgs {
         let data_root = std::path::absolute(&root).unwrap_or(root);
         Ok(Request {
             data_root,
-            sessions: self.session.clone(),
+            sessions: self
+                .session
+                .parse()
+                .unwrap_or(select::SessionChoice::Current),
             current_session: std::env::var("OMNISH_SESSION_ID")
                 .ok()
                 .filter(|s| !s.is_empty()),

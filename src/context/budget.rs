@@ -45,7 +45,7 @@ fn summarize(ctx: &mut CommandContext) {
 
 /// Kept lines of the most recent command below which older commands are dropped before its
 /// output is cut further.
-pub const MIN_RECENT_LINES: usize = 6;
+pub(crate) const MIN_RECENT_LINES: usize = 6;
 
 /// How reduced one command is in a plan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +58,7 @@ enum State {
 }
 
 /// Makes `doc` render to at most `budget` tokens (see the module docs) and fills `doc.report`.
-pub fn fit(
+pub(crate) fn fit(
     doc: &mut ContextDoc,
     budget: usize,
     counter: &dyn TokenCounter,

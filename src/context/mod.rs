@@ -21,15 +21,15 @@
 //! considered up to [`read::HEAD_LINES`] lines per command and [`MAX_DIGEST_WIDTH`] chars per
 //! line, which no useful budget can exceed.
 
-pub mod budget;
-pub mod format;
-pub mod model;
-pub mod models;
-pub mod read;
+pub(crate) mod budget;
+pub(crate) mod format;
+pub(crate) mod model;
+pub(crate) mod models;
+pub(crate) mod read;
 pub mod redact;
-pub mod select;
-pub mod tokenizer;
-pub mod truncate;
+pub(crate) mod select;
+pub(crate) mod tokenizer;
+pub(crate) mod truncate;
 
 use anyhow::Result;
 use regex::Regex;
@@ -44,13 +44,13 @@ use crate::error::ExitError;
 use crate::term::render::Line;
 
 /// The widest line (in chars, before the marker) served from a digest.
-pub const MAX_DIGEST_WIDTH: usize = read::LINE_CAP / 2;
+pub(crate) const MAX_DIGEST_WIDTH: usize = read::LINE_CAP / 2;
 /// With no width limit, lines longer than this many chars still keep only head and tail.
-pub const UNLIMITED_WIDTH_CAP: usize = 1 << 20;
+pub(crate) const UNLIMITED_WIDTH_CAP: usize = 1 << 20;
 
 /// A token ceiling and the tokenizer that counts it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Budget {
+pub(crate) struct Budget {
     pub tokens: usize,
     /// One of [`tokenizer::TOKENIZERS`].
     pub tokenizer: String,
@@ -58,7 +58,7 @@ pub struct Budget {
 
 /// Everything the pipeline needs, resolved by the front end.
 #[derive(Debug, Clone)]
-pub struct Request {
+pub(crate) struct Request {
     /// The store's root (`$OMNISH_DATA_DIR`), absolute.
     pub data_root: PathBuf,
     pub sessions: SessionChoice,
@@ -86,7 +86,7 @@ pub struct Request {
 
 /// What a run did, for the front end to report.
 #[derive(Debug, Default)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Commands in the document (after folding repeats).
     pub commands: usize,
     /// Lines for the user (a session read without its metadata, ...).
@@ -96,7 +96,7 @@ pub struct Outcome {
 }
 
 /// Builds the document `req` asks for and writes it to `out`.
-pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
+pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     if req.limit == 0 {
         return Err(ExitError::usage("the number of commands to show must be at least 1").into());
     }
@@ -184,19 +184,7 @@ pub fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     plans.reverse();
     pre_summarized.reverse();
     // Fold repeated runs; a folded entry keeps the latest run.
-    let mut folded: Vec<(CommandContext, Option<StreamPlan>)> = Vec::new();
-    for (ctx, plan) in commands.into_iter().zip(plans) {
-        if let Some((last, last_plan)) = folded.last_mut()
-            && truncate::same_run(last, &ctx)
-        {
-            let repeat = last.repeat + ctx.repeat;
-            *last = ctx;
-            last.repeat = repeat;
-            *last_plan = plan;
-            continue;
-        }
-        folded.push((ctx, plan));
-    }
+    let folded = truncate::fold_repeats_with(commands.into_iter().zip(plans).collect());
     outcome.commands = folded.len();
 
     if streaming {
@@ -304,7 +292,7 @@ fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
 }
 
 /// Shown for a command the user kept out of history on purpose: its line was never stored.
-pub const PRIVATE_LINE: &str = "[private command]";
+pub(crate) const PRIVATE_LINE: &str = "[private command]";
 
 /// A command's context without output: what ran, where, how it ended.
 fn base_context(c: &Candidate, redacting: bool) -> CommandContext {

@@ -9,7 +9,7 @@ use serde::Serialize;
 /// One command, prepared for a language model: what ran, where, how it ended, and the text the
 /// user saw (already rendered and redacted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CommandContext {
+pub(crate) struct CommandContext {
     pub session_id: String,
     pub seq: u64,
     /// The command line exactly as typed (redacted). May contain newlines.
@@ -79,7 +79,7 @@ impl CommandContext {
 
 /// What the budget stage did, so the formatter can say it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct BudgetReport {
+pub(crate) struct BudgetReport {
     /// The ceiling in tokens, if one was set.
     pub budget: Option<usize>,
     /// Tokens the formatted result counts, if a budget was set.
@@ -101,7 +101,7 @@ impl BudgetReport {
 
 /// Which parts of each command to show.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Parts {
+pub(crate) enum Parts {
     /// Command line, status and output.
     #[default]
     All,
@@ -114,7 +114,7 @@ pub enum Parts {
 /// Everything a formatter prints: the commands (oldest first, grouped by session when
 /// `group_sessions` is set; the current session last) and what the budget did.
 #[derive(Debug, Clone, Default)]
-pub struct ContextDoc {
+pub(crate) struct ContextDoc {
     pub commands: Vec<CommandContext>,
     pub group_sessions: bool,
     pub parts: Parts,

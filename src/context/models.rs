@@ -20,7 +20,7 @@ use anyhow::{Result, bail};
 
 /// What omnish knows about a language model: how much it can read and how to count for it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ModelProfile {
+pub(crate) struct ModelProfile {
     /// Canonical name, as listed in errors and help.
     pub name: &'static str,
     /// Other names that select this profile exactly (the name itself always does).
@@ -65,7 +65,7 @@ const fn profile(
 /// its error. Local models use `cl100k`, which is close to Llama 3's tokenizer; models with
 /// small-vocabulary tokenizers (Mistral, Code Llama, DeepSeek Coder) need more tokens for the same
 /// text, so their share is lower.
-pub const MODELS: &[ModelProfile] = &[
+pub(crate) const MODELS: &[ModelProfile] = &[
     // OpenAI
     profile("gpt-5", &["gpt-5-chat"], 400_000, 0.25, "o200k"),
     profile("gpt-5-mini", &[], 400_000, 0.25, "o200k"),
@@ -152,7 +152,7 @@ fn exact(base: &str) -> Option<&'static ModelProfile> {
 
 /// The profile for a model name as users write it, by the rule in the module docs; an unknown
 /// name is an error listing the known ones.
-pub fn resolve_model(name: &str) -> Result<&'static ModelProfile> {
+pub(crate) fn resolve_model(name: &str) -> Result<&'static ModelProfile> {
     let lower = name.trim().to_lowercase();
     let base = lower.rsplit('/').next().unwrap_or("");
     let base = base.split(':').next().unwrap_or("");

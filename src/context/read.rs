@@ -31,16 +31,16 @@ use crate::store::{self, FrameError, Frames};
 use crate::term::render::{Line, LineSink, Renderer};
 
 /// Lines kept from the start of an output.
-pub const HEAD_LINES: usize = 256;
+pub(crate) const HEAD_LINES: usize = 256;
 /// Lines kept from the end of an output.
-pub const TAIL_LINES: usize = 256;
+pub(crate) const TAIL_LINES: usize = 256;
 /// Error-looking lines kept from the rest of an output (the earliest).
-pub const ERROR_LINES: usize = 256;
+pub(crate) const ERROR_LINES: usize = 256;
 /// Chars kept of one line: its first and last `LINE_CAP / 2`.
-pub const LINE_CAP: usize = 4096;
+pub(crate) const LINE_CAP: usize = 4096;
 /// Bump when the renderer or the digest changes what it produces: cached digests of another
 /// version are rebuilt.
-pub const DIGEST_VERSION: u32 = 2;
+pub(crate) const DIGEST_VERSION: u32 = 2;
 
 /// Output bytes looked at before deciding that an output is binary.
 const BINARY_PROBE: u64 = 64 * 1024;
@@ -49,7 +49,7 @@ const BINARY_SHARE: f64 = 0.25;
 
 /// One rendered line: the whole line, or its head and tail around `omitted` chars.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StoredLine {
+pub(crate) struct StoredLine {
     pub head: String,
     pub omitted: u64,
     pub tail: String,
@@ -58,11 +58,6 @@ pub struct StoredLine {
 }
 
 impl StoredLine {
-    /// Length of the whole line in chars.
-    pub fn chars(&self) -> u64 {
-        self.head.chars().count() as u64 + self.omitted + self.tail.chars().count() as u64
-    }
-
     /// Whether the line looks like an error (judged on what is kept of it).
     pub fn is_error(&self) -> bool {
         !self.key_block && (is_error_line(&self.head) || is_error_line(&self.tail))
@@ -71,7 +66,7 @@ impl StoredLine {
 
 /// What kind of output a command produced.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub enum OutputKind {
+pub(crate) enum OutputKind {
     Text,
     /// Mostly not text; `bytes` of output in all.
     Binary {
@@ -83,7 +78,7 @@ pub enum OutputKind {
 
 /// A bounded account of a command's rendered output (see the module docs).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Digest {
+pub(crate) struct Digest {
     /// Rendered lines in all.
     pub lines: u64,
     /// The first lines (at most the head cap).
@@ -110,7 +105,7 @@ pub struct Digest {
 
 /// How much a [`Digest`] keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Caps {
+pub(crate) struct Caps {
     pub head: usize,
     pub tail: usize,
     pub errors: usize,
@@ -182,7 +177,7 @@ impl Digest {
 }
 
 /// `48.2 MB`, `512 bytes`.
-pub fn human_bytes(n: u64) -> String {
+pub(crate) fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
     if n < 1000 {
         return format!("{n} bytes");
@@ -198,7 +193,7 @@ pub fn human_bytes(n: u64) -> String {
 
 /// Where a command's output is and how it was shown.
 #[derive(Debug, Clone)]
-pub struct Source {
+pub(crate) struct Source {
     pub stream: PathBuf,
     pub offset: u64,
     /// `None`: to the end of the stream (running or cut off).
@@ -341,7 +336,7 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
 
 /// How reading a range ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ReadEnd {
+pub(crate) enum ReadEnd {
     Complete,
     /// The consumer asked to stop; `bytes` of output in all (the rest counted, not read).
     Stopped {
@@ -352,7 +347,7 @@ pub enum ReadEnd {
 
 /// Streams the output bytes of `src` (typed-ahead echo left out) to `f` in chunks. `f` returns
 /// `false` to stop reading; the remaining output is then only counted.
-pub fn output_chunks(src: &Source, f: &mut dyn FnMut(&[u8]) -> bool) -> ReadEnd {
+pub(crate) fn output_chunks(src: &Source, f: &mut dyn FnMut(&[u8]) -> bool) -> ReadEnd {
     let unreadable = |e: FrameError| ReadEnd::Unreadable(e.to_string());
     let drops = match &src.next_command_line {
         Some(next) => match type_ahead_echoes(src, next) {
@@ -532,7 +527,7 @@ fn longest_backtick_run(s: &str) -> usize {
 }
 
 /// Tracks private key blocks across lines: whether `line` belongs to one.
-pub fn key_block_state(in_key: &mut bool, head: &str, tail: &str) -> bool {
+pub(crate) fn key_block_state(in_key: &mut bool, head: &str, tail: &str) -> bool {
     // Most lines have no dash at all: a byte search settles them.
     let dashes = |s: &str| s.contains('-') && s.contains("-----");
     if !*in_key && !dashes(head) && !dashes(tail) {
@@ -650,7 +645,7 @@ fn looks_like_error(s: &str) -> bool {
 }
 
 /// Reads and renders `src` into a digest with `caps`.
-pub fn digest(src: &Source, caps: Caps) -> Digest {
+pub(crate) fn digest(src: &Source, caps: Caps) -> Digest {
     let mut r = renderer(src, caps.line_cap);
     let mut b = Builder::new(caps);
     let mut counter = BinaryCounter::default();
@@ -690,7 +685,12 @@ pub fn digest(src: &Source, caps: Caps) -> Digest {
 /// Renders `src` again and hands every line to `f` with its number, skipping the `erased`
 /// lines an erase of the scrollback removed (as its [`Digest`] says). Lines longer than
 /// `line_cap` chars keep their head and tail.
-pub fn for_each_line(src: &Source, line_cap: usize, erased: u64, f: &mut dyn FnMut(u64, Line<'_>)) {
+pub(crate) fn for_each_line(
+    src: &Source,
+    line_cap: usize,
+    erased: u64,
+    f: &mut dyn FnMut(u64, Line<'_>),
+) {
     struct Emit<'a> {
         seen: u64,
         erased: u64,
@@ -718,7 +718,7 @@ pub fn for_each_line(src: &Source, line_cap: usize, erased: u64, f: &mut dyn FnM
 
 /// Whether any rendered line of `src` matches `re` (lines longer than [`LINE_CAP`] chars are
 /// matched on their head and tail). Stops reading at the first match.
-pub fn output_matches(src: &Source, re: &regex::Regex) -> bool {
+pub(crate) fn output_matches(src: &Source, re: &regex::Regex) -> bool {
     struct Find<'a> {
         re: &'a regex::Regex,
         found: bool,
@@ -742,7 +742,7 @@ pub fn output_matches(src: &Source, re: &regex::Regex) -> bool {
 }
 
 /// The numbers of the first `limit` error-looking lines of `src` (after the `erased` ones).
-pub fn error_line_numbers(src: &Source, erased: u64, limit: usize) -> Vec<u64> {
+pub(crate) fn error_line_numbers(src: &Source, erased: u64, limit: usize) -> Vec<u64> {
     let mut out = Vec::new();
     for_each_line(src, LINE_CAP, erased, &mut |i, line| {
         if out.len() < limit && (is_error_line(line.head) || is_error_line(line.tail)) {
@@ -754,7 +754,7 @@ pub fn error_line_numbers(src: &Source, erased: u64, limit: usize) -> Vec<u64> {
 
 /// The digest of `c`, from the cache when a valid one is there; large finished outputs are
 /// cached for the next call (failures to write the cache are ignored: it is only a cache).
-pub fn cached_digest(c: &Candidate) -> Digest {
+pub(crate) fn cached_digest(c: &Candidate) -> Digest {
     let src = Source::of(c);
     let cacheable = !c.open_ended() && c.record.stream_length >= store::cache::MIN_CACHED_LENGTH;
     let key = CacheKey {
@@ -791,8 +791,9 @@ struct CacheKey {
     next_command_line: Option<String>,
 }
 
-/// The whole rendered output of `src` as lines (tests and small outputs).
-pub fn rendered_lines(src: &Source) -> Vec<String> {
+/// The whole rendered output of `src` as lines.
+#[cfg(test)]
+pub(crate) fn rendered_lines(src: &Source) -> Vec<String> {
     let mut out = Vec::new();
     for_each_line(src, 0, 0, &mut |_, l| {
         let mut s = l.head.to_string();

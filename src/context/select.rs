@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// One recorded session, opened for selection.
 #[derive(Debug, Clone)]
-pub struct Session {
+pub(crate) struct Session {
     pub dir: PathBuf,
     pub meta: store::SessionMeta,
     /// Why meta.json could not be used, if it could not.
@@ -57,7 +57,7 @@ impl Session {
 
 /// Which sessions to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SessionChoice {
+pub(crate) enum SessionChoice {
     /// The session the asker runs in, else the most recent session.
     Current,
     All,
@@ -80,7 +80,7 @@ impl std::str::FromStr for SessionChoice {
 /// The sessions to read, the current one last. `current` is the id of the session the asker
 /// runs in, if any. Sessions that cannot be opened are passed over with a line in `warnings`;
 /// one being created right now is passed over silently.
-pub fn sessions(
+pub(crate) fn sessions(
     root: &Path,
     choice: &SessionChoice,
     current: Option<&str>,
@@ -186,7 +186,7 @@ pub fn sessions(
 
 /// A command that may be shown.
 #[derive(Debug, Clone)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     pub record: CommandRecord,
     /// Still running: `record.ended_at`/`exit_code` mean nothing yet.
     pub running: bool,
@@ -207,7 +207,7 @@ impl Candidate {
 }
 
 /// One condition on a command record.
-pub trait Filter {
+pub(crate) trait Filter {
     fn keep(&self, c: &Candidate) -> bool;
     /// Scanning newest-first, nothing at or before `c` can match any more.
     fn exhausted(&self, _c: &Candidate) -> bool {
@@ -216,7 +216,7 @@ pub trait Filter {
 }
 
 /// Only commands with a known, non-zero exit status.
-pub struct Failed;
+pub(crate) struct Failed;
 impl Filter for Failed {
     fn keep(&self, c: &Candidate) -> bool {
         !c.running && c.record.exit_code.is_some_and(|s| s != 0)
@@ -224,7 +224,7 @@ impl Filter for Failed {
 }
 
 /// Only commands run in a directory or below it.
-pub struct Within(pub PathBuf);
+pub(crate) struct Within(pub PathBuf);
 impl Filter for Within {
     fn keep(&self, c: &Candidate) -> bool {
         Path::new(&c.record.cwd).starts_with(&self.0)
@@ -232,7 +232,7 @@ impl Filter for Within {
 }
 
 /// Only commands started at or after a time (ms since the epoch).
-pub struct Since(pub u64);
+pub(crate) struct Since(pub u64);
 impl Filter for Since {
     fn keep(&self, c: &Candidate) -> bool {
         c.record.started_at >= self.0
@@ -243,7 +243,7 @@ impl Filter for Since {
 }
 
 /// The selection: filters, and at most `limit` matches (the newest).
-pub struct Query<'a> {
+pub(crate) struct Query<'a> {
     pub filters: Vec<Box<dyn Filter>>,
     /// A condition that needs the command's output, tried after every filter passed.
     pub output_filter: Option<&'a dyn Fn(&Candidate) -> bool>,
@@ -252,7 +252,7 @@ pub struct Query<'a> {
 
 /// What selecting from one session found.
 #[derive(Debug, Default)]
-pub struct Selected {
+pub(crate) struct Selected {
     /// The matching commands, oldest first.
     pub commands: Vec<Candidate>,
     /// Records looked at.
@@ -350,7 +350,7 @@ fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
 }
 
 /// Parses `15m`, `2h`, `1h30m`, `90s`, `1d` into milliseconds.
-pub fn parse_duration(s: &str) -> Result<u64> {
+pub(crate) fn parse_duration(s: &str) -> Result<u64> {
     let d = humantime::parse_duration(s.trim()).map_err(|e| {
         anyhow::anyhow!("invalid duration '{s}': {e}; use forms like 90s, 15m, 2h, 1d")
     })?;
@@ -358,7 +358,7 @@ pub fn parse_duration(s: &str) -> Result<u64> {
 }
 
 /// The root of the git work tree holding `dir`, else `dir` itself.
-pub fn git_root_or(dir: &Path) -> PathBuf {
+pub(crate) fn git_root_or(dir: &Path) -> PathBuf {
     dir.ancestors()
         .find(|d| d.join(".git").exists())
         .unwrap_or(dir)

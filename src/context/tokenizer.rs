@@ -19,7 +19,7 @@ use anyhow::{Result, bail};
 use tiktoken_rs::CoreBPE;
 
 /// Counts the tokens a text costs.
-pub trait TokenCounter {
+pub(crate) trait TokenCounter {
     /// The name this counter is selected by (one of [`TOKENIZERS`]).
     fn name(&self) -> &str;
     /// Number of tokens in `text`.
@@ -27,10 +27,10 @@ pub trait TokenCounter {
 }
 
 /// Names accepted by [`tokenizer`].
-pub const TOKENIZERS: &[&str] = &["o200k", "cl100k", "chars4"];
+pub(crate) const TOKENIZERS: &[&str] = &["o200k", "cl100k", "chars4"];
 
 /// The counter called `name` (one of [`TOKENIZERS`]).
-pub fn tokenizer(name: &str) -> Result<Box<dyn TokenCounter>> {
+pub(crate) fn tokenizer(name: &str) -> Result<Box<dyn TokenCounter>> {
     match name {
         "o200k" => Ok(Box::new(Bpe {
             name: "o200k",

@@ -22,7 +22,7 @@ use crate::context::model::CommandContext;
 /// (case-insensitive) `error`, `failed`, `failure`, `panicked`, `traceback`, `exception`,
 /// `fatal`, `assert`, `segmentation fault`, `core dumped`, `undefined reference`, `cannot find`,
 /// `not found`, `no such file`, `permission denied`, and pytest's `E   ` detail lines.
-pub fn is_error_line(line: &str) -> bool {
+pub(crate) fn is_error_line(line: &str) -> bool {
     static RE: OnceLock<Regex> = OnceLock::new();
     let re = RE.get_or_init(|| {
         Regex::new(
@@ -36,7 +36,7 @@ pub fn is_error_line(line: &str) -> bool {
 /// Caps `ctx.output` at `max_lines` kept lines (0 = unlimited): head and tail, plus error lines
 /// from the middle (see the module docs). Composes with earlier truncation: existing gaps are
 /// kept and merged with new ones.
-pub fn truncate(ctx: &mut CommandContext, max_lines: usize) {
+pub(crate) fn truncate(ctx: &mut CommandContext, max_lines: usize) {
     let n = ctx.output.len();
     if max_lines == 0 || n <= max_lines {
         return;
@@ -61,7 +61,7 @@ fn kept_indices(lines: &[String], max: usize) -> Vec<usize> {
 /// lines from the middle (see the module docs). `errors` holds the numbers of error-looking
 /// lines, ascending; it may stop early as long as it holds the earliest `max` of those at or
 /// after the head, which is all that is ever kept.
-pub fn kept_lines(n: u64, max: usize, errors: &[u64]) -> Vec<u64> {
+pub(crate) fn kept_lines(n: u64, max: usize, errors: &[u64]) -> Vec<u64> {
     if max == 0 || n <= max as u64 {
         return (0..n).collect();
     }
@@ -102,7 +102,7 @@ pub fn kept_lines(n: u64, max: usize, errors: &[u64]) -> Vec<u64> {
 
 /// The gaps left by keeping only `keep` (ascending) of `n` lines: `(index into the kept lines,
 /// lines omitted there)`.
-pub fn gaps_of(keep: &[u64], n: u64) -> Vec<(usize, usize)> {
+pub(crate) fn gaps_of(keep: &[u64], n: u64) -> Vec<(usize, usize)> {
     let mut gaps = Vec::new();
     let mut next = 0u64;
     for (k, &i) in keep.iter().enumerate() {
@@ -118,14 +118,14 @@ pub fn gaps_of(keep: &[u64], n: u64) -> Vec<(usize, usize)> {
 }
 
 /// Marker put in place of the middle of a shortened line.
-pub fn omitted_chars_marker(n: u64) -> String {
+pub(crate) fn omitted_chars_marker(n: u64) -> String {
     format!("…[{n} chars omitted]…")
 }
 
 /// Shortens a line of `head` + `omitted` chars + `tail` to at most `width` chars (0 = no limit)
 /// plus a marker saying how many chars were left out: the first `ceil(width / 2)` and the last
 /// `floor(width / 2)` chars are kept.
-pub fn shorten(head: &str, omitted: u64, tail: &str, width: usize) -> String {
+pub(crate) fn shorten(head: &str, omitted: u64, tail: &str, width: usize) -> String {
     let hn = head.chars().count();
     let tn = tail.chars().count();
     let total = hn as u64 + omitted + tn as u64;
@@ -206,23 +206,35 @@ fn apply_keep(ctx: &mut CommandContext, keep: &[usize]) {
 /// Folds runs of the same command (same session, command line, output and exit code) into one
 /// entry with `repeat` set to the run's total; the entry keeps the latest run's seq and
 /// timestamps. Running commands are never folded.
-pub fn fold_repeats(cmds: Vec<CommandContext>) -> Vec<CommandContext> {
-    let mut out: Vec<CommandContext> = Vec::with_capacity(cmds.len());
-    for c in cmds {
-        if let Some(prev) = out.last_mut()
+#[cfg(test)]
+pub(crate) fn fold_repeats(cmds: Vec<CommandContext>) -> Vec<CommandContext> {
+    let with: Vec<(CommandContext, ())> = cmds.into_iter().map(|c| (c, ())).collect();
+    fold_repeats_with(with)
+        .into_iter()
+        .map(|(c, ())| c)
+        .collect()
+}
+
+/// [`fold_repeats`] over commands that each carry something of the caller's; a folded entry
+/// keeps the latest run's.
+pub(crate) fn fold_repeats_with<T>(cmds: Vec<(CommandContext, T)>) -> Vec<(CommandContext, T)> {
+    let mut out: Vec<(CommandContext, T)> = Vec::with_capacity(cmds.len());
+    for (c, extra) in cmds {
+        if let Some((prev, prev_extra)) = out.last_mut()
             && same_run(prev, &c)
         {
             let repeat = prev.repeat + c.repeat;
             *prev = c;
             prev.repeat = repeat;
+            *prev_extra = extra;
             continue;
         }
-        out.push(c);
+        out.push((c, extra));
     }
     out
 }
 
-pub fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
+fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
     !a.running
         && !b.running
         && !a.summarized

@@ -6,7 +6,7 @@ use super::{Formatter, explain_status};
 use crate::context::model::{CommandContext, ContextDoc, Parts};
 
 /// One JSON document, schema v1 (see the module docs).
-pub struct JsonFormatter;
+pub(crate) struct JsonFormatter;
 
 #[derive(Serialize)]
 struct JsonDoc<'a> {

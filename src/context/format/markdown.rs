@@ -7,7 +7,7 @@ use super::{
 use crate::context::model::{ContextDoc, Parts};
 
 /// Markdown: one `console` fenced block per command.
-pub struct MarkdownFormatter;
+pub(crate) struct MarkdownFormatter;
 
 /// A backtick fence longer than any run of backticks in `lines` (at least three).
 fn fence_for(lines: &[String]) -> String {

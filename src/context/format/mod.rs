@@ -81,15 +81,15 @@ mod json;
 mod markdown;
 mod text;
 
-pub use json::JsonFormatter;
-pub use markdown::MarkdownFormatter;
-pub use text::TextFormatter;
+pub(crate) use json::JsonFormatter;
+pub(crate) use markdown::MarkdownFormatter;
+pub(crate) use text::TextFormatter;
 
 use crate::context::model::{CommandContext, ContextDoc, Parts};
 
 /// Output format of a context document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Plain text, like the terminal showed it.
     Text,
     /// Markdown with fenced blocks.
@@ -99,12 +99,12 @@ pub enum Format {
 }
 
 /// Turns a document into text for stdout.
-pub trait Formatter {
+pub(crate) trait Formatter {
     fn format(&self, doc: &ContextDoc) -> String;
 }
 
 /// The formatter for `f`.
-pub fn formatter(f: Format) -> Box<dyn Formatter> {
+pub(crate) fn formatter(f: Format) -> Box<dyn Formatter> {
     match f {
         Format::Text => Box::new(TextFormatter),
         Format::Markdown => Box::new(MarkdownFormatter),
@@ -113,7 +113,7 @@ pub fn formatter(f: Format) -> Box<dyn Formatter> {
 }
 
 /// `doc` rendered as `f`.
-pub fn format(doc: &ContextDoc, f: Format) -> String {
+pub(crate) fn format(doc: &ContextDoc, f: Format) -> String {
     formatter(f).format(doc)
 }
 
@@ -178,7 +178,7 @@ pub(crate) fn render_within(
 /// What an exit status means when the number alone says little: 126, 127 and deaths by signal
 /// (128 + N, named by the platform's signal numbers). A stopping signal (Ctrl-Z sends SIGTSTP)
 /// says "stopped", not "killed". Ordinary failures (1, 2, ...) give `None`.
-pub fn explain_status(code: i32) -> Option<String> {
+pub(crate) fn explain_status(code: i32) -> Option<String> {
     use nix::sys::signal::Signal;
     match code {
         126 => Some("not executable".into()),
@@ -230,7 +230,7 @@ fn summary_note(c: &CommandContext) -> String {
     format!("[{status}, {lines}]")
 }
 
-pub fn gap_line(n: usize) -> String {
+pub(crate) fn gap_line(n: usize) -> String {
     if n == 1 {
         "... (1 line omitted) ...".into()
     } else {

@@ -7,7 +7,7 @@ use super::{
 use crate::context::model::{ContextDoc, Parts};
 
 /// Plain text, close to what the terminal showed.
-pub struct TextFormatter;
+pub(crate) struct TextFormatter;
 
 impl Formatter for TextFormatter {
     fn format(&self, doc: &ContextDoc) -> String {
