@@ -10,6 +10,7 @@
 //!   `--budget 2000`.
 //! - GREP: a 300 MB session where `--grep` matches nothing recent.
 //! - BINARY: one command that printed 50 MB of random bytes.
+//! - OSC: one command that printed a 100 MB escape sequence that never ends.
 //!
 //! Targets (issue 6): peak RSS ≤ 64 MiB everywhere; later `--recent 14` calls on BIG at most 3×
 //! the same call on SMALL; a first call costs at most one pass at render speed. It prints
@@ -304,6 +305,19 @@ fn main() {
         random_bytes(50_000_000, &mut rng2),
     );
     binary_out.finish();
+    // An escape sequence that never ends: a terminal title of 100 MB (the parser keeps at most a
+    // bounded prefix of an OSC string).
+    let mut osc = Builder::new(&root("osc"), 6);
+    let mut started = false;
+    let mut body = one_line(100_000_000);
+    osc.command("cat title.bin", 0, move |buf| {
+        if !started {
+            buf.extend_from_slice(b"\x1b]0;");
+            started = true;
+        }
+        body(buf)
+    });
+    osc.finish();
     println!("binary: {}", bin.display());
     println!(
         "generated in {:.1} s: BIG stream.bin {:.0} MiB, GREP {:.0} MiB",
