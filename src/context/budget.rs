@@ -21,8 +21,11 @@
 //! (which still says that everything was dropped) is over the budget, everything is dropped and
 //! the report says so.
 //!
-//! Per-command token costs are measured once, on small documents holding just that command and
-//! its predecessor; the reduction level is found by binary search over these estimates, and only
+//! Per-command token costs are measured once, newest first, on small documents holding just
+//! that command and its predecessor. Once the newer commands alone cost more than the budget,
+//! the older ones can only be summarized or dropped: their full outputs are never tokenized, and
+//! a document far over the budget is never counted whole, so fitting costs what is kept, not
+//! what was selected; the reduction level is found by binary search over these estimates, and only
 //! then is the whole document rendered and counted. Estimation errors (shared headers, the report
 //! line) are corrected by moving to further levels until the full count fits.
 
@@ -67,18 +70,28 @@ pub(crate) fn fit(
     doc.report.budget = Some(budget);
     doc.report.tokenizer = Some(counter.name().to_string());
     doc.report.tokens = Some(budget);
-    let mut tokens = count_settled(doc, counter, render);
-    if tokens <= budget || doc.commands.is_empty() {
+    if doc.commands.is_empty() {
+        count_settled(doc, counter, render);
         return;
     }
     let original = std::mem::take(&mut doc.commands);
-    let mut fitter = Fitter::new(doc, &original, counter, render);
+    // Costs are measured newest first and stop once the newer commands alone are over the
+    // budget, so a document far over it is never tokenized whole.
+    let mut fitter = Fitter::new(doc, &original, counter, render, budget);
+    if !fitter.proven_over {
+        doc.commands = original.clone();
+        let tokens = count_settled(doc, counter, render);
+        if tokens <= budget {
+            return;
+        }
+        doc.commands.clear();
+    }
     let mut eff = budget as i64;
     let mut level = 0;
     loop {
         level = fitter.level_for(eff).max(level + 1).min(fitter.max_level());
         fitter.apply(level, doc);
-        tokens = count_settled(doc, counter, render);
+        let tokens = count_settled(doc, counter, render);
         if tokens <= budget || level == fitter.max_level() {
             break;
         }
@@ -121,6 +134,9 @@ struct Fitter<'a> {
     /// Kept lines of the most recent command before any cut, and the floor of step 2.
     recent_len: usize,
     floor: usize,
+    /// The newer commands alone cost more than the budget: the whole document cannot fit, and
+    /// the full costs of the older ones (which no fitting level keeps) were not measured.
+    proven_over: bool,
 }
 
 impl<'a> Fitter<'a> {
@@ -129,6 +145,7 @@ impl<'a> Fitter<'a> {
         original: &'a [CommandContext],
         counter: &'a dyn TokenCounter,
         render: &'a dyn Fn(&ContextDoc) -> String,
+        budget: usize,
     ) -> Self {
         let shell = ContextDoc {
             commands: Vec::new(),
@@ -144,20 +161,37 @@ impl<'a> Fitter<'a> {
             render,
             shell,
             summarizable: Vec::new(),
-            full: Vec::with_capacity(n),
-            summary: Vec::with_capacity(n),
+            full: vec![0; n],
+            summary: vec![0; n],
             recent_lines: HashMap::new(),
             recent_len,
             floor: recent_len.min(MIN_RECENT_LINES),
+            proven_over: false,
         };
-        for (i, c) in original.iter().enumerate() {
-            let full = f.marginal(i, c);
+        // A level keeping command i in full keeps every newer one in full too (older commands
+        // are reduced first), so once the newer ones cost more than the budget (with a margin
+        // for estimation error), command i is never kept in full: its full cost is not
+        // measured, only bounded, and its summary is measured after a summarized predecessor.
+        let over = budget as i64 + budget as i64 / 8 + 16;
+        let mut newer: i64 = 0;
+        for i in (0..n).rev() {
+            let c = &original[i];
+            let skipped = newer > over;
+            f.proven_over |= skipped;
             let mut s = c.clone();
             summarize(&mut s);
-            let summary = f.marginal(i, &s);
-            f.full.push(full);
-            f.summary.push(summary);
+            let summary = f.marginal(i, &s, skipped);
+            let full = match (skipped, c.summarized) {
+                // Already a summary: in full it is that summary.
+                (true, true) => summary,
+                (true, false) => over + 1,
+                (false, _) => f.marginal(i, c, false),
+            };
+            f.full[i] = full;
+            f.summary[i] = summary;
+            newer = newer.saturating_add(full);
         }
+        f.proven_over |= newer > over;
         // Summaries of short outputs can cost more than the outputs; those stay as they are.
         f.summarizable = (0..n - 1)
             .filter(|&i| !original[i].summarized && f.summary[i] < f.full[i])
@@ -165,11 +199,16 @@ impl<'a> Fitter<'a> {
         f
     }
 
-    /// Tokens `c`, standing at position `i`, adds to a document holding its predecessor.
-    fn marginal(&self, i: usize, c: &CommandContext) -> i64 {
+    /// Tokens `c`, standing at position `i`, adds to a document holding its predecessor (in
+    /// full, or summarized).
+    fn marginal(&self, i: usize, c: &CommandContext, summarized_pred: bool) -> i64 {
         let mut d = self.shell.clone();
         if i > 0 {
-            d.commands.push(self.original[i - 1].clone());
+            let mut pred = self.original[i - 1].clone();
+            if summarized_pred {
+                summarize(&mut pred);
+            }
+            d.commands.push(pred);
         }
         let before = self.counter.count(&(self.render)(&d)) as i64;
         d.commands.push(c.clone());
@@ -184,7 +223,7 @@ impl<'a> Fitter<'a> {
         let n = self.original.len();
         let mut c = self.original[n - 1].clone();
         truncate(&mut c, k);
-        let cost = self.marginal(n - 1, &c);
+        let cost = self.marginal(n - 1, &c, false);
         self.recent_lines.insert(k, cost);
         cost
     }
@@ -363,6 +402,52 @@ mod tests {
             commands,
             ..Default::default()
         }
+    }
+
+    /// A counter that remembers the longest text it was asked to count.
+    struct Spy {
+        longest: std::cell::Cell<usize>,
+        total: std::cell::Cell<usize>,
+    }
+    impl TokenCounter for Spy {
+        fn name(&self) -> &str {
+            "chars4"
+        }
+        fn count(&self, text: &str) -> usize {
+            self.longest.set(self.longest.get().max(text.len()));
+            self.total.set(self.total.get() + text.len());
+            text.chars().count().div_ceil(4)
+        }
+    }
+
+    #[test]
+    fn fit_never_tokenizes_a_document_far_over_the_budget_whole() {
+        // 200 commands of 2,000 lines each, kept whole: about 3 MB of text for a budget of
+        // 1,000 tokens. Costs are measured newest first and stop once the newer commands alone
+        // are over the budget, so no count covers more than a few commands.
+        let commands: Vec<CommandContext> = (0..200)
+            .map(|i| ctx(i, &format!("cmd {i}"), &numbered(2_000)))
+            .collect();
+        let whole: usize = commands
+            .iter()
+            .map(|c| c.output.iter().map(|l| l.len() + 1).sum::<usize>())
+            .sum();
+        let mut doc = ContextDoc {
+            commands,
+            ..Default::default()
+        };
+        let spy = Spy {
+            longest: Default::default(),
+            total: Default::default(),
+        };
+        fit(&mut doc, 1_000, &spy, &text);
+        assert!(spy.count(&text(&doc)) <= 1_000);
+        assert!(
+            spy.longest.get() < whole / 20,
+            "{} of {whole}",
+            spy.longest.get()
+        );
+        assert!(spy.total.get() < whole, "{} of {whole}", spy.total.get());
     }
 
     #[test]
