@@ -359,28 +359,9 @@ mod tests {
     use super::*;
     use crate::context::format::{Format, format};
     use crate::context::model::Parts;
+    use crate::context::model::testing::{check_consistent, ctx, numbered};
     use crate::context::tokenizer::tokenizer;
     use proptest::prelude::*;
-
-    fn ctx(seq: u64, line: &str, out: &[String]) -> CommandContext {
-        let mut c = CommandContext::new("s", seq, line);
-        c.exit_code = Some(0);
-        c.output = out.to_vec();
-        c.output_lines = out.len();
-        c
-    }
-
-    fn numbered(n: usize) -> Vec<String> {
-        (0..n).map(|i| format!("line {i}")).collect()
-    }
-
-    fn check_consistent(c: &CommandContext) {
-        let total: usize = c.gaps.iter().map(|g| g.1).sum();
-        assert_eq!(c.omitted_lines(), total);
-        assert_eq!(c.output.len() + total, c.output_lines);
-        assert!(c.gaps.windows(2).all(|w| w[0].0 < w[1].0), "{:?}", c.gaps);
-        assert!(c.gaps.iter().all(|&(at, n)| at <= c.output.len() && n > 0));
-    }
 
     // ---- model profiles ----
 

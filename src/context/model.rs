@@ -120,3 +120,32 @@ pub(crate) struct ContextDoc {
     pub parts: Parts,
     pub report: BudgetReport,
 }
+
+/// Builders and checks shared by the stages' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::CommandContext;
+
+    /// A finished command of session `s` with `out` as its whole output.
+    pub(crate) fn ctx(seq: u64, line: &str, out: &[String]) -> CommandContext {
+        let mut c = CommandContext::new("s", seq, line);
+        c.exit_code = Some(0);
+        c.output = out.to_vec();
+        c.output_lines = out.len();
+        c
+    }
+
+    /// `line 0`, `line 1`, ...
+    pub(crate) fn numbered(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("line {i}")).collect()
+    }
+
+    /// Kept lines and gaps account for every line of the output, gaps in order.
+    pub(crate) fn check_consistent(c: &CommandContext) {
+        let total: usize = c.gaps.iter().map(|g| g.1).sum();
+        assert_eq!(c.omitted_lines(), total);
+        assert_eq!(c.output.len() + total, c.output_lines);
+        assert!(c.gaps.windows(2).all(|w| w[0].0 < w[1].0), "{:?}", c.gaps);
+        assert!(c.gaps.iter().all(|&(at, n)| at <= c.output.len() && n > 0));
+    }
+}

@@ -542,22 +542,21 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                                         }
                                     }
                                     Piece::Marker(m) => {
-                                        // At a prompt, or before the next command's
-                                        // output: never inside output.
-                                        if matches!(m, Marker::PromptStart | Marker::OutputStart) {
-                                            if let Some(w) = warning.take() {
-                                                screen.notice(&w);
-                                            }
-                                        }
-                                        let output_start = matches!(m, Marker::OutputStart);
+                                        let boundary =
+                                            matches!(m, Marker::PromptStart | Marker::OutputStart);
                                         if let Some(r) = rec.as_mut() {
                                             r.marker(now, m);
-                                            // A warning the marker raised itself (a shell the
-                                            // hooks cannot follow) goes before its output.
-                                            if output_start && warning.is_none() {
-                                                if let Some(w) = r.take_warning() {
-                                                    screen.notice(&w);
-                                                }
+                                            // The marker itself may raise one (a shell the
+                                            // hooks cannot follow).
+                                            if boundary && warning.is_none() {
+                                                *warning = r.take_warning();
+                                            }
+                                        }
+                                        // At a prompt, or before the next command's
+                                        // output: never inside output.
+                                        if boundary {
+                                            if let Some(w) = warning.take() {
+                                                screen.notice(&w);
                                             }
                                         }
                                     }

@@ -125,7 +125,7 @@ impl Screen {
             joined.extend_from_slice(bytes);
             &joined[..]
         };
-        let end = bytes.len() - incomplete_utf8_tail(bytes);
+        let end = bytes.len() - crate::term::render::incomplete_utf8_tail(bytes);
         self.parser.advance(&mut self.grid, &bytes[..end]);
         self.carry = bytes[end..].to_vec();
     }
@@ -210,24 +210,6 @@ impl Screen {
         let joined = rows.join("\n");
         joined.trim_matches('\n').to_string()
     }
-}
-
-fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
-    let n = bytes.len();
-    for back in 1..=n.min(3) {
-        let b = bytes[n - back];
-        if b & 0xc0 == 0x80 {
-            continue;
-        }
-        let need = match b {
-            0xc2..=0xdf => 2,
-            0xe0..=0xef => 3,
-            0xf0..=0xf4 => 4,
-            _ => return 0,
-        };
-        return if back < need { back } else { 0 };
-    }
-    0
 }
 
 impl Grid {

@@ -1131,7 +1131,7 @@ pub struct Renderer {
 /// it, it skips the bytes that followed within the 4-byte window (e.g. a `\r`). Holding
 /// such a tail back until the next chunk means `vte` never sees a split code point, so the
 /// output does not depend on how the stream is chunked.
-fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+pub(crate) fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
     let n = bytes.len();
     for back in 1..=n.min(3) {
         let b = bytes[n - back];
