@@ -232,7 +232,7 @@ fn pick(
     }
     let grep = req.grep.as_ref().map(|re| {
         move |c: &Candidate| {
-            re.is_match(&c.record.command_line) || read::output_matches(&Source::of(c), re)
+            re.is_match(&c.record.command_line) || read::command_output_matches(c, re)
         }
     });
     let query = Query {

@@ -646,6 +646,35 @@ fn looks_like_error(s: &str) -> bool {
 
 /// Reads and renders `src` into a digest with `caps`.
 pub(crate) fn digest(src: &Source, caps: Caps) -> Digest {
+    digest_with(src, caps, &mut NoLines)
+}
+
+/// Lines go nowhere.
+struct NoLines;
+impl LineSink for NoLines {
+    fn line(&mut self, _: Line<'_>) {}
+    fn erase_scrollback(&mut self) {}
+}
+
+/// Hands every line to both sinks.
+struct Both<'a>(&'a mut Builder, &'a mut dyn LineSink);
+impl LineSink for Both<'_> {
+    fn line(&mut self, line: Line<'_>) {
+        self.1.line(Line {
+            head: line.head,
+            omitted: line.omitted,
+            tail: line.tail,
+        });
+        self.0.line(line);
+    }
+    fn erase_scrollback(&mut self) {
+        self.0.erase_scrollback();
+        self.1.erase_scrollback();
+    }
+}
+
+/// [`digest`], also handing every line to `also` (one rendering pass for both).
+fn digest_with(src: &Source, caps: Caps, also: &mut dyn LineSink) -> Digest {
     let mut r = renderer(src, caps.line_cap);
     let mut b = Builder::new(caps);
     let mut counter = BinaryCounter::default();
@@ -654,12 +683,12 @@ pub(crate) fn digest(src: &Source, caps: Caps) -> Digest {
         if counter.total >= BINARY_PROBE && counter.binary() {
             return false;
         }
-        r.feed_into(chunk, &mut b);
+        r.feed_into(chunk, &mut Both(&mut b, &mut *also));
         true
     });
     match end {
         ReadEnd::Complete => {
-            r.finish_into(&mut b);
+            r.finish_into(&mut Both(&mut b, also));
             let mut d = b.finish();
             d.bytes = counter.total;
             if counter.binary() {
@@ -716,19 +745,22 @@ pub(crate) fn for_each_line(
     }
 }
 
+/// Finds the first line that matches a pattern (head and tail of lines longer than the cap).
+struct Find<'a> {
+    re: &'a regex::Regex,
+    found: bool,
+}
+
+impl LineSink for Find<'_> {
+    fn line(&mut self, line: Line<'_>) {
+        self.found = self.found || self.re.is_match(line.head) || self.re.is_match(line.tail);
+    }
+    fn erase_scrollback(&mut self) {}
+}
+
 /// Whether any rendered line of `src` matches `re` (lines longer than [`LINE_CAP`] chars are
 /// matched on their head and tail). Stops reading at the first match.
-pub(crate) fn output_matches(src: &Source, re: &regex::Regex) -> bool {
-    struct Find<'a> {
-        re: &'a regex::Regex,
-        found: bool,
-    }
-    impl LineSink for Find<'_> {
-        fn line(&mut self, line: Line<'_>) {
-            self.found = self.found || self.re.is_match(line.head) || self.re.is_match(line.tail);
-        }
-        fn erase_scrollback(&mut self) {}
-    }
+fn output_matches(src: &Source, re: &regex::Regex) -> bool {
     let mut r = renderer(src, LINE_CAP);
     let mut sink = Find { re, found: false };
     let end = output_chunks(src, &mut |chunk| {
@@ -739,6 +771,22 @@ pub(crate) fn output_matches(src: &Source, re: &regex::Regex) -> bool {
         r.finish_into(&mut sink);
     }
     sink.found
+}
+
+/// Whether the output of `c` matches `re`. A large output without a cached digest is digested
+/// in the same pass and the digest cached, so a command that matched is not rendered again to
+/// be shown. (Output recognised as binary is searched only as far as it was read.)
+pub(crate) fn command_output_matches(c: &Candidate, re: &regex::Regex) -> bool {
+    let src = Source::of(c);
+    match Cached::of(c) {
+        Some(cached) if cached.load().is_none() => {
+            let mut find = Find { re, found: false };
+            let d = digest_with(&src, Caps::STANDARD, &mut find);
+            cached.save(&d);
+            find.found
+        }
+        _ => output_matches(&src, re),
+    }
 }
 
 /// The numbers of the first `limit` error-looking lines of `src` (after the `erased` ones).
@@ -753,31 +801,59 @@ pub(crate) fn error_line_numbers(src: &Source, erased: u64, limit: usize) -> Vec
 }
 
 /// The digest of `c`, from the cache when a valid one is there; large finished outputs are
-/// cached for the next call (failures to write the cache are ignored: it is only a cache).
+/// cached for the next call.
 pub(crate) fn cached_digest(c: &Candidate) -> Digest {
-    let src = Source::of(c);
-    let cacheable = !c.open_ended() && c.record.stream_length >= store::cache::MIN_CACHED_LENGTH;
-    let key = CacheKey {
-        version: DIGEST_VERSION,
-        stream_offset: c.record.stream_offset,
-        stream_length: c.record.stream_length,
-        cols: src.cols,
-        rows: src.rows,
-        next_command_line: src.next_command_line.clone(),
-    };
-    let path = store::cache::path(&c.session_dir, c.record.seq);
-    if cacheable {
-        if let Some(d) = store::cache::load::<CacheKey, Digest>(&path, &key) {
-            if d.caps == Caps::STANDARD {
-                return d;
-            }
-        }
+    let cached = Cached::of(c);
+    if let Some(d) = cached.as_ref().and_then(Cached::load) {
+        return d;
     }
-    let d = digest(&src, Caps::STANDARD);
-    if cacheable && !matches!(d.kind, OutputKind::Unreadable(_)) {
-        let _ = store::cache::save(&c.session_dir, &path, &key, &d);
+    let d = digest(&Source::of(c), Caps::STANDARD);
+    if let Some(cached) = cached {
+        cached.save(&d);
     }
     d
+}
+
+/// Where the digest of a large finished output is cached, and under which key.
+struct Cached<'a> {
+    dir: &'a std::path::Path,
+    path: PathBuf,
+    key: CacheKey,
+}
+
+impl<'a> Cached<'a> {
+    /// `None` for outputs not worth caching: small, or still growing.
+    fn of(c: &'a Candidate) -> Option<Cached<'a>> {
+        if c.open_ended() || c.record.stream_length < store::cache::MIN_CACHED_LENGTH {
+            return None;
+        }
+        let src = Source::of(c);
+        Some(Cached {
+            dir: &c.session_dir,
+            path: store::cache::path(&c.session_dir, c.record.seq),
+            key: CacheKey {
+                version: DIGEST_VERSION,
+                stream_offset: c.record.stream_offset,
+                stream_length: c.record.stream_length,
+                cols: src.cols,
+                rows: src.rows,
+                next_command_line: src.next_command_line,
+            },
+        })
+    }
+
+    fn load(&self) -> Option<Digest> {
+        store::cache::load::<CacheKey, Digest>(&self.path, &self.key)
+            .filter(|d| d.caps == Caps::STANDARD)
+    }
+
+    /// Caches `d` (not an unreadable one: the damage may be repaired). Failing to write is
+    /// ignored: it is only a cache.
+    fn save(&self, d: &Digest) {
+        if !matches!(d.kind, OutputKind::Unreadable(_)) {
+            let _ = store::cache::save(self.dir, &self.path, &self.key, d);
+        }
+    }
 }
 
 /// What a cached digest was made from: a cache entry serves only the same inputs.

@@ -316,3 +316,49 @@ fn private_key_blocks_are_flagged_line_by_line() {
     let flags: Vec<bool> = d.head.iter().map(|l| l.key_block).collect();
     assert_eq!(flags, [false, true, true, true, true, false]);
 }
+
+#[test]
+fn grep_over_a_large_output_leaves_its_digest_cached() {
+    // 2 MB of output: large enough to cache. Searching it digests it in the same pass, so the
+    // command is not rendered again to be shown.
+    let text: String = (0..200_000).map(|i| format!("row {i}\r\n")).collect();
+    let (tmp, src) = stream(&[(O, text.as_bytes())], None);
+    let record = store::CommandRecord {
+        command_id: "s:1".into(),
+        session_id: "s".into(),
+        seq: 1,
+        command_line: "seq".into(),
+        cwd: "/".into(),
+        started_at: 1,
+        ended_at: 2,
+        exit_code: Some(0),
+        stream_offset: 0,
+        stream_length: src.length.unwrap(),
+        cols: 80,
+        command_source: "hook".into(),
+        typed: None,
+        private: false,
+        recording_stopped: false,
+    };
+    let c = Candidate {
+        record,
+        running: false,
+        cut_off: false,
+        session_dir: tmp.path().to_path_buf(),
+        rows: 24,
+        next_command_line: None,
+    };
+    let cached = Cached::of(&c).expect("large enough to cache");
+    assert!(cached.load().is_none());
+    assert!(command_output_matches(
+        &c,
+        &regex::Regex::new("^row 199999$").unwrap()
+    ));
+    let d = cached.load().expect("cached by the search");
+    assert_eq!(d, digest(&src, Caps::STANDARD));
+    assert!(!command_output_matches(
+        &c,
+        &regex::Regex::new("^nowhere$").unwrap()
+    ));
+    assert_eq!(cached_digest(&c), d);
+}
