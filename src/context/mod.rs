@@ -398,9 +398,10 @@ fn stream_plan(c: &Candidate, d: &Digest, max_lines: usize) -> StreamPlan {
 }
 
 /// The placeholder standing for output `k` in the formatted document; its backticks make a
-/// markdown fence as long as the real output needs.
-fn placeholder(k: usize, backticks: usize) -> String {
-    format!("\u{1}omnish-output-{k}\u{1}{}", "`".repeat(backticks))
+/// markdown fence as long as the real output needs. `nonce` is random, so no command line can
+/// spell a placeholder (rendered output never holds the control character around it).
+fn placeholder(nonce: &str, k: usize, backticks: usize) -> String {
+    format!("\u{1}omnish-output-{nonce}-{k}\u{1}{}", "`".repeat(backticks))
 }
 
 /// Formats the document with placeholders and writes it, streaming each output in place of its
@@ -415,9 +416,10 @@ fn write_streaming(
     let json = req.format == Format::Json;
     let mut commands = Vec::with_capacity(folded.len());
     let mut streams = Vec::new();
+    let nonce = crate::store::random_hex(8);
     for (mut ctx, plan) in folded {
         if let Some(plan) = plan {
-            let mark = placeholder(streams.len(), plan.backticks);
+            let mark = placeholder(&nonce, streams.len(), plan.backticks);
             ctx.output = vec![mark.clone()];
             if !json {
                 // Text and markdown print gap lines among the output: the stream writes them.
