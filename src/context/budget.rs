@@ -358,8 +358,7 @@ impl<'a> Fitter<'a> {
 mod tests {
     use super::*;
     use crate::context::format::{Format, format};
-    use crate::context::model::Parts;
-    use crate::context::model::testing::{check_consistent, ctx, numbered};
+    use crate::context::model::testing::{arb_doc, check_consistent, ctx, numbered};
     use crate::context::tokenizer::tokenizer;
     use proptest::prelude::*;
 
@@ -580,53 +579,10 @@ mod tests {
         assert!(calls.get() < 2000 * 200, "{}", calls.get());
     }
 
-    fn arb_doc() -> impl Strategy<Value = (ContextDoc, usize)> {
-        let cmd = (
-            "[a-z ]{1,12}(\n[a-z ]{1,8})?",
-            proptest::collection::vec("[ -~]{0,30}", 0..25),
-            proptest::option::of(0i32..140),
-            "(/[a-z]{1,3}){0,2}",
-            0usize..2,
-            any::<bool>(),
-        );
-        (
-            proptest::collection::vec(cmd, 0..12),
-            0usize..600,
-            any::<bool>(),
-            0usize..3,
-            0usize..25,
-        )
-            .prop_map(|(cmds, budget, group, parts, max_lines)| {
-                let commands = cmds
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, (line, out, exit, cwd, sess, running))| {
-                        let mut c = ctx(i as u64, &line, &out);
-                        c.session_id = format!("s{sess}");
-                        c.exit_code = exit;
-                        c.cwd = cwd;
-                        c.running = running && exit.is_none();
-                        truncate(&mut c, max_lines);
-                        c
-                    })
-                    .collect();
-                let parts = [Parts::All, Parts::ResultsOnly, Parts::CommandsOnly][parts];
-                (
-                    ContextDoc {
-                        commands,
-                        group_sessions: group,
-                        parts,
-                        report: BudgetReport::default(),
-                    },
-                    budget,
-                )
-            })
-    }
-
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
         #[test]
-        fn fit_is_a_hard_ceiling((doc, budget) in arb_doc(), fmt in 0usize..3) {
+        fn fit_is_a_hard_ceiling(doc in arb_doc(), budget in 0usize..600, fmt in 0usize..3) {
             let f = [Format::Text, Format::Markdown, Format::Json][fmt];
             let t = tokenizer("chars4").unwrap();
             let render = move |d: &ContextDoc| format(d, f);
@@ -654,7 +610,7 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(16))]
         #[test]
-        fn fit_is_a_hard_ceiling_o200k((doc, budget) in arb_doc()) {
+        fn fit_is_a_hard_ceiling_o200k(doc in arb_doc(), budget in 0usize..600) {
             let t = tokenizer("o200k").unwrap();
             let mut d = doc.clone();
             fit(&mut d, budget, t.as_ref(), &text);

@@ -401,7 +401,10 @@ fn stream_plan(c: &Candidate, d: &Digest, max_lines: usize) -> StreamPlan {
 /// markdown fence as long as the real output needs. `nonce` is random, so no command line can
 /// spell a placeholder (rendered output never holds the control character around it).
 fn placeholder(nonce: &str, k: usize, backticks: usize) -> String {
-    format!("\u{1}omnish-output-{nonce}-{k}\u{1}{}", "`".repeat(backticks))
+    format!(
+        "\u{1}omnish-output-{nonce}-{k}\u{1}{}",
+        "`".repeat(backticks)
+    )
 }
 
 /// Formats the document with placeholders and writes it, streaming each output in place of its

@@ -124,7 +124,7 @@ pub(crate) struct ContextDoc {
 /// Builders and checks shared by the stages' unit tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::CommandContext;
+    use super::{CommandContext, ContextDoc};
 
     /// A finished command of session `s` with `out` as its whole output.
     pub(crate) fn ctx(seq: u64, line: &str, out: &[String]) -> CommandContext {
@@ -147,5 +147,68 @@ pub(crate) mod testing {
         assert_eq!(c.output.len() + total, c.output_lines);
         assert!(c.gaps.windows(2).all(|w| w[0].0 < w[1].0), "{:?}", c.gaps);
         assert!(c.gaps.iter().all(|&(at, n)| at <= c.output.len() && n > 0));
+    }
+
+    /// Random documents: multi-line commands, ASCII and wide outputs, running, summarized and
+    /// repeated commands, several sessions, every part selection.
+    pub(crate) fn arb_doc() -> impl proptest::strategy::Strategy<Value = ContextDoc> {
+        use proptest::prelude::*;
+        let command = (
+            "[a-z ]{1,12}(\n[a-z ]{1,8})?",
+            proptest::collection::vec("[ -~]{0,40}|[a-zé日本 ]{0,10}", 0..30),
+            proptest::option::of(0i32..160),
+            "(/[a-z]{1,3}){0,2}",
+            0usize..2,
+            (any::<bool>(), any::<bool>(), 1usize..4, 0usize..25),
+        );
+        (
+            proptest::collection::vec(command, 0..10),
+            any::<bool>(),
+            0usize..3,
+        )
+            .prop_map(|(cmds, group, parts)| {
+                let commands = cmds
+                    .into_iter()
+                    .enumerate()
+                    .map(
+                        |(i, (line, out, exit, cwd, sess, (running, summ, repeat, max)))| {
+                            let mut c = CommandContext::new(format!("s{sess}"), i as u64, line);
+                            c.cwd = cwd;
+                            c.started_at = 1_700_000_000_000 + i as u64 * 1000;
+                            c.ended_at = Some(c.started_at + 500);
+                            c.output = out.iter().map(|s| s.to_string()).collect();
+                            c.output_lines = out.len();
+                            c.exit_code = exit;
+                            c.running = running && exit.is_none();
+                            c.repeat = repeat;
+                            if c.running {
+                                c.ended_at = None;
+                            }
+                            crate::context::truncate::truncate(&mut c, max);
+                            if summ && !c.running {
+                                c.output.clear();
+                                c.gaps = if c.output_lines > 0 {
+                                    vec![(0, c.output_lines)]
+                                } else {
+                                    vec![]
+                                };
+                                c.summarized = true;
+                            }
+                            c
+                        },
+                    )
+                    .collect();
+                let mut d = ContextDoc {
+                    commands,
+                    ..Default::default()
+                };
+                d.group_sessions = group;
+                d.parts = [
+                    super::Parts::All,
+                    super::Parts::ResultsOnly,
+                    super::Parts::CommandsOnly,
+                ][parts];
+                d
+            })
     }
 }

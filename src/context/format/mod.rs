@@ -868,56 +868,6 @@ mod tests {
         );
     }
 
-    fn arb_doc() -> impl proptest::strategy::Strategy<Value = ContextDoc> {
-        use proptest::prelude::*;
-        let command = (
-            "[a-z ]{1,12}(\n[a-z ]{1,8})?",
-            proptest::collection::vec("[ -~]{0,40}|[a-zé日本 ]{0,10}", 0..30),
-            proptest::option::of(0i32..160),
-            "(/[a-z]{1,3}){0,2}",
-            0usize..2,
-            (any::<bool>(), any::<bool>(), 1usize..4, 0usize..25),
-        );
-        (
-            proptest::collection::vec(command, 0..10),
-            any::<bool>(),
-            0usize..3,
-        )
-            .prop_map(|(cmds, group, parts)| {
-                let commands = cmds
-                    .into_iter()
-                    .enumerate()
-                    .map(
-                        |(i, (line, out, exit, cwd, sess, (running, summ, repeat, max)))| {
-                            let out: Vec<&str> = out.iter().map(String::as_str).collect();
-                            let mut c = cmd(&format!("s{sess}"), i as u64, &line, &cwd, 0, &out);
-                            c.exit_code = exit;
-                            c.running = running && exit.is_none();
-                            c.repeat = repeat;
-                            if c.running {
-                                c.ended_at = None;
-                            }
-                            crate::context::truncate::truncate(&mut c, max);
-                            if summ && !c.running {
-                                c.output.clear();
-                                c.gaps = if c.output_lines > 0 {
-                                    vec![(0, c.output_lines)]
-                                } else {
-                                    vec![]
-                                };
-                                c.summarized = true;
-                            }
-                            c
-                        },
-                    )
-                    .collect();
-                let mut d = doc(commands);
-                d.group_sessions = group;
-                d.parts = [Parts::All, Parts::ResultsOnly, Parts::CommandsOnly][parts];
-                d
-            })
-    }
-
     fn check_ceiling(
         d: &ContextDoc,
         f: Format,
@@ -954,7 +904,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
         #[test]
-        fn budget_is_a_ceiling_chars4(d in arb_doc(), budget in 0usize..3000, f in 0usize..3) {
+        fn budget_is_a_ceiling_chars4(d in crate::context::model::testing::arb_doc(), budget in 0usize..3000, f in 0usize..3) {
             check_ceiling(&d, [Format::Text, Format::Markdown, Format::Json][f], budget, "chars4")?;
         }
     }
@@ -962,7 +912,7 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
         #[test]
-        fn budget_is_a_ceiling_bpe(d in arb_doc(), budget in 0usize..3000, f in 0usize..3, t in 0usize..2) {
+        fn budget_is_a_ceiling_bpe(d in crate::context::model::testing::arb_doc(), budget in 0usize..3000, f in 0usize..3, t in 0usize..2) {
             check_ceiling(&d, [Format::Text, Format::Markdown, Format::Json][f], budget, ["o200k", "cl100k"][t])?;
         }
     }
