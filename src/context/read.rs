@@ -231,13 +231,7 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
     let mut checks: Vec<(u64, Vec<u8>, usize, bool)> = Vec::new();
     let mut out_pos = 0u64;
     let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let h = match frames.next_header() {
-            Ok(Some(h)) => h,
-            Ok(None) => break,
-            Err(FrameError::Torn(_)) if frames.open_ended() => break,
-            Err(e) => return Err(e),
-        };
+    while let Some(h) = frames.next_complete()? {
         if h.direction == store::INPUT {
             if h.len as usize + typed.len() > TYPED_CAP {
                 return Ok(Vec::new());
@@ -365,10 +359,9 @@ pub(crate) fn output_chunks(src: &Source, f: &mut dyn FnMut(&[u8]) -> bool) -> R
     let mut d = 0;
     let mut stopped = false;
     loop {
-        let h = match frames.next_header() {
+        let h = match frames.next_complete() {
             Ok(Some(h)) => h,
             Ok(None) => break,
-            Err(FrameError::Torn(_)) if frames.open_ended() => break,
             Err(e) => return unreadable(e),
         };
         if h.direction != store::OUTPUT {

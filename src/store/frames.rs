@@ -139,6 +139,15 @@ impl Frames {
         }))
     }
 
+    /// [`Frames::next_header`], where a torn last frame of an open-ended range is its end (a
+    /// live or crashed recording), not damage.
+    pub fn next_complete(&mut self) -> Result<Option<FrameHeader>, FrameError> {
+        match self.next_header() {
+            Err(FrameError::Torn(_)) if self.open_ended => Ok(None),
+            other => other,
+        }
+    }
+
     /// Reads the next part of the current payload into `buf`; 0 when the payload is done.
     pub fn read_payload(&mut self, buf: &mut [u8]) -> Result<usize, FrameError> {
         let want = (buf.len() as u64).min(self.left) as usize;
