@@ -399,24 +399,10 @@ mod tests {
             store::append_command(&dir, r).unwrap();
         }
         let meta = SessionMeta {
-            id: "s".into(),
-            shell: "bash".into(),
-            argv: vec![],
-            pid: None,
-            recorder_pid: 0,
-            hostname: String::new(),
-            cwd: "/".into(),
-            started_at: 0,
             ended_at: Some(1),
             exit_status: Some(0),
-            omnish_version: String::new(),
             state: SessionState::Exited,
-            cols: 80,
-            rows: 24,
-            hooked: true,
-            running_command: None,
-            recording_error: None,
-            recording_stopped_at: None,
+            ..store::testing::session_meta("s")
         };
         store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
         let s = Session::open(&dir, None).unwrap().unwrap();

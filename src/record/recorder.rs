@@ -594,24 +594,8 @@ mod tests {
 
     fn meta(id: &str) -> SessionMeta {
         SessionMeta {
-            id: id.into(),
-            shell: "/bin/bash".into(),
-            argv: vec!["bash".into()],
-            pid: Some(1),
-            recorder_pid: 2,
-            hostname: "h".into(),
             cwd: "/start".into(),
-            started_at: 1000,
-            ended_at: None,
-            exit_status: None,
-            omnish_version: "0".into(),
-            state: SessionState::Running,
-            cols: 80,
-            rows: 24,
-            hooked: true,
-            running_command: None,
-            recording_error: None,
-            recording_stopped_at: None,
+            ..crate::store::testing::session_meta(id)
         }
     }
 

@@ -412,26 +412,7 @@ mod tests {
     use std::io::Read;
 
     fn meta() -> SessionMeta {
-        SessionMeta {
-            id: "s".into(),
-            shell: "/bin/bash".into(),
-            argv: vec!["bash".into()],
-            pid: Some(1),
-            recorder_pid: 2,
-            hostname: "h".into(),
-            cwd: "/".into(),
-            started_at: 1000,
-            ended_at: None,
-            exit_status: None,
-            omnish_version: "0".into(),
-            state: SessionState::Running,
-            cols: 80,
-            rows: 24,
-            hooked: true,
-            running_command: None,
-            recording_error: None,
-            recording_stopped_at: None,
-        }
+        crate::store::testing::session_meta("s")
     }
 
     #[test]

@@ -407,6 +407,36 @@ pub fn read_commands(dir: &Path) -> io::Result<Vec<CommandRecord>> {
     Ok(records)
 }
 
+/// Builders shared by unit tests across the crate.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{SessionMeta, SessionState};
+
+    /// The metadata of a running bash session `id` in an 80x24 terminal, started at 1000 in `/`.
+    pub(crate) fn session_meta(id: &str) -> SessionMeta {
+        SessionMeta {
+            id: id.into(),
+            shell: "/bin/bash".into(),
+            argv: vec!["bash".into()],
+            pid: Some(1),
+            recorder_pid: 2,
+            hostname: "h".into(),
+            cwd: "/".into(),
+            started_at: 1000,
+            ended_at: None,
+            exit_status: None,
+            omnish_version: "0".into(),
+            state: SessionState::Running,
+            cols: 80,
+            rows: 24,
+            hooked: true,
+            running_command: None,
+            recording_error: None,
+            recording_stopped_at: None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
