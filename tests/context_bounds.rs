@@ -222,3 +222,40 @@ fn streaming_and_collecting_give_the_same_document() {
         assert_eq!(wide, narrow, "{format}");
     }
 }
+
+/// Big outputs are read in parallel (one thread each): every digest must still land on its own
+/// command, newest and oldest alike, with small commands in between.
+#[test]
+fn outputs_read_in_parallel_stay_with_their_commands() {
+    let mut h = Harness::bash(&[]);
+    h.run_huge("seq 1 200000");
+    h.run("echo small-one");
+    h.run_huge("seq 300001 500000");
+    h.run_huge("seq 600001 800000");
+    h.run("echo small-two");
+    let text = stdout_ok(&context(&h, &["--recent", "5", "--max-lines", "4"]));
+    // After the `# cwd:` header, one block per command.
+    let blocks: Vec<&str> = text.split("\n$ ").skip(1).collect();
+    let want = [
+        ("seq 1 200000", "1\n2\n", "199999\n200000"),
+        ("echo small-one", "small-one", "small-one"),
+        ("seq 300001 500000", "300001\n300002\n", "499999\n500000"),
+        ("seq 600001 800000", "600001\n600002\n", "799999\n800000"),
+        ("echo small-two", "small-two", "small-two"),
+    ];
+    assert_eq!(blocks.len(), want.len(), "{text}");
+    for (block, (cmd, head, tail)) in blocks.iter().zip(want) {
+        let (line, output) = block.split_once('\n').unwrap_or((block, ""));
+        let output = output.trim_end();
+        assert_eq!(line, cmd, "{text}");
+        assert!(
+            output.starts_with(head) && output.ends_with(tail),
+            "{cmd}: {output}"
+        );
+    }
+    // Cached digests (second call) give the same document.
+    assert_eq!(
+        stdout_ok(&context(&h, &["--recent", "5", "--max-lines", "4"])),
+        text
+    );
+}

@@ -144,41 +144,44 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     let mut pre_summarized = Vec::new();
     let mut commands = Vec::with_capacity(picked.len());
     let mut plans = Vec::with_capacity(picked.len());
-    for c in picked.iter().rev() {
-        let mut ctx = base_context(c, req.redact);
-        // A private command's output was never stored.
-        if req.parts == Parts::CommandsOnly || c.record.private {
-            plans.push(None);
+    // A private command's output was never stored.
+    let has_output = |c: &Candidate| req.parts != Parts::CommandsOnly && !c.record.private;
+    for batch in digest_batches(&picked, &has_output) {
+        let digests = digests_of(&batch, &has_output);
+        for (&c, digest) in batch.iter().zip(digests) {
+            let mut ctx = base_context(c, req.redact);
+            let Some(digest) = digest else {
+                plans.push(None);
+                commands.push(ctx);
+                continue;
+            };
+            ctx.output_hash = digest.hash;
+            if let Some(note) = digest.note() {
+                ctx.output = vec![note];
+                ctx.output_lines = 1;
+                plans.push(None);
+            } else if streaming && digest.lines > 0 {
+                let plan = stream_plan(c, &digest, max_lines);
+                ctx.output_lines = digest.lines as usize;
+                if let Some(keep) = &plan.keep {
+                    ctx.gaps = truncate::gaps_of(keep, digest.lines);
+                }
+                plans.push(Some(plan));
+            } else if kept_cap.is_some_and(|cap| kept_bytes > cap) {
+                ctx.output_lines = digest.lines as usize;
+                if digest.lines > 0 {
+                    ctx.gaps = vec![(0, digest.lines as usize)];
+                }
+                ctx.summarized = true;
+                pre_summarized.push((ctx.session_id.clone(), ctx.seq));
+                plans.push(None);
+            } else {
+                fill_from_digest(&mut ctx, &digest, max_lines, width, req.redact);
+                kept_bytes += ctx.output.iter().map(|l| l.len() + 1).sum::<usize>();
+                plans.push(None);
+            }
             commands.push(ctx);
-            continue;
         }
-        let digest = read::cached_digest(c);
-        ctx.output_hash = digest.hash;
-        if let Some(note) = digest.note() {
-            ctx.output = vec![note];
-            ctx.output_lines = 1;
-            plans.push(None);
-        } else if streaming && digest.lines > 0 {
-            let plan = stream_plan(c, &digest, max_lines);
-            ctx.output_lines = digest.lines as usize;
-            if let Some(keep) = &plan.keep {
-                ctx.gaps = truncate::gaps_of(keep, digest.lines);
-            }
-            plans.push(Some(plan));
-        } else if kept_cap.is_some_and(|cap| kept_bytes > cap) {
-            ctx.output_lines = digest.lines as usize;
-            if digest.lines > 0 {
-                ctx.gaps = vec![(0, digest.lines as usize)];
-            }
-            ctx.summarized = true;
-            pre_summarized.push((ctx.session_id.clone(), ctx.seq));
-            plans.push(None);
-        } else {
-            fill_from_digest(&mut ctx, &digest, max_lines, width, req.redact);
-            kept_bytes += ctx.output.iter().map(|l| l.len() + 1).sum::<usize>();
-            plans.push(None);
-        }
-        commands.push(ctx);
     }
     commands.reverse();
     plans.reverse();
@@ -201,6 +204,74 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(outcome)
+}
+
+/// How many outputs are read at once: rendering is the cost of a first call over huge outputs,
+/// and it is one thread's work per output.
+fn digest_workers() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
+
+/// Outputs at least this long are read on a thread of their own.
+const PARALLEL_DIGEST_BYTES: u64 = 1 << 20;
+
+/// Newest first, in batches read together: each holds up to [`digest_workers`] big outputs
+/// (read in parallel) and at most [`DIGEST_BATCH`] candidates, so that the digests held at once
+/// stay few.
+fn digest_batches<'a>(
+    picked: &'a [Candidate],
+    has_output: &dyn Fn(&Candidate) -> bool,
+) -> Vec<Vec<&'a Candidate>> {
+    let workers = digest_workers();
+    let mut batches = vec![Vec::new()];
+    let mut big = 0;
+    for c in picked.iter().rev() {
+        let last = batches.last_mut().expect("a batch");
+        last.push(c);
+        big += usize::from(is_big(c, has_output));
+        if big == workers || last.len() == DIGEST_BATCH {
+            batches.push(Vec::new());
+            big = 0;
+        }
+    }
+    batches.retain(|b| !b.is_empty());
+    batches
+}
+
+/// Candidates read together at most.
+const DIGEST_BATCH: usize = 16;
+
+fn is_big(c: &Candidate, has_output: &dyn Fn(&Candidate) -> bool) -> bool {
+    has_output(c) && c.record.stream_length >= PARALLEL_DIGEST_BYTES
+}
+
+/// The digests of `batch` (`None` where `has_output` says there is none), big outputs read in
+/// parallel. Memory stays bounded: one digest per candidate of the batch.
+fn digests_of(
+    batch: &[&Candidate],
+    has_output: &dyn Fn(&Candidate) -> bool,
+) -> Vec<Option<Digest>> {
+    let big = |c: &Candidate| is_big(c, has_output);
+    if batch.iter().filter(|c| big(c)).count() < 2 {
+        return batch
+            .iter()
+            .map(|c| has_output(c).then(|| read::cached_digest(c)))
+            .collect();
+    }
+    std::thread::scope(|scope| {
+        let started: Vec<_> = batch
+            .iter()
+            .map(|&c| big(c).then(|| scope.spawn(move || read::cached_digest(c))))
+            .collect();
+        batch
+            .iter()
+            .zip(started)
+            .map(|(&c, thread)| match thread {
+                Some(t) => Some(t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+                None => has_output(c).then(|| read::cached_digest(c)),
+            })
+            .collect()
+    })
 }
 
 /// Formats the document, fitting it under the budget when there is one.

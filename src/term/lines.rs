@@ -175,6 +175,26 @@ impl Lines {
                 render(&mut self.scratch, self.width);
                 let s = self.scratch.as_str();
                 let body = s.trim_end_matches([' ', '\t']).len();
+                if !wrapped && !self.open {
+                    // A line of one row (the common case) goes from the scratch straight to the
+                    // sink when it is within the cap: what `end_line` would hand over.
+                    let cap = line.h + line.t;
+                    if body == 0 {
+                        self.empties += 1;
+                        return;
+                    }
+                    if body <= cap || s[..body].chars().count() <= cap {
+                        for _ in 0..std::mem::take(&mut self.empties) {
+                            sink.line(Line::default());
+                        }
+                        sink.line(Line {
+                            head: &s[..body],
+                            omitted: 0,
+                            tail: "",
+                        });
+                        return;
+                    }
+                }
                 if body > 0 {
                     if !blanks.is_empty() {
                         line.append(blanks);

@@ -319,6 +319,33 @@ impl Row {
     /// (non-zero for the continuation of a wrapped line); it decides whether a remembered
     /// tab can be written as `\t`.
     fn render_into(&self, out: &mut String, base: usize, upto: usize) {
+        // Fast path: a row of printable ASCII without marks is its cells, byte for byte (the
+        // cell markers WIDE_CONT, TAB and TAB_FILL are all below ' '). Cells are narrowed in
+        // blocks, without branches, so that the loop compiles to vector instructions.
+        let end = upto.min(self.len);
+        if self.marks.is_empty() {
+            let start = out.len();
+            let mut buf = [0u8; 64];
+            let mut plain = true;
+            for block in self.cells[..end].chunks(buf.len()) {
+                let mut ok = true;
+                for (b, &c) in buf.iter_mut().zip(block) {
+                    let v = c as u32;
+                    ok &= v.wrapping_sub(0x20) < 0x5f;
+                    *b = v as u8;
+                }
+                if !ok {
+                    plain = false;
+                    break;
+                }
+                out.push_str(std::str::from_utf8(&buf[..block.len()]).expect("printable ASCII"));
+            }
+            if plain {
+                out.extend(std::iter::repeat_n(BLANK, upto - end));
+                return;
+            }
+            out.truncate(start);
+        }
         let mut i = 0;
         while i < upto {
             let c = if i < self.len { self.cells[i] } else { BLANK };

@@ -362,3 +362,12 @@ fn grep_over_a_large_output_leaves_its_digest_cached() {
     ));
     assert_eq!(cached_digest(&c), d);
 }
+
+#[test]
+fn odd_controls_are_counted_as_the_byte_rule_says() {
+    let all: Vec<u8> = (0..=255u8).cycle().take(256 * 7 + 13).collect();
+    for len in [0, 1, 254, 255, 256, 511, all.len()] {
+        let want = all[..len].iter().filter(|&&b| is_odd_control(b)).count() as u64;
+        assert_eq!(count_odd_controls(&all[..len]), want, "{len}");
+    }
+}
