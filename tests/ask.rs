@@ -307,3 +307,16 @@ fn fix_with_nothing_failed_says_so() {
     );
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn ask_typed_inside_the_recorded_shell_asks_about_the_failure_before_it() {
+    let mut h = failed_session();
+    let r = h.run(&format!("{} ask --print-prompt 'why?'", omnish_bin()));
+    let out = h.output_text(&r);
+    assert!(out.contains("$ ls /no-such-dir-omnish"), "{out}");
+    assert!(
+        !out.contains("--print-prompt"),
+        "its own invocation is not context: {out}"
+    );
+    assert!(out.contains("Question: why?"), "{out}");
+}
