@@ -27,6 +27,10 @@ pub(crate) enum Kind {
     Bool,
     /// One of these strings.
     Choice(&'static [&'static str]),
+    /// A list of strings: a TOML array in the file, comma-separated in the environment and
+    /// `--set` (for allow/deny lists; no key of this build is one yet).
+    #[allow(dead_code)]
+    List,
     /// A directory; relative paths in the file are taken from the file's directory, `~/` is
     /// the home directory; the effective value is absolute.
     Path,
@@ -194,6 +198,7 @@ pub(crate) enum Value {
     Str(String),
     Int(u64),
     Bool(bool),
+    List(Vec<String>),
 }
 
 impl Value {
@@ -202,6 +207,7 @@ impl Value {
             Value::Str(s) => s.clone().into(),
             Value::Int(n) => (*n).into(),
             Value::Bool(b) => (*b).into(),
+            Value::List(l) => l.clone().into(),
         }
     }
 }
@@ -212,6 +218,7 @@ impl std::fmt::Display for Value {
             Value::Str(s) => write!(f, "{s:?}"),
             Value::Int(n) => write!(f, "{n}"),
             Value::Bool(b) => write!(f, "{b}"),
+            Value::List(l) => write!(f, "{l:?}"),
         }
     }
 }
@@ -358,28 +365,7 @@ impl Config {
                 KEYS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
             ));
         };
-        use toml::de::DeValue;
-        let v = match (key.kind, value) {
-            (Kind::Str, DeValue::String(s)) => Value::Str(s.to_string()),
-            (Kind::Choice(choices), DeValue::String(s)) => {
-                check_choice(name, s, choices)?;
-                Value::Str(s.to_string())
-            }
-            (Kind::Path, DeValue::String(s)) => Value::Str(absolute_in(s, dir)),
-            (Kind::Bool, DeValue::Boolean(b)) => Value::Bool(*b),
-            (Kind::Int, DeValue::Integer(i)) => {
-                Value::Int(parse_int(i.as_str(), i.radix()).ok_or_else(|| {
-                    format!("key '{name}': expected a non-negative integer, found {i}")
-                })?)
-            }
-            (kind, other) => {
-                return Err(format!(
-                    "key '{name}': expected {}, found {}",
-                    kind_name(kind),
-                    other.type_str()
-                ));
-            }
-        };
+        let v = value_from_toml(key, value, dir)?;
         self.values.insert(key.name, (v, Source::File(line)));
         Ok(())
     }
@@ -441,6 +427,15 @@ impl Config {
         match &self.get(name).0 {
             Value::Int(n) => usize::try_from(*n).unwrap_or(usize::MAX),
             _ => 0,
+        }
+    }
+
+    /// A list key. (No key of this build is a list yet: the kind is here for allow/deny lists.)
+    #[allow(dead_code)]
+    pub fn list(&self, name: &str) -> &[String] {
+        match &self.get(name).0 {
+            Value::List(l) => l,
+            _ => &[],
         }
     }
 
@@ -539,6 +534,49 @@ impl Config {
     }
 }
 
+/// A value from the file as `key`'s value; relative paths resolve against `dir`.
+fn value_from_toml(
+    key: &Key,
+    value: &toml::de::DeValue,
+    dir: &Path,
+) -> std::result::Result<Value, String> {
+    use toml::de::DeValue;
+    let name = key.name;
+    Ok(match (key.kind, value) {
+        (Kind::Str, DeValue::String(s)) => Value::Str(s.to_string()),
+        (Kind::Choice(choices), DeValue::String(s)) => {
+            check_choice(name, s, choices)?;
+            Value::Str(s.to_string())
+        }
+        (Kind::Path, DeValue::String(s)) => Value::Str(absolute_in(s, dir)),
+        (Kind::List, DeValue::Array(items)) => Value::List(
+            items
+                .iter()
+                .map(|i| match i.get_ref() {
+                    DeValue::String(s) => Ok(s.to_string()),
+                    other => Err(format!(
+                        "key '{name}': expected an array of strings, found an array holding {}",
+                        other.type_str()
+                    )),
+                })
+                .collect::<std::result::Result<_, _>>()?,
+        ),
+        (Kind::Bool, DeValue::Boolean(b)) => Value::Bool(*b),
+        (Kind::Int, DeValue::Integer(i)) => {
+            Value::Int(parse_int(i.as_str(), i.radix()).ok_or_else(|| {
+                format!("key '{name}': expected a non-negative integer, found {i}")
+            })?)
+        }
+        (kind, other) => {
+            return Err(format!(
+                "key '{name}': expected {}, found {}",
+                kind_name(kind),
+                other.type_str()
+            ));
+        }
+    })
+}
+
 fn kind_name(kind: Kind) -> String {
     match kind {
         Kind::Str => "a string".into(),
@@ -546,6 +584,7 @@ fn kind_name(kind: Kind) -> String {
         Kind::Bool => "true or false".into(),
         Kind::Choice(c) => format!("one of {}", c.join(", ")),
         Kind::Path => "a path (string)".into(),
+        Kind::List => "an array of strings".into(),
     }
 }
 
@@ -580,6 +619,13 @@ fn parse_text(key: &Key, raw: &str, cwd: Option<&Path>) -> std::result::Result<V
             check_choice(key.name, raw, choices)?;
             Ok(Value::Str(raw.to_string()))
         }
+        Kind::List => Ok(Value::List(
+            raw.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+        )),
         Kind::Path => {
             if raw.is_empty() {
                 return Ok(Value::Str(String::new()));
@@ -613,6 +659,7 @@ fn parse_default(key: &Key) -> Value {
     match key.kind {
         Kind::Int => Value::Int(key.default.parse().unwrap_or(0)),
         Kind::Bool => Value::Bool(key.default == "true"),
+        Kind::List => parse_text(key, key.default, None).unwrap_or(Value::List(Vec::new())),
         _ => Value::Str(key.default.to_string()),
     }
 }
@@ -780,6 +827,32 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains(":3: unknown key 'models.mine.token'"), "{e}");
+    }
+
+    #[test]
+    fn list_keys_read_arrays_and_comma_separated_text() {
+        const LIST: Key = key("env.allow", Kind::List, "PATH, HOME", None, "test");
+        let list = |v: &[&str]| Value::List(v.iter().map(|s| s.to_string()).collect());
+        assert_eq!(parse_default(&LIST), list(&["PATH", "HOME"]));
+        assert_eq!(parse_text(&LIST, "A,,B ", None), Ok(list(&["A", "B"])));
+        let table = toml::de::DeTable::parse("x = [\"A\", 1]\ny = [\"A\", \"B\"]\nz = \"A\"\n")
+            .unwrap()
+            .into_inner();
+        let get = |k: &str| {
+            let v = table.iter().find(|(n, _)| n.get_ref() == k).unwrap().1;
+            value_from_toml(&LIST, v.get_ref(), Path::new("/"))
+        };
+        assert_eq!(get("y"), Ok(list(&["A", "B"])));
+        assert!(get("x").unwrap_err().contains("array holding integer"));
+        assert!(
+            get("z")
+                .unwrap_err()
+                .contains("expected an array of strings")
+        );
+        let mut c = load("", &[]).unwrap();
+        c.values
+            .insert("env.allow", (list(&["X"]), Source::Default));
+        assert_eq!(c.list("env.allow"), ["X"]);
     }
 
     #[test]
