@@ -320,3 +320,18 @@ fn ask_typed_inside_the_recorded_shell_asks_about_the_failure_before_it() {
     );
     assert!(out.contains("Question: why?"), "{out}");
 }
+
+#[test]
+fn ask_holds_at_most_a_digest_of_each_output() {
+    let mut h = Harness::bash(&[]);
+    h.run("seq 1 5000; false");
+    let out = omnish(&h, "ask", &["--print-prompt", "--max-lines", "0"], &[]);
+    let prompt = text(&out.stdout);
+    assert!(prompt.contains("\n1\n"), "{prompt}");
+    assert!(prompt.contains("\n5000\n"), "{prompt}");
+    assert!(
+        !prompt.contains("\n2500\n"),
+        "the whole output was put in the prompt"
+    );
+    assert!(prompt.contains("lines omitted"), "{prompt}");
+}
