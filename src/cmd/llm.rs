@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 pub(crate) const DEFAULT_QUESTION: &str = "Why did this fail and how do I fix it?";
 
 /// The context the prompt shows: what `opts` select, or (without a selection option) the last
-/// failed command, else (`or_last`) the last command. `None` when nothing matched, with the
-/// line that says so.
+/// failed command, else (`or_last`) the last command. `Err` holds the line saying which
+/// filters matched nothing.
 pub(crate) fn context_text(
     opts: &ContextOpts,
     cfg: &Config,
