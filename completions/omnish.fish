@@ -28,19 +28,25 @@ complete -c omnish -n "__fish_omnish_needs_command" -s h -l help -d 'Print help 
 complete -c omnish -n "__fish_omnish_needs_command" -s V -l version -d 'Print version'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "context" -d 'Print recent commands and their output as context for a language model'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "init" -d 'Print the shell snippet for ~/.bashrc or ~/.zshrc: key bindings, optionally a recorded shell'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "ask" -d 'Ask your LLM command about the last failed command (or the last one)'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "fix" -d 'Ask your LLM command for a corrected command for the last failed one and print it'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "config" -d 'Print the effective configuration and where each value came from'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "completions" -d 'Print the shell completion script for bash, zsh or fish'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c omnish -n "__fish_omnish_using_subcommand wrap" -s h -l help -d 'Print help'
-complete -c omnish -n "__fish_omnish_using_subcommand context" -l recent -d 'The N most recent matching commands' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
-complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited)' -r
-complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l budget -d 'Hard ceiling in tokens for the whole output; older commands are summarized first' -r
-complete -c omnish -n "__fish_omnish_using_subcommand context" -l model -d 'Fit the output to a model\'s profile (budget and tokenizer), e.g. gpt-4o, claude-sonnet-4, llama3.2, qwen2.5-coder:7b' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l model -d 'Fit the output to a model\'s profile (budget and tokenizer), e.g. gpt-4o, claude-sonnet-4, llama3.2, qwen2.5-coder:7b, or one added in the config\'s [models] table' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l tokenizer -d 'Tokenizer for counting the budget: o200k, cl100k or chars4' -r
-complete -c omnish -n "__fish_omnish_using_subcommand context" -l format -d 'Output format' -r -f -a "text\t'Plain text, like the terminal showed it'
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l format -d 'Output format [default: context.format, text]' -r -f -a "text\t'Plain text, like the terminal showed it'
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l last -d 'Only the most recent matching command (same as --recent 1)'
@@ -50,6 +56,65 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l results-only -
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l commands-only -d 'Command lines, statuses and directories only, no output'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l no-redact -d 'Show secrets instead of redacting them'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand init" -l ask-key -d 'Key for `omnish ask` [default: keys.ask, \\C-xa]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand init" -l fix-key -d 'Key for `omnish fix` [default: keys.fix, \\C-xf]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand init" -l wrap -d 'Also start a recorded shell (`omnish wrap`) for interactive terminals'
+complete -c omnish -n "__fish_omnish_using_subcommand init" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l command -d 'The LLM command to run [default: ask.command]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l grep -d 'Only commands whose command line or output matches REGEX' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l cwd -d 'Only commands run in DIR or below it' -r -F
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l budget -d 'Hard ceiling in tokens for the whole output; older commands are summarized first' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l model -d 'Fit the output to a model\'s profile (budget and tokenizer), e.g. gpt-4o, claude-sonnet-4, llama3.2, qwen2.5-coder:7b, or one added in the config\'s [models] table' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l tokenizer -d 'Tokenizer for counting the budget: o200k, cl100k or chars4' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l format -d 'Output format [default: context.format, text]' -r -f -a "text\t'Plain text, like the terminal showed it'
+markdown\t'Markdown with fenced blocks'
+json\t'One JSON document (schema v1)'"
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l print-prompt -d 'Print the prompt instead of running the LLM command'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l last -d 'Only the most recent matching command (same as --recent 1)'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l failed -d 'Only commands that failed (non-zero exit status)'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l results-only -d 'Outputs only, without command lines'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l commands-only -d 'Command lines, statuses and directories only, no output'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l no-redact -d 'Show secrets instead of redacting them'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l command -d 'The LLM command to run [default: ask.command]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l grep -d 'Only commands whose command line or output matches REGEX' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l cwd -d 'Only commands run in DIR or below it' -r -F
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l budget -d 'Hard ceiling in tokens for the whole output; older commands are summarized first' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l model -d 'Fit the output to a model\'s profile (budget and tokenizer), e.g. gpt-4o, claude-sonnet-4, llama3.2, qwen2.5-coder:7b, or one added in the config\'s [models] table' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l tokenizer -d 'Tokenizer for counting the budget: o200k, cl100k or chars4' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l format -d 'Output format [default: context.format, text]' -r -f -a "text\t'Plain text, like the terminal showed it'
+markdown\t'Markdown with fenced blocks'
+json\t'One JSON document (schema v1)'"
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l last -d 'Only the most recent matching command (same as --recent 1)'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l failed -d 'Only commands that failed (non-zero exit status)'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l results-only -d 'Outputs only, without command lines'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l commands-only -d 'Command lines, statuses and directories only, no output'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l no-redact -d 'Show secrets instead of redacting them'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c omnish -n "__fish_omnish_using_subcommand config" -l format -d 'Output format' -r -f -a "text\t''
+json\t''"
+complete -c omnish -n "__fish_omnish_using_subcommand config" -l set -d 'Override KEY as a flag would, to see the result (repeatable)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand config" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand man" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man help" -f -a "init" -d 'Print the shell snippet for ~/.bashrc or ~/.zshrc: key bindings, optionally a recorded shell'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man help" -f -a "ask" -d 'Ask your LLM command about the last failed command (or the last one)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man help" -f -a "fix" -d 'Ask your LLM command for a corrected command for the last failed one and print it'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man help" -f -a "config" -d 'Print the effective configuration and where each value came from'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man help" -f -a "completions" -d 'Print the shell completion script for bash, zsh or fish'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man help" -f -a "man" -d 'Print the man page (roff)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -25,11 +25,24 @@ pub enum Command {
     Wrap(WrapArgs),
     /// Print recent commands and their output as context for a language model.
     Context(ContextArgs),
+    /// Print the shell snippet for ~/.bashrc or ~/.zshrc: key bindings, optionally a recorded
+    /// shell.
+    Init(InitArgs),
+    /// Ask your LLM command about the last failed command (or the last one).
+    Ask(AskArgs),
+    /// Ask your LLM command for a corrected command for the last failed one and print it.
+    Fix(FixArgs),
+    /// Print the effective configuration and where each value came from.
+    Config(ConfigArgs),
+    /// Print the shell completion script for bash, zsh or fish.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff).
+    Man(ManArgs),
 }
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  omnish wrap                 your $SHELL, recorded\n  omnish wrap zsh             zsh instead\n  omnish wrap bash -l         a login bash\n  omnish wrap bash -c 'make'  one command, recorded\n\nInside, OMNISH_SESSION_ID and OMNISH_SESSION_DIR name the session.\nA command typed with a leading space where the shell keeps such lines out of history\n(bash ignorespace/ignoreboth, zsh HIST_IGNORE_SPACE) is private: only its times and\nexit status are recorded. OMNISH_RECORD_PRIVATE=1 records it like any other."
+    after_help = "Examples:\n  omnish wrap                 your $SHELL, recorded\n  omnish wrap zsh             zsh instead\n  omnish wrap bash -l         a login bash\n  omnish wrap bash -c 'make'  one command, recorded\n\nInside, OMNISH_SESSION_ID and OMNISH_SESSION_DIR name the session.\nA command typed with a leading space where the shell keeps such lines out of history\n(bash ignorespace/ignoreboth, zsh HIST_IGNORE_SPACE) is private: only its times and\nexit status are recorded. OMNISH_RECORD_PRIVATE=1 (or record.private_leading_space = false\nin the config) records it like any other."
 )]
 pub struct WrapArgs {
     /// The shell to run and its arguments (default: $SHELL, then /bin/sh).
@@ -46,9 +59,17 @@ pub struct WrapArgs {
     after_help = "Examples:\n  omnish context --recent 5 | llm 'why did this fail?'\n  omnish context --failed --last --format markdown | ollama run llama3.2 'explain'\n  omnish context --since 15m --model gpt-4o --format json | jq ."
 )]
 pub struct ContextArgs {
-    /// The N most recent matching commands.
-    #[arg(long, value_name = "N", default_value_t = 10)]
-    pub recent: usize,
+    #[command(flatten)]
+    pub opts: ContextOpts,
+}
+
+/// The options that select and shape context, shared by `context`, `ask` and `fix`. Those
+/// without a value here take theirs from the configuration (`omnish config`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ContextOpts {
+    /// The N most recent matching commands [default: context.recent, 10].
+    #[arg(long, value_name = "N")]
+    pub recent: Option<usize>,
     /// Only the most recent matching command (same as --recent 1).
     #[arg(long)]
     pub last: bool,
@@ -71,26 +92,27 @@ pub struct ContextArgs {
     /// else the most recent session) or `all`.
     #[arg(long, value_name = "ID|current|all", default_value = "current")]
     pub session: String,
-    /// Most output lines per command, head and tail kept (0 = unlimited).
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    pub max_lines: usize,
+    /// Most output lines per command, head and tail kept (0 = unlimited) [default:
+    /// context.max_lines, 20].
+    #[arg(long, value_name = "N")]
+    pub max_lines: Option<usize>,
     /// Most chars per output line, head and tail kept (0 = unlimited); error lines get twice
-    /// as many.
-    #[arg(long, value_name = "N", default_value_t = 500)]
-    pub max_line_width: usize,
+    /// as many [default: context.max_line_width, 500].
+    #[arg(long, value_name = "N")]
+    pub max_line_width: Option<usize>,
     /// Hard ceiling in tokens for the whole output; older commands are summarized first.
     #[arg(long, value_name = "TOKENS")]
     pub budget: Option<usize>,
     /// Fit the output to a model's profile (budget and tokenizer), e.g. gpt-4o, claude-sonnet-4,
-    /// llama3.2, qwen2.5-coder:7b.
+    /// llama3.2, qwen2.5-coder:7b, or one added in the config's [models] table.
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
     /// Tokenizer for counting the budget: o200k, cl100k or chars4.
     #[arg(long, value_name = "NAME")]
     pub tokenizer: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: FormatArg,
+    /// Output format [default: context.format, text].
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
     /// Outputs only, without command lines.
     #[arg(long, conflicts_with = "commands_only")]
     pub results_only: bool,
@@ -101,6 +123,98 @@ pub struct ContextArgs {
     #[arg(long)]
     pub no_redact: bool,
 }
+
+/// Shells `omnish init` and `omnish completions` know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InitShell {
+    Bash,
+    Zsh,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Add to the end of ~/.bashrc or ~/.zshrc:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys."
+)]
+pub struct InitArgs {
+    /// The shell to print the snippet for.
+    #[arg(value_enum)]
+    pub shell: InitShell,
+    /// Also start a recorded shell (`omnish wrap`) for interactive terminals.
+    #[arg(long)]
+    pub wrap: bool,
+    /// Key for `omnish ask` [default: keys.ask, \C-xa].
+    #[arg(long, value_name = "KEY")]
+    pub ask_key: Option<String>,
+    /// Key for `omnish fix` [default: keys.fix, \C-xf].
+    #[arg(long, value_name = "KEY")]
+    pub fix_key: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  omnish ask\n  omnish ask 'is this a permissions problem?'\n  omnish ask --recent 5 --here 'what was I doing?'\n  OMNISH_ASK_COMMAND='ollama run llama3.2' omnish ask\n\nWithout a selection option, the context is the last failed command of the session, or the\nlast command if none failed. The LLM command is ask.command (OMNISH_ASK_COMMAND), else `llm`\nor `ollama` found on PATH; without one, the prompt is printed."
+)]
+pub struct AskArgs {
+    /// The question [default: "Why did this fail and how do I fix it?"].
+    #[arg(value_name = "QUESTION")]
+    pub question: Vec<String>,
+    /// The LLM command to run [default: ask.command].
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+    /// Print the prompt instead of running the LLM command.
+    #[arg(long)]
+    pub print_prompt: bool,
+    #[command(flatten)]
+    pub context: ContextOpts,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Prints the corrected command on stdout and runs nothing. The key binding from\n`omnish init` puts it on the prompt line to edit and run."
+)]
+pub struct FixArgs {
+    /// The LLM command to run [default: ask.command].
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+    #[command(flatten)]
+    pub context: ContextOpts,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The file is $OMNISH_CONFIG, else config.toml in the platform config dir\n(~/.config/omnish/config.toml). Precedence: flags, environment, file, defaults."
+)]
+pub struct ConfigArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ConfigFormat,
+    /// Override KEY as a flag would, to see the result (repeatable).
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConfigFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: CompletionShell,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompletionShell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {}
 
 /// `--format` values; mapped onto the library's [`crate::context::format::Format`], which knows
 /// nothing of clap.

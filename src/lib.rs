@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub(crate) mod config;
 pub mod context;
 pub mod error;
 pub mod record;

@@ -11,6 +11,12 @@ fn main() {
     let result = match cli.command {
         Command::Wrap(args) => args.run(),
         Command::Context(args) => args.run(),
+        Command::Init(args) => args.run(),
+        Command::Ask(args) => args.run(),
+        Command::Fix(args) => args.run(),
+        Command::Config(args) => args.run(),
+        Command::Completions(args) => args.run(),
+        Command::Man(args) => args.run(),
     };
     let code = match result {
         Ok(code) => code,

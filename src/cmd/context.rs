@@ -1,8 +1,11 @@
-//! `omnish context`: turn the flags and the environment into a [`Request`] for the library
-//! pipeline ([`crate::context::run`]) and report what it did.
+//! `omnish context`: turn the flags, the configuration and the environment into a [`Request`]
+//! for the library pipeline ([`crate::context::run`]) and report what it did. The mapping
+//! ([`request`]) is shared with `ask` and `fix`.
 
-use crate::cli::ContextArgs;
+use crate::cli::{ContextArgs, ContextOpts};
 use crate::cmd::Run;
+use crate::config::Config;
+use crate::context::format::Format;
 use crate::context::model::Parts;
 use crate::context::{self, Budget, Request, models, select};
 use crate::error::ExitError;
@@ -11,16 +14,11 @@ use anyhow::{Context, Result};
 
 impl Run for ContextArgs {
     fn run(self) -> Result<i32> {
-        let request = self.request()?;
+        let cfg = Config::load()?;
+        let request = request(&self.opts, &cfg, None)?;
         let mut out = std::io::stdout().lock();
-        let outcome = context::run(&request, &mut out).map_err(|e| {
-            // The library names no flags; a budget below the smallest document came from here.
-            if e.downcast_ref::<ExitError>().is_some() && self.budget.is_some() {
-                e.context("--budget")
-            } else {
-                e
-            }
-        })?;
+        let outcome =
+            context::run(&request, &mut out).map_err(|e| with_budget_flag(e, &self.opts))?;
         for w in &outcome.warnings {
             eprintln!("omnish: warning: {w}");
         }
@@ -34,99 +32,160 @@ impl Run for ContextArgs {
     }
 }
 
-impl ContextArgs {
-    /// The library request for these flags, the environment and the current directory.
-    fn request(&self) -> Result<Request> {
-        if self.recent == 0 {
-            return Err(ExitError::usage(
-                "--recent 0 selects nothing; give at least 1 (or leave it out for 10)",
-            )
-            .into());
-        }
-        let parts = if self.results_only {
-            Parts::ResultsOnly
-        } else if self.commands_only {
-            Parts::CommandsOnly
-        } else {
-            Parts::All
-        };
-        let grep = match &self.grep {
-            Some(pattern) => Some(regex::Regex::new(pattern).map_err(|e| {
-                ExitError::usage(format!(
-                    "--grep: invalid regular expression '{pattern}': {e}"
-                ))
-            })?),
-            None => None,
-        };
-        let within = if let Some(dir) = &self.cwd {
-            Some(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()))
-        } else if self.here {
-            let cwd = std::env::current_dir().context("cannot read the current directory")?;
-            Some(select::git_root_or(&cwd))
-        } else {
-            None
-        };
-        let since_ms = match &self.since {
-            Some(since) => {
-                let ms = select::parse_duration(since)
-                    .map_err(|e| ExitError::usage(format!("--since: {e}")))?;
-                Some(store::now_ms().saturating_sub(ms))
-            }
-            None => None,
-        };
-        let root = store::data_root()?;
-        let data_root = std::path::absolute(&root).unwrap_or(root);
-        Ok(Request {
-            data_root,
-            sessions: self
-                .session
-                .parse()
-                .unwrap_or(select::SessionChoice::Current),
-            current_session: std::env::var("OMNISH_SESSION_ID")
-                .ok()
-                .filter(|s| !s.is_empty()),
-            failed: self.failed,
-            grep,
-            within,
-            since_ms,
-            limit: if self.last { 1 } else { self.recent },
-            parts,
-            max_lines: self.max_lines,
-            max_line_width: self.max_line_width,
-            redact: !self.no_redact,
-            budget: self.budget()?,
-            format: self.format.into(),
-        })
+/// The library names no flags; a budget below the smallest document came from `--budget`.
+pub(crate) fn with_budget_flag(e: anyhow::Error, opts: &ContextOpts) -> anyhow::Error {
+    if e.downcast_ref::<ExitError>().is_some() && opts.budget.is_some() {
+        e.context("--budget")
+    } else {
+        e
     }
+}
 
-    /// The token ceiling and tokenizer, from --budget, --model and --tokenizer.
-    fn budget(&self) -> Result<Option<Budget>> {
-        let profile = match &self.model {
-            Some(name) => Some(
-                models::resolve_model(name)
-                    .map_err(|e| ExitError::usage(format!("--model: {e}")))?,
-            ),
-            None => None,
-        };
-        let limit = self.budget.or(profile.map(|p| p.default_budget()));
-        let Some(tokens) = limit else {
-            if self.tokenizer.is_some() {
-                return Err(ExitError::usage("--tokenizer needs --budget or --model").into());
-            }
-            return Ok(None);
-        };
-        let tokenizer = self
-            .tokenizer
-            .clone()
-            .or(profile.map(|p| p.tokenizer.to_string()))
-            .unwrap_or_else(|| "o200k".to_string());
-        if !context::tokenizer::TOKENIZERS.contains(&tokenizer.as_str()) {
-            return Err(ExitError::usage(format!(
-                "--tokenizer: unknown tokenizer '{tokenizer}'; known tokenizers: {}",
-                context::tokenizer::TOKENIZERS.join(", ")
-            ))
-            .into());
-        }
-        Ok(Some(Budget { tokens, tokenizer }))
+/// Whether any option that picks commands was given (`ask` and `fix` pick the last failed
+/// command otherwise).
+pub(crate) fn selects(opts: &ContextOpts) -> bool {
+    opts.recent.is_some()
+        || opts.last
+        || opts.failed
+        || opts.grep.is_some()
+        || opts.cwd.is_some()
+        || opts.here
+        || opts.since.is_some()
+}
+
+fn format_of(name: &str) -> Format {
+    match name {
+        "markdown" => Format::Markdown,
+        "json" => Format::Json,
+        _ => Format::Text,
     }
+}
+
+/// The library request for these options: flags first, then the configuration (which holds
+/// the environment and the file), then defaults. `default_model` is the profile used when
+/// `--model` is absent (`ask.model` for `ask` and `fix`).
+pub(crate) fn request(
+    opts: &ContextOpts,
+    cfg: &Config,
+    default_model: Option<&str>,
+) -> Result<Request> {
+    let recent = opts.recent.unwrap_or_else(|| cfg.int("context.recent"));
+    if recent == 0 {
+        let what = if opts.recent.is_some() {
+            "--recent 0"
+        } else {
+            "context.recent = 0"
+        };
+        return Err(ExitError::usage(format!(
+            "{what} selects nothing; give at least 1 (or leave it out for 10)"
+        ))
+        .into());
+    }
+    let parts = if opts.results_only {
+        Parts::ResultsOnly
+    } else if opts.commands_only {
+        Parts::CommandsOnly
+    } else {
+        Parts::All
+    };
+    let grep = match &opts.grep {
+        Some(pattern) => Some(regex::Regex::new(pattern).map_err(|e| {
+            ExitError::usage(format!(
+                "--grep: invalid regular expression '{pattern}': {e}"
+            ))
+        })?),
+        None => None,
+    };
+    let within = if let Some(dir) = &opts.cwd {
+        Some(std::path::absolute(dir).unwrap_or_else(|_| dir.clone()))
+    } else if opts.here {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        Some(select::git_root_or(&cwd))
+    } else {
+        None
+    };
+    let since_ms = match &opts.since {
+        Some(since) => {
+            let ms = select::parse_duration(since)
+                .map_err(|e| ExitError::usage(format!("--since: {e}")))?;
+            Some(store::now_ms().saturating_sub(ms))
+        }
+        None => None,
+    };
+    let root = cfg.data_root()?;
+    let data_root = std::path::absolute(&root).unwrap_or(root);
+    let format = match opts.format {
+        Some(f) => f.into(),
+        None => format_of(cfg.str("context.format")),
+    };
+    Ok(Request {
+        data_root,
+        sessions: opts
+            .session
+            .parse()
+            .unwrap_or(select::SessionChoice::Current),
+        current_session: std::env::var("OMNISH_SESSION_ID")
+            .ok()
+            .filter(|s| !s.is_empty()),
+        failed: opts.failed,
+        grep,
+        within,
+        since_ms,
+        limit: if opts.last { 1 } else { recent },
+        parts,
+        max_lines: opts
+            .max_lines
+            .unwrap_or_else(|| cfg.int("context.max_lines")),
+        max_line_width: opts
+            .max_line_width
+            .unwrap_or_else(|| cfg.int("context.max_line_width")),
+        redact: !opts.no_redact && cfg.bool("context.redact"),
+        budget: budget(opts, cfg, default_model)?,
+        format,
+    })
+}
+
+/// The token ceiling and tokenizer, from --budget, --model (or `default_model`) and
+/// --tokenizer. Models added in the config come before the built-in ones.
+fn budget(opts: &ContextOpts, cfg: &Config, default_model: Option<&str>) -> Result<Option<Budget>> {
+    let (model, what) = match (&opts.model, default_model) {
+        (Some(m), _) => (Some(m.as_str()), "--model"),
+        (None, Some(m)) if !m.is_empty() => (Some(m), "ask.model"),
+        _ => (None, "--model"),
+    };
+    // (default budget, tokenizer) of the profile.
+    let profile: Option<(usize, String)> = match model {
+        Some(name) => match cfg.user_model(name) {
+            Some(m) => Some((m.default_budget(), m.tokenizer.clone())),
+            None => {
+                let p = models::resolve_model(name).map_err(|e| {
+                    ExitError::usage(format!(
+                        "{what}: {e}; or add it to the config file's [models] table"
+                    ))
+                })?;
+                Some((p.default_budget(), p.tokenizer.to_string()))
+            }
+        },
+        None => None,
+    };
+    let limit = opts.budget.or(profile.as_ref().map(|p| p.0));
+    let Some(tokens) = limit else {
+        if opts.tokenizer.is_some() {
+            return Err(ExitError::usage("--tokenizer needs --budget or --model").into());
+        }
+        return Ok(None);
+    };
+    let tokenizer = opts
+        .tokenizer
+        .clone()
+        .or(profile.map(|p| p.1))
+        .unwrap_or_else(|| "o200k".to_string());
+    if !context::tokenizer::TOKENIZERS.contains(&tokenizer.as_str()) {
+        return Err(ExitError::usage(format!(
+            "--tokenizer: unknown tokenizer '{tokenizer}'; known tokenizers: {}",
+            context::tokenizer::TOKENIZERS.join(", ")
+        ))
+        .into());
+    }
+    Ok(Some(Budget { tokens, tokenizer }))
 }

@@ -1,6 +1,13 @@
 //! One module per subcommand, each implementing [`Run`].
 
+pub mod ask;
+pub mod completions;
+pub mod config;
 pub mod context;
+pub mod fix;
+pub mod init;
+pub(crate) mod llm;
+pub mod man;
 pub mod wrap;
 
 /// A subcommand: runs and returns the process exit status.

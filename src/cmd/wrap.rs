@@ -36,7 +36,8 @@ impl Run for WrapArgs {
             .unwrap_or((80, 24));
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
 
-        let root = store::data_root()?;
+        let cfg = crate::config::Config::load()?;
+        let root = cfg.data_root()?;
         // Before the first write: a file size limit must fail a write, not kill omnish.
         pty::catch_file_size_signal();
         let dir = store::sessions_dir(&root).join(&id);
@@ -68,9 +69,7 @@ impl Run for WrapArgs {
         let recorder = match Recorder::spawn(&dir, meta) {
             Ok(mut r) => {
                 // Lines kept out of history with a leading space are private unless asked.
-                r.set_record_private(
-                    std::env::var("OMNISH_RECORD_PRIVATE").is_ok_and(|v| v == "1"),
-                );
+                r.set_record_private(!cfg.bool("record.private_leading_space"));
                 Some(r)
             }
             Err(e) => {
@@ -97,7 +96,7 @@ impl Run for WrapArgs {
         }
         command.env("OMNISH_SESSION_ID", &id);
         command.env("OMNISH_SESSION_DIR", dir.as_os_str());
-        if std::env::var_os("OMNISH_DATA_DIR").is_some_and(|d| !d.is_empty()) {
+        if !cfg.str("data_dir").is_empty() {
             // Absolute, so `omnish context` finds the sessions after a `cd`.
             command.env("OMNISH_DATA_DIR", root.as_os_str());
         }
@@ -142,7 +141,7 @@ fn size_from_env() -> Option<(u16, u16)> {
 /// The session already recording this terminal, if any: `OMNISH_SESSION_ID` is set and one of
 /// our standard streams is the recorder's terminal (or none is a terminal at all). A new
 /// terminal inside a recorded shell (a tmux pane) is not nested and gets its own recorder.
-fn nested_session() -> Option<String> {
+pub(crate) fn nested_session() -> Option<String> {
     let id = std::env::var("OMNISH_SESSION_ID")
         .ok()
         .filter(|s| !s.is_empty())?;

@@ -1,0 +1,51 @@
+# omnish key bindings (and, with --wrap, a recorded shell), printed by `omnish init bash` for
+# `eval "$(omnish init bash)"` at the end of ~/.bashrc. The lines above this file (printed by
+# omnish) set:
+#   __omnish_bin       omnish's absolute path
+#   __omnish_ask_key   the key for `omnish ask`, readline syntax (\C-xa)
+#   __omnish_fix_key   the key for `omnish fix`
+#   __omnish_wrap      1 to replace this shell with a recorded one: omnish found this terminal
+#                      can be recorded, is not recorded yet and was not wrapped from here before
+#   __omnish_tty       this terminal, remembered so the recorded shell is started once
+# Nothing happens in shells that are not interactive (scripts, `bash -c`).
+
+if [[ $- == *i* ]]; then
+    if [[ ${__omnish_wrap-} == 1 && -t 0 && -t 1 ]]; then
+        if [[ -x ${__omnish_bin-} ]]; then
+            export OMNISH_INIT_WRAPPED="${__omnish_tty-}"
+            if builtin shopt -q login_shell; then
+                builtin exec "$__omnish_bin" wrap "${BASH:-bash}" -l
+            else
+                builtin exec "$__omnish_bin" wrap "${BASH:-bash}"
+            fi
+        fi
+        builtin printf 'omnish: cannot run %s; this shell is not recorded\n' "${__omnish_bin-omnish}" >&2
+    fi
+
+    # The answer streams below the line; bash then redraws the prompt and the line. bash has
+    # cleared the line being edited: it is shown again first (the prompt's last line without
+    # its invisible \[...\] parts, which hold omnish's markers), so it stays above the answer.
+    __omnish_ask_widget() {
+        local __omnish_p=${PS1@P} __omnish_shown=''
+        while [[ $__omnish_p == *$'\001'*$'\002'* ]]; do
+            __omnish_shown+=${__omnish_p%%$'\001'*}
+            __omnish_p=${__omnish_p#*$'\002'}
+        done
+        __omnish_shown+=$__omnish_p
+        builtin printf '%s%s\n' "${__omnish_shown##*$'\n'}" "${READLINE_LINE-}"
+        "$__omnish_bin" ask </dev/null
+    }
+
+    # The corrected command replaces the line, to edit and run (nothing runs here).
+    __omnish_fix_widget() {
+        local __omnish_cmd
+        __omnish_cmd=$("$__omnish_bin" fix </dev/null) || builtin return 0
+        [[ -n $__omnish_cmd ]] || builtin return 0
+        READLINE_LINE=$__omnish_cmd
+        READLINE_POINT=${#__omnish_cmd}
+    }
+
+    builtin bind -m emacs -x "\"${__omnish_ask_key}\": __omnish_ask_widget"
+    builtin bind -m emacs -x "\"${__omnish_fix_key}\": __omnish_fix_widget"
+fi
+builtin unset __omnish_wrap __omnish_tty

@@ -1,0 +1,23 @@
+//! `omnish completions bash|zsh|fish`: prints the committed completion script (tests/cli_docs.rs
+//! fails when it is stale).
+
+use crate::cli::{CompletionShell, CompletionsArgs};
+use crate::cmd::Run;
+use anyhow::Result;
+use std::io::Write;
+
+const BASH: &str = include_str!("../../completions/omnish.bash");
+const ZSH: &str = include_str!("../../completions/_omnish");
+const FISH: &str = include_str!("../../completions/omnish.fish");
+
+impl Run for CompletionsArgs {
+    fn run(self) -> Result<i32> {
+        let text = match self.shell {
+            CompletionShell::Bash => BASH,
+            CompletionShell::Zsh => ZSH,
+            CompletionShell::Fish => FISH,
+        };
+        std::io::stdout().lock().write_all(text.as_bytes())?;
+        Ok(0)
+    }
+}
