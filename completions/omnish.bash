@@ -22,6 +22,9 @@ _omnish() {
             omnish,help)
                 cmd="omnish__subcmd__help"
                 ;;
+            omnish,mcp)
+                cmd="omnish__subcmd__mcp"
+                ;;
             omnish,wrap)
                 cmd="omnish__subcmd__wrap"
                 ;;
@@ -30,6 +33,9 @@ _omnish() {
                 ;;
             omnish__subcmd__help,help)
                 cmd="omnish__subcmd__help__subcmd__help"
+                ;;
+            omnish__subcmd__help,mcp)
+                cmd="omnish__subcmd__help__subcmd__mcp"
                 ;;
             omnish__subcmd__help,wrap)
                 cmd="omnish__subcmd__help__subcmd__wrap"
@@ -41,7 +47,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context help"
+            opts="-h -V --help --version wrap context mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -113,7 +119,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context help"
+            opts="wrap context mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -154,9 +160,37 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__help__subcmd__wrap)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__mcp)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

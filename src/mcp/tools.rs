@@ -29,6 +29,8 @@ const MIN_BUDGET: u64 = 200;
 const MAX_BUDGET: u64 = 200_000;
 /// The tokenizer budgets are counted with.
 const TOKENIZER: &str = "o200k";
+/// Tokens allowed for where the labels meet the document when the two are counted apart.
+const BOUNDARY_SLACK: usize = 8;
 /// How long a client may cache `tools/list` (the list changes only with the binary).
 pub(crate) const LIST_TTL_MS: u64 = 3_600_000;
 
@@ -124,7 +126,7 @@ fn commands_output_schema() -> Value {
             "nothing_matched": {"type": ["string", "null"]},
             "warnings": {"type": "array", "items": {"type": "string"}},
             "budget": {"type": "integer"},
-            "tokens": {"type": "integer", "description": "o200k tokens the text result counts"}
+            "tokens": {"type": "integer", "description": "the text result counts at most this many o200k tokens (never more than budget)"}
         },
         "required": ["session", "commands", "dropped", "nothing_matched", "warnings", "budget", "tokens"]
     })
@@ -511,6 +513,22 @@ fn target(
     }
 }
 
+/// Most chars of a command line shown in a one-line summary (status, session lists).
+const SHORT_LINE: usize = 300;
+
+/// `line` for a one-line summary: newlines shown as ` ⏎ `, at most [`SHORT_LINE`] chars kept
+/// (head and tail).
+fn short(line: &str) -> String {
+    let one = line.replace('\n', " ⏎ ");
+    let n = one.chars().count();
+    if n <= SHORT_LINE {
+        return one;
+    }
+    let head: String = one.chars().take(SHORT_LINE / 2).collect();
+    let tail: String = one.chars().skip(n - SHORT_LINE / 2).collect();
+    crate::context::truncate::shorten(&head, (n - SHORT_LINE) as u64, &tail, SHORT_LINE)
+}
+
 /// The first line of every text result.
 fn label(session: &Value) -> String {
     let which = match session["id"].as_str() {
@@ -643,6 +661,7 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
             }
         })?;
         let doc_text = String::from_utf8_lossy(&doc_text).into_owned();
+        let doc_report_tokens = doc.as_ref().and_then(|d| d.report.tokens);
         let mut structured = json!({
             "session": which,
             "commands": [],
@@ -680,15 +699,21 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
                     .collect::<Vec<_>>()
             );
         }
-        let (n, fits) = tokens_within(&text, budget, counter.as_ref());
+        // The document's count is known (the library counted it, or it is shorter in bytes
+        // than its budget): only the labels around it are counted, and the whole text only
+        // when that estimate comes close to the budget.
+        let doc_tokens = match &doc_report_tokens {
+            Some(n) => *n,
+            None => doc_text.len(),
+        };
+        let estimate =
+            doc_tokens + counter.count(&text.replacen(&doc_text, "", 1)) + BOUNDARY_SLACK;
+        let (n, fits) = if estimate <= budget {
+            (estimate.min(text.len()), true)
+        } else {
+            tokens_within(&text, budget, counter.as_ref())
+        };
         if fits {
-            // Counted for the record even when it fits uncounted (the tables are built at
-            // start-up).
-            let n = if text.len() <= budget {
-                counter.count(&text)
-            } else {
-                n
-            };
             structured["tokens"] = json!(n);
             return Ok(Output { text, structured });
         }
@@ -933,7 +958,7 @@ fn list_sessions(config: &Config, args: &Args<'_>) -> ToolResult {
             "started_at": s.meta.started_at,
             "ended_at": s.meta.ended_at,
             "commands": commands,
-            "last_command": last_line.map(|l| redact::redact(&l).into_owned()),
+            "last_command": last_line.map(|l| short(&redact::redact(&l))),
             "current": current.as_ref().is_some_and(|c| c.id == id),
         }));
     }
@@ -1031,7 +1056,7 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
         if c.record.private {
             context::PRIVATE_LINE.to_string()
         } else {
-            redact::redact(&c.record.command_line).into_owned()
+            short(&redact::redact(&c.record.command_line))
         }
     };
     let failed = |c: &select::Candidate| c.record.exit_code.is_some_and(|x| x != 0);
@@ -1222,6 +1247,17 @@ mod tests {
             schema: &def.input,
         };
         assert_eq!(a.check_names().unwrap_err(), "missing argument `id`");
+    }
+
+    #[test]
+    fn summary_lines_are_one_line_and_bounded() {
+        assert_eq!(short("a\nb"), "a ⏎ b");
+        let long = "y".repeat(10_000);
+        let s = short(&long);
+        assert!(
+            s.chars().count() < SHORT_LINE + 40 && s.contains("omitted"),
+            "{s}"
+        );
     }
 
     #[test]
