@@ -660,7 +660,10 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
                 e.to_string()
             }
         })?;
-        let doc_text = String::from_utf8_lossy(&doc_text).into_owned();
+        let mut doc_text = String::from_utf8_lossy(&doc_text).into_owned();
+        if doc_text.ends_with('\n') {
+            doc_text.pop();
+        }
         let doc_report_tokens = doc.as_ref().and_then(|d| d.report.tokens);
         let mut structured = json!({
             "session": which,
@@ -706,8 +709,13 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
             Some(n) => *n,
             None => doc_text.len(),
         };
-        let estimate =
-            doc_tokens + counter.count(&text.replacen(&doc_text, "", 1)) + BOUNDARY_SLACK;
+        let around = match text.find(doc_text.as_str()) {
+            Some(at) if !doc_text.is_empty() => {
+                format!("{}{}", &text[..at], &text[at + doc_text.len()..])
+            }
+            _ => text.clone(),
+        };
+        let estimate = doc_tokens + counter.count(&around) + BOUNDARY_SLACK;
         let (n, fits) = if estimate <= budget {
             (estimate.min(text.len()), true)
         } else {
