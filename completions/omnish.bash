@@ -40,6 +40,9 @@ _omnish() {
             omnish,man)
                 cmd="omnish__subcmd__man"
                 ;;
+            omnish,mcp)
+                cmd="omnish__subcmd__mcp"
+                ;;
             omnish,wrap)
                 cmd="omnish__subcmd__wrap"
                 ;;
@@ -67,6 +70,9 @@ _omnish() {
             omnish__subcmd__help,man)
                 cmd="omnish__subcmd__help__subcmd__man"
                 ;;
+            omnish__subcmd__help,mcp)
+                cmd="omnish__subcmd__help__subcmd__mcp"
+                ;;
             omnish__subcmd__help,wrap)
                 cmd="omnish__subcmd__help__subcmd__wrap"
                 ;;
@@ -77,7 +83,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context init ask fix config completions man help"
+            opts="-h -V --help --version wrap context init ask fix config completions man mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,7 +315,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context init ask fix config completions man help"
+            opts="wrap context init ask fix config completions man mcp help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -434,6 +440,20 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__help__subcmd__wrap)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -471,6 +491,20 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__man)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__mcp)
             opts="-h --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -38,6 +38,8 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the man page (roff).
     Man(ManArgs),
+    /// Serve recent commands to coding agents over the Model Context Protocol (stdio).
+    Mcp(McpArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -215,6 +217,14 @@ pub enum CompletionShell {
 
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {}
+#[derive(Debug, clap::Args)]
+#[command(
+    long_about = "Serve the recorded terminal to coding agents over the Model Context Protocol: \
+JSON-RPC 2.0 on stdin and stdout, one message per line. Tools: recent_commands, command_output, \
+search, list_sessions, terminal_status; every result redacted and within a token budget.",
+    after_help = "Examples:\n  claude mcp add omnish -- omnish mcp\n  {\"mcpServers\": {\"omnish\": {\"command\": \"omnish\", \"args\": [\"mcp\"]}}}\n\nRun inside a recorded terminal (OMNISH_SESSION_ID set) it reads that terminal; else the most\nrecent live session in the same project, else the most recent session."
+)]
+pub struct McpArgs {}
 
 /// `--format` values; mapped onto the library's [`crate::context::format::Format`], which knows
 /// nothing of clap.

@@ -2,13 +2,14 @@
 //! OSC 133 semantic-prompt markers, and turn recent commands into context for a language model.
 //!
 //! Layers, arrows pointing down only: [`cmd`] (one module per subcommand) → [`record`] |
-//! [`context`] → [`term`] | [`store`].
+//! [`context`] | [`mcp`] → [`term`] | [`store`].
 
 pub mod cli;
 pub mod cmd;
 pub(crate) mod config;
 pub mod context;
 pub mod error;
+pub mod mcp;
 pub mod record;
 pub mod store;
 pub mod term;

@@ -17,6 +17,7 @@ fn main() {
         Command::Config(args) => args.run(),
         Command::Completions(args) => args.run(),
         Command::Man(args) => args.run(),
+        Command::Mcp(args) => args.run(),
     };
     let code = match result {
         Ok(code) => code,

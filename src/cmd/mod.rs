@@ -8,6 +8,7 @@ pub mod fix;
 pub mod init;
 pub(crate) mod llm;
 pub mod man;
+pub mod mcp;
 pub mod wrap;
 
 /// A subcommand: runs and returns the process exit status.

@@ -25,6 +25,7 @@ pub(crate) mod budget;
 pub(crate) mod format;
 pub(crate) mod model;
 pub(crate) mod models;
+pub(crate) mod range;
 pub(crate) mod read;
 pub mod redact;
 pub(crate) mod select;
@@ -97,6 +98,17 @@ pub(crate) struct Outcome {
 
 /// Builds the document `req` asks for and writes it to `out`.
 pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
+    run_with_doc(req, out).map(|(outcome, _)| outcome)
+}
+
+/// [`run`], also handing back the document exactly as it was written (fitted to the budget),
+/// for a front end that shows it a second way too (the MCP server's index of command ids).
+/// `None` when nothing matched or when outputs were streamed (no budget and more lines than a
+/// digest holds).
+pub(crate) fn run_with_doc(
+    req: &Request,
+    out: &mut dyn Write,
+) -> Result<(Outcome, Option<ContextDoc>)> {
     if req.limit == 0 {
         return Err(ExitError::usage("the number of commands to show must be at least 1").into());
     }
@@ -110,7 +122,7 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     let group_sessions = req.sessions == SessionChoice::All;
     let picked = pick(req, &sessions, &mut outcome)?;
     if picked.is_empty() {
-        return Ok(outcome);
+        return Ok((outcome, None));
     }
 
     let streaming = req.budget.is_none()
@@ -191,7 +203,7 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     outcome.commands = folded.len();
 
     if streaming {
-        return write_streaming(req, folded, group_sessions, width, out).map(|()| outcome);
+        return write_streaming(req, folded, group_sessions, width, out).map(|()| (outcome, None));
     }
     let mut doc = ContextDoc {
         commands: folded.into_iter().map(|(c, _)| c).collect(),
@@ -203,7 +215,7 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     let text = fit_and_format(&mut doc, req)?;
     out.write_all(text.as_bytes())?;
     out.flush()?;
-    Ok(outcome)
+    Ok((outcome, Some(doc)))
 }
 
 /// How many outputs are read at once: rendering is the cost of a first call over huge outputs,
@@ -391,7 +403,7 @@ fn base_context(c: &Candidate, redacting: bool) -> CommandContext {
 
 /// The text shown for one output line: redacted, then shortened to `width` chars (twice that for
 /// error-looking lines, which keep priority as they do when lines are left out).
-fn show_line(
+pub(crate) fn show_line(
     head: &str,
     omitted: u64,
     tail: &str,

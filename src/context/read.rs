@@ -732,27 +732,51 @@ pub(crate) fn for_each_line(
     erased: u64,
     f: &mut dyn FnMut(u64, Line<'_>),
 ) {
+    for_each_line_while(src, line_cap, erased, &mut |i, line| {
+        f(i, line);
+        true
+    });
+}
+
+/// [`for_each_line`] until `f` returns `false`: reading stops there, so the lines after the
+/// last one wanted are never rendered (a range from the start of a huge output costs what
+/// the range costs).
+pub(crate) fn for_each_line_while(
+    src: &Source,
+    line_cap: usize,
+    erased: u64,
+    f: &mut dyn FnMut(u64, Line<'_>) -> bool,
+) {
     struct Emit<'a> {
         seen: u64,
         erased: u64,
-        f: &'a mut dyn FnMut(u64, Line<'_>),
+        stop: bool,
+        f: &'a mut dyn FnMut(u64, Line<'_>) -> bool,
     }
     impl LineSink for Emit<'_> {
         fn line(&mut self, line: Line<'_>) {
+            if self.stop {
+                return;
+            }
             if self.seen >= self.erased {
-                (self.f)(self.seen - self.erased, line);
+                self.stop = !(self.f)(self.seen - self.erased, line);
             }
             self.seen += 1;
         }
         fn erase_scrollback(&mut self) {}
     }
     let mut r = renderer(src, line_cap);
-    let mut sink = Emit { seen: 0, erased, f };
+    let mut sink = Emit {
+        seen: 0,
+        erased,
+        stop: false,
+        f,
+    };
     let end = output_chunks(src, &mut |chunk| {
         r.feed_into(chunk, &mut sink);
-        true
+        !sink.stop
     });
-    if end == ReadEnd::Complete {
+    if end == ReadEnd::Complete && !sink.stop {
         r.finish_into(&mut sink);
     }
 }

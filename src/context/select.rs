@@ -242,6 +242,18 @@ impl Filter for Since {
     }
 }
 
+/// Only the command numbered `seq` (one command by its id): scanning newest first, nothing
+/// older can match once a lower number is reached.
+pub(crate) struct Seq(pub u64);
+impl Filter for Seq {
+    fn keep(&self, c: &Candidate) -> bool {
+        c.record.seq == self.0
+    }
+    fn exhausted(&self, c: &Candidate) -> bool {
+        c.record.seq < self.0
+    }
+}
+
 /// The selection: filters, and at most `limit` matches (the newest).
 pub(crate) struct Query<'a> {
     pub filters: Vec<Box<dyn Filter>>,
@@ -455,6 +467,28 @@ mod tests {
             limit: 1,
         };
         assert_eq!(seqs(&q.select(&s).unwrap()), [4]);
+    }
+
+    #[test]
+    fn seq_finds_one_command_and_stops_below_it() {
+        let recs: Vec<_> = (1..=50).map(|i| record(i, i * 10, Some(0), "/")).collect();
+        let (_t, s) = session_with(&recs);
+        let q = Query {
+            filters: vec![Box::new(Seq(37))],
+            output_filter: None,
+            limit: 1,
+        };
+        let found = q.select(&s).unwrap();
+        assert_eq!(seqs(&found), [37]);
+        assert_eq!(found.scanned, 14, "scans 50..=37 only");
+        let q = Query {
+            filters: vec![Box::new(Seq(51))],
+            output_filter: None,
+            limit: 1,
+        };
+        let found = q.select(&s).unwrap();
+        assert!(found.commands.is_empty());
+        assert_eq!(found.scanned, 1, "stops at the newest, below 51");
     }
 
     #[test]

@@ -44,18 +44,6 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// The data root: `$OMNISH_DATA_DIR` (made absolute against the current directory, so a
-/// shell that later changes directory still finds it), else the platform data directory.
-pub fn data_root() -> Result<PathBuf> {
-    if let Some(dir) = std::env::var_os("OMNISH_DATA_DIR").filter(|d| !d.is_empty()) {
-        return std::path::absolute(PathBuf::from(dir))
-            .context("cannot make OMNISH_DATA_DIR an absolute path");
-    }
-    directories::ProjectDirs::from("", "", "omnish")
-        .map(|d| d.data_dir().to_path_buf())
-        .context("cannot find a home directory for the session store; set OMNISH_DATA_DIR")
-}
-
 pub fn sessions_dir(root: &Path) -> PathBuf {
     root.join("sessions")
 }

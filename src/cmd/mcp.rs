@@ -1,0 +1,34 @@
+//! `omnish mcp`: the Model Context Protocol server on stdin/stdout ([`crate::mcp`]), with the
+//! store (from the configuration), the session it runs in and its directory taken from the
+//! environment.
+
+use crate::cli::McpArgs;
+use crate::cmd::Run;
+use crate::mcp::{self, Config};
+use anyhow::{Context, Result};
+
+impl Run for McpArgs {
+    fn run(self) -> Result<i32> {
+        let root = crate::config::Config::load()?.data_root()?;
+        let config = Config {
+            data_root: std::path::absolute(&root).unwrap_or(root),
+            env_session: std::env::var("OMNISH_SESSION_ID")
+                .ok()
+                .filter(|s| !s.is_empty()),
+            cwd: std::env::current_dir().context("cannot read the current directory")?,
+        };
+        // The first budget that needs counting builds the o200k tables (about 0.2 s): build
+        // them while the client is still starting up.
+        std::thread::spawn(|| {
+            if let Ok(t) = crate::context::tokenizer::tokenizer("o200k") {
+                t.count("warm up");
+            }
+        });
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        let stdout = std::io::stdout();
+        let mut output = stdout.lock();
+        mcp::serve(&config, &mut input, &mut output)?;
+        Ok(0)
+    }
+}

@@ -1,0 +1,150 @@
+//! `omnish mcp`: a Model Context Protocol server over stdio, so that coding agents (Claude
+//! Code, Codex CLI, Cursor, Zed, ...) can ask for what happened in the terminal instead of
+//! having it pasted in by hand. Every answer comes from the same library pipeline as
+//! `omnish context` ([`crate::context`]): same selection, rendering, redaction and budget.
+//!
+//! # Protocol
+//!
+//! JSON-RPC 2.0, one message per line on stdin and stdout ([`protocol`]). The server is
+//! *dual-era* as the current specification (2026-07-28) describes it:
+//!
+//! * modern requests carry `io.modelcontextprotocol/protocolVersion` and
+//!   `io.modelcontextprotocol/clientCapabilities` in `params._meta` and are served statelessly
+//!   (`server/discover`, `tools/list`, `tools/call`); results carry `resultType: "complete"` and
+//!   `serverInfo` in their `_meta`, lists their caching hints; an unknown version is answered
+//!   with `UnsupportedProtocolVersion` (-32022) listing the versions served;
+//! * legacy clients (2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05) open with `initialize`,
+//!   which answers with the client's version when it is one of those, else the latest of them,
+//!   and are then served under that version's rules (`ping` included; no `structuredContent` or
+//!   `outputSchema` before 2025-06-18).
+//!
+//! Notifications (`notifications/initialized`, `notifications/cancelled`, ...) get no answer,
+//! as JSON-RPC requires. A line that is not JSON gets a parse error (-32700) and the server
+//! reads on; a message that is not a request gets -32600, an unknown method -32601, bad
+//! request parameters and unknown tools -32602. Arguments a tool cannot use (wrong type, out
+//! of range, an invalid regex, an unknown command id) are tool execution errors: a result with
+//! `isError: true` whose text says what to change, so the model can correct itself. End of
+//! input ends the server with status 0.
+//!
+//! # Hand-written framing, not `rmcp`
+//!
+//! The official Rust SDK (`rmcp`) is built on tokio and async services, needs Rust 1.88 (this
+//! crate builds with 1.85), and brings a schema-derivation stack and a runtime for what is
+//! here a loop over stdin lines: every call is bounded local disk work of a few milliseconds,
+//! answered in order, so there is nothing to run concurrently (the brief's rule: tokio only if
+//! concurrency needs it). The part of MCP a tools-only stdio server speaks is small (four
+//! methods, two eras, five error codes), fits in [`protocol`] over `serde_json`, and is tested
+//! against the official Python SDK as an independent client (`tests/mcp_python.rs`).
+//!
+//! # Tools
+//!
+//! [`tools`]: `recent_commands`, `command_output`, `search`, `list_sessions`,
+//! `terminal_status`. Their text is always redacted, within the call's token budget, and
+//! fenced and labelled as recorded terminal data, not instructions; structured results come
+//! with an output schema. Which session a call reads is decided in [`session`], and every
+//! result says which one and why.
+
+pub(crate) mod protocol;
+pub(crate) mod session;
+pub(crate) mod tools;
+
+use anyhow::Result;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+/// What the server knows of where it runs; resolved by the command (no environment reads in
+/// here).
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    /// The store's root (`$OMNISH_DATA_DIR`), absolute.
+    pub data_root: PathBuf,
+    /// The recorded terminal the agent (and so this server) runs in: `OMNISH_SESSION_ID`.
+    pub env_session: Option<String>,
+    /// The server's working directory: the agent's project.
+    pub cwd: PathBuf,
+}
+
+/// Longest line read: a larger message is answered with an error and skipped, never held
+/// whole (an MCP request is a few hundred bytes).
+pub(crate) const MAX_LINE: usize = 1 << 20;
+
+/// Serves requests from `input` until it ends, writing one response per line to `output`.
+pub(crate) fn serve(
+    config: &Config,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> Result<()> {
+    let mut server = protocol::Server::new(config.clone());
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let (n, too_long) = read_line(input, &mut line, MAX_LINE)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let reply = if too_long {
+            Some(protocol::error_response(
+                serde_json::Value::Null,
+                protocol::INVALID_REQUEST,
+                &format!("message longer than {MAX_LINE} bytes; skipped"),
+                None,
+            ))
+        } else {
+            server.handle_line(&line)
+        };
+        if let Some(reply) = reply {
+            let mut text = serde_json::to_vec(&reply)?;
+            text.push(b'\n');
+            output.write_all(&text)?;
+            output.flush()?;
+        }
+    }
+}
+
+/// Reads one line (without its newline) into `buf`, keeping at most `cap` bytes; returns the
+/// bytes consumed (0 at end of input) and whether the line was longer than `cap`.
+fn read_line(input: &mut dyn BufRead, buf: &mut Vec<u8>, cap: usize) -> Result<(usize, bool)> {
+    let mut consumed = 0;
+    let mut too_long = false;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok((consumed, too_long));
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let data = &chunk[..if done { take - 1 } else { take }];
+        if buf.len() + data.len() > cap {
+            too_long = true;
+        } else {
+            buf.extend_from_slice(data);
+        }
+        input.consume(take);
+        consumed += take;
+        if done {
+            return Ok((consumed, too_long));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_read_whole_or_skipped_when_too_long() {
+        let mut input = std::io::Cursor::new(b"abc\r\nlonger line\nlast".to_vec());
+        let mut buf = Vec::new();
+        assert_eq!(read_line(&mut input, &mut buf, 8).unwrap(), (5, false));
+        assert_eq!(buf, b"abc\r");
+        buf.clear();
+        assert_eq!(read_line(&mut input, &mut buf, 8).unwrap(), (12, true));
+        buf.clear();
+        assert_eq!(read_line(&mut input, &mut buf, 8).unwrap(), (4, false));
+        assert_eq!(buf, b"last");
+        buf.clear();
+        assert_eq!(read_line(&mut input, &mut buf, 8).unwrap(), (0, false));
+    }
+}
