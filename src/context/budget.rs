@@ -21,7 +21,9 @@
 //! (which still says that everything was dropped) is over the budget, everything is dropped and
 //! the report says so.
 //!
-//! Per-command token costs are measured once, newest first, on small documents holding just
+//! A document small enough that it may fit (at most [`WHOLE_COUNT_BYTES_PER_TOKEN`] bytes per
+//! token of the budget) is first counted whole, once: when it fits, that is all. Otherwise
+//! per-command token costs are measured once, newest first, on small documents holding just
 //! that command and its predecessor. Once the newer commands alone cost more than the budget,
 //! the older ones can only be summarized or dropped: their full outputs are never tokenized, and
 //! a document far over the budget is never counted whole, so fitting costs what is kept, not
@@ -60,29 +62,42 @@ enum State {
     Dropped,
 }
 
-/// Makes `doc` render to at most `budget` tokens (see the module docs) and fills `doc.report`.
+/// A document of at most this many bytes per token of the budget may fit, and is counted whole
+/// once before anything is measured per command (text averages about 4 bytes per token).
+const WHOLE_COUNT_BYTES_PER_TOKEN: usize = 6;
+
+/// Makes `doc` render to at most `budget` tokens (see the module docs), fills `doc.report`, and
+/// returns how many tokens the document now renders to (which `report.tokens` says too, unless
+/// the count did not settle).
 pub(crate) fn fit(
     doc: &mut ContextDoc,
     budget: usize,
     counter: &dyn TokenCounter,
     render: &dyn Fn(&ContextDoc) -> String,
-) {
+) -> usize {
     doc.report.budget = Some(budget);
     doc.report.tokenizer = Some(counter.name().to_string());
     doc.report.tokens = Some(budget);
     if doc.commands.is_empty() {
-        count_settled(doc, counter, render);
-        return;
+        return count_settled(doc, counter, render);
+    }
+    // The common case, a document that fits, costs one count of it (bounded by the budget).
+    let counted_whole = render(doc).len() <= budget.saturating_mul(WHOLE_COUNT_BYTES_PER_TOKEN);
+    if counted_whole {
+        let tokens = count_settled(doc, counter, render);
+        if tokens <= budget {
+            return tokens;
+        }
     }
     let original = std::mem::take(&mut doc.commands);
     // Costs are measured newest first and stop once the newer commands alone are over the
     // budget, so a document far over it is never tokenized whole.
     let mut fitter = Fitter::new(doc, &original, counter, render, budget);
-    if !fitter.proven_over {
+    if !fitter.proven_over && !counted_whole {
         doc.commands = original.clone();
         let tokens = count_settled(doc, counter, render);
         if tokens <= budget {
-            return;
+            return tokens;
         }
         doc.commands.clear();
     }
@@ -93,7 +108,7 @@ pub(crate) fn fit(
         fitter.apply(level, doc);
         let tokens = count_settled(doc, counter, render);
         if tokens <= budget || level == fitter.max_level() {
-            break;
+            return tokens;
         }
         eff -= (tokens - budget) as i64;
     }
@@ -398,6 +413,28 @@ mod tests {
             self.total.set(self.total.get() + text.len());
             text.chars().count().div_ceil(4)
         }
+    }
+
+    #[test]
+    fn a_document_that_fits_is_counted_whole_and_nothing_else() {
+        // 50 commands of 20 lines: about 10 KB, well within 5,000 tokens but over 5,000 bytes.
+        let mut doc = big_doc(50, 40);
+        let len = text(&doc).len();
+        assert!(len > 5_000, "{len}");
+        let spy = Spy {
+            longest: Default::default(),
+            total: Default::default(),
+        };
+        let tokens = fit(&mut doc, 5_000, &spy, &text);
+        assert_eq!(tokens, spy.count(&text(&doc)));
+        assert!(doc.report.summarized.is_empty() && doc.report.dropped.is_empty());
+        // One count with the provisional report, one to settle it (+ the check above): no
+        // per-command measurements.
+        assert!(
+            spy.total.get() <= 4 * (len + 100),
+            "{} for a {len}-byte document",
+            spy.total.get()
+        );
     }
 
     #[test]

@@ -144,9 +144,9 @@ pub(crate) fn render_within(
         return Ok(text);
     }
     let render = |d: &ContextDoc| self::format(d, format);
-    fit(doc, limit, counter.as_ref(), &render);
+    // `fit` returns the exact count of the document it leaves.
+    let tokens = fit(doc, limit, counter.as_ref(), &render);
     let text = render(doc);
-    let tokens = counter.count(&text);
     if tokens <= limit {
         return Ok(text);
     }
