@@ -45,7 +45,7 @@ export OMNISH_DATA_DIR=$TMP/data
 
 # A short real session: commands typed into a wrapped bash, a few hundred lines each at most.
 COMMANDS=(
-    'ls -la /usr/bin | head -250' 'seq 1 300' 'head -120 /etc/services' 'ls -la /usr/lib | head -60'
+    'seq 1 300' 'head -120 /etc/services' 'ls -la /usr/lib | head -60' 'ls -la /usr/bin | head -250'
     'bash --version' 'printf "%s\n" {1..40} | sed s/^/line-/' 'ls -la /usr/bin | tail -200'
     'uname -a' 'head -40 /etc/passwd' 'ls -la /etc | head -70' 'false' 'ls -la / | head -30'
 )
@@ -63,7 +63,8 @@ for args in "${CASES[@]}"; do
     echo "   context $args: $("$OMNISH" context $args --format json | python3 -c '
 import json, sys
 b = json.load(sys.stdin)["budget"]
-print(f"budget {b[\"budget\"]}, {b[\"tokenizer\"]}, " + ("counted: %d tokens" % b["tokens"] if b["tokens"] is not None else "fits uncounted"))')"
+fit = "counted: %d tokens" % b["tokens"] if b["tokens"] is not None else "fits uncounted"
+print("budget %d, %s, %s" % (b["budget"], b["tokenizer"], fit))')"
 done
 
 BINS=("after=$OMNISH")
@@ -86,11 +87,24 @@ if command -v valgrind >/dev/null; then
             out=$TMP/cg.out
             # shellcheck disable=SC2086
             valgrind --tool=callgrind --callgrind-out-file="$out" "${b#*=}" context $args >/dev/null 2>"$TMP/cg.err"
-            total=$(grep -E '^(summary|totals):' "$out" | head -1 | awk '{print $2}')
+            total=$(grep -E '^(summary|totals):' "$out" | head -1 | awk '{print $2}' || true)
+            # A call that fits uncounted never enters count.
             count=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
-                grep -E 'TokenCounter>::count' | head -1 | awk '{gsub(",", "", $1); print $1}')
+                grep -E 'TokenCounter>::count' | head -1 | awk '{gsub(",", "", $1); print $1}' || true)
             printf '   %-7s context %-32s %14s Ir total, %14s Ir counting\n' \
                 "${b%%=*}:" "$args" "$total" "${count:-0}"
+        done
+    done
+fi
+
+if [ -x /usr/bin/time ]; then
+    echo
+    echo "== peak RSS (/usr/bin/time)"
+    for b in "${BINS[@]}"; do
+        for args in "${CASES[@]}"; do
+            # shellcheck disable=SC2086
+            kb=$( { /usr/bin/time -f %M "${b#*=}" context $args >/dev/null; } 2>&1 | tail -1)
+            printf '   %-7s context %-32s %6s KiB\n' "${b%%=*}:" "$args" "$kb"
         done
     done
 fi

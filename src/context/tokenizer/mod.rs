@@ -13,9 +13,10 @@
 //! tests check), so special tokens such as `<|endoftext|>` that appear in recorded output are
 //! counted as the ordinary text they are. tiktoken-rs builds its hash maps at run time from
 //! base64 text (~120 ms for o200k); here `build.rs` writes static tables that are embedded in
-//! the binary and cost nothing to load ([`table`]), the text is split with the `regex` crate
-//! ([`split`]) and each piece is merged as tiktoken does. The only run-time set-up is compiling
-//! one pattern on first use.
+//! the binary and cost nothing to load ([`table`]), the text is split with a lazy DFA of the
+//! `regex` crate's engine ([`split`]) and each piece is merged as tiktoken does. The only
+//! run-time set-up is compiling one pattern on first use (~4.5 million instructions, about
+//! 1.5 ms).
 
 use anyhow::{Result, bail};
 
@@ -71,9 +72,11 @@ impl TokenCounter for Bpe {
     }
 
     fn count(&self, text: &str) -> usize {
-        split::pieces(text, self.pattern)
-            .map(|piece| self.table.count_piece(piece.as_bytes()))
-            .sum()
+        let mut n = 0;
+        split::for_each_piece(text, self.pattern, |piece| {
+            n += self.table.count_piece(piece.as_bytes());
+        });
+        n
     }
 }
 
