@@ -49,7 +49,7 @@ impl Table {
             let rank = slot.checked_sub(1)?;
             let start = read_u32(self.offsets, rank as usize)? as usize;
             let end = read_u32(self.offsets, rank as usize + 1)? as usize;
-            if end - start == piece.len() && self.bytes.get(start..end) == Some(piece) {
+            if end.wrapping_sub(start) == piece.len() && self.bytes.get(start..end) == Some(piece) {
                 return Some(rank);
             }
             i = (i + 1) & self.mask;
