@@ -9,14 +9,24 @@
 //!   local models (Llama 3's tokenizer is cl100k plus 28k extra tokens).
 //! * `chars4`: `ceil(chars / 4)`, a cheap fallback that needs no tables.
 //!
-//! The BPE tables ship inside `tiktoken-rs`; each is built once per process (in a `OnceLock`) on
-//! first use. Text is encoded with `encode_ordinary`, so special tokens such as `<|endoftext|>`
-//! that appear in recorded output are counted as the ordinary text they are.
-
-use std::sync::OnceLock;
+//! The counts are exactly tiktoken's (`encode_ordinary(text).len()` in tiktoken-rs, which the
+//! tests check), so special tokens such as `<|endoftext|>` that appear in recorded output are
+//! counted as the ordinary text they are. tiktoken-rs builds its hash maps at run time from
+//! base64 text (~120 ms for o200k); here `build.rs` writes static tables that are embedded in
+//! the binary and cost nothing to load ([`table`]), the text is split with a lazy DFA of the
+//! `regex` crate's engine ([`split`]) and each piece is merged as tiktoken does. The only
+//! run-time set-up is compiling one pattern on first use (~4.5 million instructions, about
+//! 1.5 ms).
 
 use anyhow::{Result, bail};
-use tiktoken_rs::CoreBPE;
+
+#[cfg(test)]
+mod reference;
+mod split;
+mod table;
+
+use split::Pattern;
+use table::Table;
 
 /// Counts the tokens a text costs.
 pub(crate) trait TokenCounter {
@@ -34,11 +44,13 @@ pub(crate) fn tokenizer(name: &str) -> Result<Box<dyn TokenCounter>> {
     match name {
         "o200k" => Ok(Box::new(Bpe {
             name: "o200k",
-            table: Table::O200k,
+            table: &table::O200K,
+            pattern: Pattern::O200k,
         })),
         "cl100k" => Ok(Box::new(Bpe {
             name: "cl100k",
-            table: Table::Cl100k,
+            table: &table::CL100K,
+            pattern: Pattern::Cl100k,
         })),
         "chars4" => Ok(Box::new(Chars4)),
         other => bail!(
@@ -48,30 +60,10 @@ pub(crate) fn tokenizer(name: &str) -> Result<Box<dyn TokenCounter>> {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Table {
-    O200k,
-    Cl100k,
-}
-
-impl Table {
-    fn bpe(self) -> &'static CoreBPE {
-        static O200K: OnceLock<CoreBPE> = OnceLock::new();
-        static CL100K: OnceLock<CoreBPE> = OnceLock::new();
-        // The tables are compiled into tiktoken-rs, so building them can only fail on a broken
-        // build of that crate.
-        match self {
-            Table::O200k => O200K
-                .get_or_init(|| tiktoken_rs::o200k_base().expect("o200k_base table is built in")),
-            Table::Cl100k => CL100K
-                .get_or_init(|| tiktoken_rs::cl100k_base().expect("cl100k_base table is built in")),
-        }
-    }
-}
-
 struct Bpe {
     name: &'static str,
-    table: Table,
+    table: &'static Table,
+    pattern: Pattern,
 }
 
 impl TokenCounter for Bpe {
@@ -80,10 +72,11 @@ impl TokenCounter for Bpe {
     }
 
     fn count(&self, text: &str) -> usize {
-        if text.is_empty() {
-            return 0;
-        }
-        self.table.bpe().encode_ordinary(text).len()
+        let mut n = 0;
+        split::for_each_piece(text, self.pattern, |piece| {
+            n += self.table.count_piece(piece.as_bytes());
+        });
+        n
     }
 }
 
