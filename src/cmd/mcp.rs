@@ -17,13 +17,6 @@ impl Run for McpArgs {
                 .filter(|s| !s.is_empty()),
             cwd: std::env::current_dir().context("cannot read the current directory")?,
         };
-        // The first budget that needs counting builds the o200k tables (about 0.2 s): build
-        // them while the client is still starting up.
-        std::thread::spawn(|| {
-            if let Ok(t) = crate::context::tokenizer::tokenizer("o200k") {
-                t.count("warm up");
-            }
-        });
         let stdin = std::io::stdin();
         let mut input = stdin.lock();
         let stdout = std::io::stdout();
