@@ -22,6 +22,9 @@ _omnish() {
             omnish,help)
                 cmd="omnish__subcmd__help"
                 ;;
+            omnish,note)
+                cmd="omnish__subcmd__note"
+                ;;
             omnish,wrap)
                 cmd="omnish__subcmd__wrap"
                 ;;
@@ -31,8 +34,53 @@ _omnish() {
             omnish__subcmd__help,help)
                 cmd="omnish__subcmd__help__subcmd__help"
                 ;;
+            omnish__subcmd__help,note)
+                cmd="omnish__subcmd__help__subcmd__note"
+                ;;
             omnish__subcmd__help,wrap)
                 cmd="omnish__subcmd__help__subcmd__wrap"
+                ;;
+            omnish__subcmd__help__subcmd__note,add)
+                cmd="omnish__subcmd__help__subcmd__note__subcmd__add"
+                ;;
+            omnish__subcmd__help__subcmd__note,clear)
+                cmd="omnish__subcmd__help__subcmd__note__subcmd__clear"
+                ;;
+            omnish__subcmd__help__subcmd__note,list)
+                cmd="omnish__subcmd__help__subcmd__note__subcmd__list"
+                ;;
+            omnish__subcmd__help__subcmd__note,rm)
+                cmd="omnish__subcmd__help__subcmd__note__subcmd__rm"
+                ;;
+            omnish__subcmd__note,add)
+                cmd="omnish__subcmd__note__subcmd__add"
+                ;;
+            omnish__subcmd__note,clear)
+                cmd="omnish__subcmd__note__subcmd__clear"
+                ;;
+            omnish__subcmd__note,help)
+                cmd="omnish__subcmd__note__subcmd__help"
+                ;;
+            omnish__subcmd__note,list)
+                cmd="omnish__subcmd__note__subcmd__list"
+                ;;
+            omnish__subcmd__note,rm)
+                cmd="omnish__subcmd__note__subcmd__rm"
+                ;;
+            omnish__subcmd__note__subcmd__help,add)
+                cmd="omnish__subcmd__note__subcmd__help__subcmd__add"
+                ;;
+            omnish__subcmd__note__subcmd__help,clear)
+                cmd="omnish__subcmd__note__subcmd__help__subcmd__clear"
+                ;;
+            omnish__subcmd__note__subcmd__help,help)
+                cmd="omnish__subcmd__note__subcmd__help__subcmd__help"
+                ;;
+            omnish__subcmd__note__subcmd__help,list)
+                cmd="omnish__subcmd__note__subcmd__help__subcmd__list"
+                ;;
+            omnish__subcmd__note__subcmd__help,rm)
+                cmd="omnish__subcmd__note__subcmd__help__subcmd__rm"
                 ;;
             *)
                 ;;
@@ -41,7 +89,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context help"
+            opts="-h -V --help --version wrap context note help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -55,7 +103,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__context)
-            opts="-h --recent --last --failed --grep --cwd --here --since --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --help"
+            opts="-h --recent --last --failed --grep --cwd --here --since --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -105,6 +153,10 @@ _omnish() {
                     COMPREPLY=($(compgen -W "text markdown json" -- "${cur}"))
                     return 0
                     ;;
+                --depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -113,7 +165,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context help"
+            opts="wrap context note help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -154,8 +206,248 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__help__subcmd__note)
+            opts="add rm list clear"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__note__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__note__subcmd__clear)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__note__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__note__subcmd__rm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__help__subcmd__wrap)
             opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note)
+            opts="-h --help add rm list clear help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__add)
+            opts="-h --key --priority --ttl --here --source --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --priority)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ttl)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__clear)
+            opts="-h --here --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__help)
+            opts="add rm list clear help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__help__subcmd__add)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__help__subcmd__clear)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__help__subcmd__list)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__help__subcmd__rm)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__list)
+            opts="-h --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__note__subcmd__rm)
+            opts="-h --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

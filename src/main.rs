@@ -11,6 +11,7 @@ fn main() {
     let result = match cli.command {
         Command::Wrap(args) => args.run(),
         Command::Context(args) => args.run(),
+        Command::Note(args) => args.run(),
     };
     let code = match result {
         Ok(code) => code,

@@ -1,6 +1,7 @@
 //! One module per subcommand, each implementing [`Run`].
 
 pub mod context;
+pub mod note;
 pub mod wrap;
 
 /// A subcommand: runs and returns the process exit status.
