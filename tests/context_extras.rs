@@ -130,6 +130,25 @@ fn notes_come_first_by_priority_scoped_and_expiring() {
     // A bad duration is a usage error.
     let bad = omnish_in(&h, &home, &["note", "add", "x", "--ttl", "soon"]);
     assert_eq!(bad.status.code(), Some(2));
+    // A damaged notes file never stops context (one warning), nor is it replaced unasked.
+    std::fs::write(h.data().join("notes.json"), "{broken").unwrap();
+    let out = omnish_in(&h, &home, &["context", "--last"]);
+    let text = ok_stdout(omnish_in(&h, &home, &["context", "--last"]));
+    assert!(text.contains("$ echo built\nbuilt\n"), "{text}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("omnish: warning: notes left out: ")
+            && stderr.contains("not a valid notes file"),
+        "{stderr}"
+    );
+    let add = omnish_in(&h, &home, &["note", "add", "y"]);
+    assert_eq!(add.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read_to_string(h.data().join("notes.json")).unwrap(),
+        "{broken"
+    );
+    ok_stdout(omnish_in(&h, &home, &["note", "clear"]));
+    ok_stdout(omnish_in(&h, &home, &["note", "add", "y"]));
 }
 
 #[test]

@@ -76,7 +76,7 @@ pub(crate) struct FilesRequest {
 /// A walked directory.
 #[derive(Debug, Default)]
 struct Dir {
-    /// The path from the root, `/`-separated ("" for the root), redacted.
+    /// The path from the root, `/`-separated ("" for the root).
     path: String,
     depth: usize,
     /// Subdirectories (indices), sorted by name.
@@ -93,6 +93,8 @@ pub(crate) struct FileTree {
     dirs: Vec<Dir>,
     depth: Option<usize>,
     collapse: usize,
+    /// Paths are redacted as they are laid out (only the few shown cost a redaction).
+    redacting: bool,
 }
 
 impl FileTree {
@@ -171,6 +173,14 @@ impl FileTree {
         out
     }
 
+    fn clean(&self, path: String) -> String {
+        if self.redacting {
+            redact::redact(&path).into_owned()
+        } else {
+            path
+        }
+    }
+
     fn emit(&self, d: usize, expanded: &[bool], out: &mut Vec<TreeLine>) {
         let dir = &self.dirs[d];
         for &s in &dir.dirs {
@@ -178,14 +188,14 @@ impl FileTree {
             if expanded[s] {
                 out.push(TreeLine {
                     depth: sub.depth,
-                    path: sub.path.clone(),
+                    path: self.clean(sub.path.clone()),
                     kind: TreeKind::Dir,
                 });
                 self.emit(s, expanded, out);
             } else {
                 out.push(TreeLine {
                     depth: sub.depth,
-                    path: sub.path.clone(),
+                    path: self.clean(sub.path.clone()),
                     kind: TreeKind::Collapsed(sub.total),
                 });
             }
@@ -198,14 +208,14 @@ impl FileTree {
         for f in &dir.files[..shown] {
             out.push(TreeLine {
                 depth: dir.depth + 1,
-                path: join(&dir.path, f),
+                path: self.clean(join(&dir.path, f)),
                 kind: TreeKind::File,
             });
         }
         if shown < dir.files.len() {
             out.push(TreeLine {
                 depth: dir.depth + 1,
-                path: join(&dir.path, "…"),
+                path: self.clean(join(&dir.path, "…")),
                 kind: TreeKind::MoreFiles(dir.files.len() - shown),
             });
         }
@@ -245,12 +255,12 @@ pub(crate) fn tree_of(paths: &[String], depth: Option<usize>, collapse: usize) -
             dirs[parent].files.push(file.to_string());
         }
     }
-    finish(dirs, depth, collapse)
+    finish(dirs, depth, collapse, true)
 }
 
 /// Sorts and counts the walked directories (children before parents: a child's index is above
 /// its parent's).
-fn finish(mut dirs: Vec<Dir>, depth: Option<usize>, collapse: usize) -> FileTree {
+fn finish(mut dirs: Vec<Dir>, depth: Option<usize>, collapse: usize, redacting: bool) -> FileTree {
     for d in (0..dirs.len()).rev() {
         let mut subs = std::mem::take(&mut dirs[d].dirs);
         subs.sort_by(|a, b| dirs[*a].path.cmp(&dirs[*b].path));
@@ -262,6 +272,7 @@ fn finish(mut dirs: Vec<Dir>, depth: Option<usize>, collapse: usize) -> FileTree
         dirs,
         depth,
         collapse: collapse.max(1),
+        redacting,
     }
 }
 
@@ -299,7 +310,8 @@ pub(crate) fn section(
     };
     let mut dirs = vec![Dir::default()];
     let mut index: HashMap<PathBuf, usize> = HashMap::from([(req.root.clone(), 0)]);
-    let mut changed: Vec<(String, u64)> = Vec::new();
+    // (directory, file name, modified at): paths are only made (and redacted) for those kept.
+    let mut changed: Vec<(usize, String, u64)> = Vec::new();
     let walker = ignore::WalkBuilder::new(&req.root)
         .hidden(false)
         .parents(true)
@@ -334,7 +346,7 @@ pub(crate) fn section(
         if is_dir {
             let i = dirs.len();
             dirs.push(Dir {
-                path: clean(&join(&dirs[p].path, &name)),
+                path: join(&dirs[p].path, &name),
                 depth: dirs[p].depth + 1,
                 ..Dir::default()
             });
@@ -350,22 +362,24 @@ pub(crate) fn section(
                     .map(|d| d.as_millis() as u64)
                     .unwrap_or(0);
                 if ms >= changed_since {
-                    changed.push((clean(&join(&dirs[p].path, &name)), ms));
+                    changed.push((p, name.to_string(), ms));
                 }
             }
-            dirs[p].files.push(clean(&name));
+            dirs[p].files.push(name.into_owned());
         }
     }
-    let tree = finish(dirs, req.depth, req.settings.collapse);
+    let tree = finish(dirs, req.depth, req.settings.collapse, redacting);
     let total_files = tree.total_files();
     let changed = req.changed.then(|| {
-        changed.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        let path = |(d, name, _): &(usize, String, u64)| join(&tree.dirs[*d].path, name);
+        // Newest first; ties in walk order.
+        changed.sort_unstable_by(|a, b| b.2.cmp(&a.2).then_with(|| (a.0, &a.1).cmp(&(b.0, &b.1))));
         let more = changed.len().saturating_sub(req.settings.max_lines);
         changed.truncate(req.settings.max_lines);
         Changed {
             since: changed_since,
             since_clock: clock(changed_since),
-            files: changed,
+            files: changed.iter().map(|c| (clean(&path(c)), c.2)).collect(),
             more,
         }
     });

@@ -206,7 +206,7 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     let folded = truncate::fold_repeats_with(commands.into_iter().zip(plans).collect());
     let folded = loops::fold(folded, &req.loops, now);
     outcome.commands = folded.len();
-    let mut doc = sections(req, first_started, now)?;
+    let mut doc = sections(req, first_started, now, &mut outcome.warnings)?;
     doc.group_sessions = group_sessions;
     doc.parts = req.parts;
 
@@ -228,10 +228,19 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
 
 /// A document holding the sections `req` asks for (notes, environment, files) and no
 /// commands. `first_started` is when the oldest selected command started (for `--changed`).
-fn sections(req: &Request, first_started: u64, now: u64) -> Result<ContextDoc> {
+fn sections(
+    req: &Request,
+    first_started: u64,
+    now: u64,
+    warnings: &mut Vec<String>,
+) -> Result<ContextDoc> {
     let mut doc = ContextDoc::default();
     if let Some(scope) = &req.notes {
-        doc.notes = notes::entries(&req.data_root, scope, now, req.redact)?;
+        // Notes nobody asked for this time never stop the commands from being shown.
+        match notes::entries(&req.data_root, scope, now, req.redact) {
+            Ok(n) => doc.notes = n,
+            Err(e) => warnings.push(format!("notes left out: {e:#}")),
+        }
     }
     if let Some(src) = &req.env {
         doc.env = Some(env::snapshot(src, req.redact)?);
