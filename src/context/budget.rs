@@ -774,6 +774,73 @@ mod tests {
         assert!(calls.get() < 2000 * 200, "{}", calls.get());
     }
 
+    #[test]
+    fn fit_cuts_file_lists_before_the_recent_command_and_drops_sections_after_older_ones() {
+        use crate::context::model::{EnvSection, FilesSection};
+        let t = tokenizer("chars4").unwrap();
+        let paths: Vec<String> = (0..30)
+            .flat_map(|d| (0..8).map(move |f| format!("dir{d:02}/file{f}.rs")))
+            .collect();
+        let tree = std::sync::Arc::new(crate::context::files::tree_of(&paths, None, 40));
+        let mut d = big_doc(3, 12);
+        d.files = Some(FilesSection {
+            root: "/p".into(),
+            total_files: 240,
+            lines: tree.lines(200),
+            tree: Some(tree),
+            changed: None,
+        });
+        d.env = Some(EnvSection {
+            cwd: "/p".into(),
+            vars: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            ..Default::default()
+        });
+        let whole = t.count(&text(&d));
+        let recent = d.commands[2].clone();
+        // A little less than everything: the file list is cut, the commands stay.
+        let mut cut = d.clone();
+        fit(&mut cut, whole - 200, t.as_ref(), &text);
+        let r = &cut.report;
+        assert!(
+            r.sections
+                .iter()
+                .any(|s| s.starts_with("file lists cut to")),
+            "{r:?}"
+        );
+        let shown = cut.files.as_ref().unwrap().lines.len();
+        assert!((MIN_FILE_LINES..200).contains(&shown), "{shown}");
+        assert_eq!(cut.commands.last(), Some(&recent));
+        assert!(cut.env.as_ref().is_some_and(|e| !e.vars_dropped));
+        // Room for little more than the recent command: older commands, the variables, the
+        // file lists and the environment go, in that order, before the recent command's last
+        // lines.
+        let mut tight = d.clone();
+        let mut alone = d.clone();
+        alone.commands.drain(..2);
+        alone.env = None;
+        alone.files = None;
+        fit(&mut tight, t.count(&text(&alone)) + 30, t.as_ref(), &text);
+        assert!(
+            tight.files.is_none() && tight.env.is_none(),
+            "{:?}",
+            tight.report
+        );
+        // The recent command was cut to its floor before anything was dropped.
+        assert_eq!(tight.commands.len(), 1);
+        assert_eq!(tight.commands[0].seq, recent.seq);
+        assert_eq!(tight.commands[0].output.len(), MIN_RECENT_LINES);
+        assert_eq!(tight.report.dropped.len(), 2);
+        assert_eq!(
+            tight.report.sections,
+            ["environment dropped", "file lists dropped"]
+        );
+        assert!(
+            text(&tight).contains("environment dropped, file lists dropped]"),
+            "{}",
+            text(&tight)
+        );
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
         #[test]

@@ -11,7 +11,8 @@
 //!   14:02; earlier attempts:]` followed by one line per earlier attempt, with its time, exit
 //!   status, command line when it differed, and its first error line.
 //!
-//! A success ends a loop; running commands never join one. [`active`] tells whether a session's
+//! A success ends a loop, and so does any command in between (one a selection left out
+//! too); running commands never join one. [`active`] tells whether a session's
 //! newest commands form a loop right now (for `omnish status` and the MCP server).
 
 use std::path::Path;
@@ -46,14 +47,16 @@ fn failed(c: &CommandContext) -> bool {
     !c.running && !c.recording_stopped && matches!(c.exit_code, Some(code) if code != 0)
 }
 
-/// Whether `b` continues the loop `run` (failed attempts, oldest first): it failed too, in the
-/// same session, with a command line of the run or the same output as the last attempt.
+/// Whether `b` continues the loop `run` (failed attempts, oldest first): it failed too, right
+/// after the last attempt in the same session (a selection that left commands out between
+/// them is no loop), with a command line of the run or the same output as the last attempt.
 fn continues<T>(run: &[(CommandContext, T)], b: &CommandContext) -> bool {
     let Some((a, _)) = run.last() else {
         return false;
     };
     failed(b)
         && a.session_id == b.session_id
+        && b.first_seq() == a.seq + 1
         && ((a.output_hash != 0 && a.output_hash == b.output_hash)
             || run.iter().any(|(c, _)| c.command_line == b.command_line))
 }
@@ -97,7 +100,7 @@ pub(crate) fn fold<T>(
         }
         let (mut last, extra) = run.pop().expect("non-empty");
         let first = run.first().map_or(&last, |(c, _)| c);
-        let since = first.repeat_since.unwrap_or(first.started_at);
+        let since = first.first_started_at();
         let same_error =
             last.output_hash != 0 && run.iter().all(|(c, _)| c.output_hash == last.output_hash);
         let same_command = run.iter().all(|(c, _)| c.command_line == last.command_line);
@@ -148,12 +151,8 @@ fn attempt(c: &CommandContext, last: &CommandContext, s: &LoopSettings, now_ms: 
         .map(|l| truncate::shorten(l.trim(), 0, "", ATTEMPT_WIDTH));
     Attempt {
         seq: c.seq,
-        started_at: c.repeat_since.unwrap_or(c.started_at),
-        clock: clock(
-            c.repeat_since.unwrap_or(c.started_at),
-            s.utc_offset_secs,
-            now_ms,
-        ),
+        started_at: c.first_started_at(),
+        clock: clock(c.first_started_at(), s.utc_offset_secs, now_ms),
         command_line: (c.command_line != last.command_line).then(|| c.command_line.clone()),
         exit_code: c.exit_code,
         repeat: c.repeat,
@@ -395,6 +394,13 @@ mod tests {
         let info = out[0].0.attempts.as_ref().unwrap();
         assert!(info.same_error && !info.same_command);
         assert_eq!(info.earlier.len(), 2);
+        // Failures with commands left out between them (`--failed`) are not in a row.
+        let cmds = vec![
+            fail(1, "make", &["e"], 1),
+            fail(3, "make", &["e"], 1),
+            fail(5, "make", &["e"], 1),
+        ];
+        assert_eq!(fold(cmds, &settings(3), NOW).len(), 3);
         // Threshold 0 turns it off.
         let cmds = vec![
             fail(1, "m", &[], 1),

@@ -36,8 +36,8 @@ pub(crate) struct CommandContext {
     pub gaps: Vec<(usize, usize)>,
     /// How many times this same command ran back to back with the same output (1 = once).
     pub repeat: usize,
-    /// When the first of those runs started, if it was folded into this one.
-    pub repeat_since: Option<u64>,
+    /// The seq and start time of the first of those runs, if runs were folded into this one.
+    pub first_run: Option<(u64, u64)>,
     /// The budget compressed this command to a one-line summary: `output` is empty and
     /// formatters print only command, status and `output_lines`.
     pub summarized: bool,
@@ -100,7 +100,7 @@ impl CommandContext {
             output_lines: 0,
             gaps: Vec::new(),
             repeat: 1,
-            repeat_since: None,
+            first_run: None,
             summarized: false,
             output_hash: 0,
             recording_stopped: false,
@@ -110,6 +110,16 @@ impl CommandContext {
 }
 
 impl CommandContext {
+    /// The seq of the first run this entry stands for.
+    pub fn first_seq(&self) -> u64 {
+        self.first_run.map_or(self.seq, |(seq, _)| seq)
+    }
+
+    /// When the first run this entry stands for started.
+    pub fn first_started_at(&self) -> u64 {
+        self.first_run.map_or(self.started_at, |(_, t)| t)
+    }
+
     /// Lines removed by truncation (`--max-lines`) or the budget: the sum of the gaps.
     pub fn omitted_lines(&self) -> usize {
         self.gaps.iter().map(|&(_, n)| n).sum()

@@ -224,10 +224,10 @@ pub(crate) fn fold_repeats_with<T>(cmds: Vec<(CommandContext, T)>) -> Vec<(Comma
             && same_run(prev, &c)
         {
             let repeat = prev.repeat + c.repeat;
-            let since = prev.repeat_since.unwrap_or(prev.started_at);
+            let first = (prev.first_seq(), prev.first_started_at());
             *prev = c;
             prev.repeat = repeat;
-            prev.repeat_since = Some(since);
+            prev.first_run = Some(first);
             *prev_extra = extra;
             continue;
         }
