@@ -341,10 +341,16 @@ fn git_state(cwd: &Path, vars: &[(String, String)]) -> Option<GitState> {
         g.subject = git(&["log", "-1", "--format=%s"])
             .map(|s| s.trim().to_string())
             .filter(|s| !s.is_empty())
-            .map(|s| truncate::shorten(&s, 0, "", 100));
+            .map(|s| match s.char_indices().nth(SUBJECT_WIDTH) {
+                Some((at, _)) => format!("{}…", &s[..at]),
+                None => s,
+            });
     }
     Some(g)
 }
+
+/// Widest HEAD subject shown, in chars (the rest becomes `…`).
+const SUBJECT_WIDTH: usize = 72;
 
 /// Parses `git status --porcelain=v2 --branch`.
 fn parse_status(text: &str) -> GitState {
