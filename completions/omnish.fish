@@ -35,6 +35,7 @@ complete -c omnish -n "__fish_omnish_needs_command" -f -a "config" -d 'Print the
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "completions" -d 'Print the shell completion script for bash, zsh or fish'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "man" -d 'Print the man page (roff)'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "mcp" -d 'Serve recent commands to coding agents over the Model Context Protocol (stdio)'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "note" -d 'Pin notes that every context starts with (add, rm, list, clear)'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c omnish -n "__fish_omnish_using_subcommand wrap" -s h -l help -d 'Print help'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
@@ -50,12 +51,17 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l tokenizer -d '
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l format -d 'Output format [default: context.format, text]' -r -f -a "text\t'Plain text, like the terminal showed it'
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l depth -d 'Levels of the file tree to expand (1: the root\'s entries only)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l last -d 'Only the most recent matching command (same as --recent 1)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l failed -d 'Only commands that failed (non-zero exit status)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l results-only -d 'Outputs only, without command lines'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l commands-only -d 'Command lines, statuses and directories only, no output'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l no-redact -d 'Show secrets instead of redacting them'
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l no-notes -d 'Leave the pinned notes (`omnish note`) out'
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l env -d 'Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and allowed environment variables'
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l changed -d 'Add the project\'s files modified since the selected commands started'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l ask-key -d 'Key for `omnish ask` [default: keys.ask, \\C-xa]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l fix-key -d 'Key for `omnish fix` [default: keys.fix, \\C-xf]' -r
@@ -75,6 +81,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand ask" -l tokenizer -d 'Toke
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l format -d 'Output format [default: context.format, text]' -r -f -a "text\t'Plain text, like the terminal showed it'
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l depth -d 'Levels of the file tree to expand (1: the root\'s entries only)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l print-prompt -d 'Print the prompt instead of running the LLM command'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l last -d 'Only the most recent matching command (same as --recent 1)'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l failed -d 'Only commands that failed (non-zero exit status)'
@@ -82,6 +89,10 @@ complete -c omnish -n "__fish_omnish_using_subcommand ask" -l here -d 'Only comm
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l results-only -d 'Outputs only, without command lines'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l commands-only -d 'Command lines, statuses and directories only, no output'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l no-redact -d 'Show secrets instead of redacting them'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l no-notes -d 'Leave the pinned notes (`omnish note`) out'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l env -d 'Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and allowed environment variables'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l changed -d 'Add the project\'s files modified since the selected commands started'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l command -d 'The LLM command to run [default: ask.command]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
@@ -97,12 +108,17 @@ complete -c omnish -n "__fish_omnish_using_subcommand fix" -l tokenizer -d 'Toke
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l format -d 'Output format [default: context.format, text]' -r -f -a "text\t'Plain text, like the terminal showed it'
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l depth -d 'Levels of the file tree to expand (1: the root\'s entries only)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l last -d 'Only the most recent matching command (same as --recent 1)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l failed -d 'Only commands that failed (non-zero exit status)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l results-only -d 'Outputs only, without command lines'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l commands-only -d 'Command lines, statuses and directories only, no output'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l no-redact -d 'Show secrets instead of redacting them'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l no-notes -d 'Leave the pinned notes (`omnish note`) out'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l env -d 'Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and allowed environment variables'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l changed -d 'Add the project\'s files modified since the selected commands started'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand config" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
@@ -111,13 +127,40 @@ complete -c omnish -n "__fish_omnish_using_subcommand config" -s h -l help -d 'P
 complete -c omnish -n "__fish_omnish_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c omnish -n "__fish_omnish_using_subcommand man" -s h -l help -d 'Print help'
 complete -c omnish -n "__fish_omnish_using_subcommand mcp" -s h -l help -d 'Print help'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "init" -d 'Print the shell snippet for ~/.bashrc or ~/.zshrc: key bindings, optionally a recorded shell'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "ask" -d 'Ask your LLM command about the last failed command (or the last one)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "fix" -d 'Ask your LLM command for a corrected command for the last failed one and print it'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "config" -d 'Print the effective configuration and where each value came from'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "completions" -d 'Print the shell completion script for bash, zsh or fish'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "man" -d 'Print the man page (roff)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "mcp" -d 'Serve recent commands to coding agents over the Model Context Protocol (stdio)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and not __fish_seen_subcommand_from add rm list clear help" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and not __fish_seen_subcommand_from add rm list clear help" -f -a "add" -d 'Pin a note; a note with the same --key is replaced'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and not __fish_seen_subcommand_from add rm list clear help" -f -a "rm" -d 'Remove the note with key (or number) K'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and not __fish_seen_subcommand_from add rm list clear help" -f -a "list" -d 'List the notes, with keys, priorities, scopes and expiry'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and not __fish_seen_subcommand_from add rm list clear help" -f -a "clear" -d 'Remove every note (with --here: this project\'s notes only)'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and not __fish_seen_subcommand_from add rm list clear help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from add" -l key -d 'A name to replace or remove it by (default: its number)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from add" -l priority -d 'Higher priorities are printed first and dropped last (default 0)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from add" -l ttl -d 'Forget the note after DURATION (90s, 15m, 2h, 3d)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from add" -l source -d 'Who pinned it (a person, a script, an agent)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from add" -l here -d 'Only for context built in this project (the git root, else the current directory)'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from list" -l json -d 'One JSON document'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from clear" -l here
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from clear" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from help" -f -a "add" -d 'Pin a note; a note with the same --key is replaced'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Remove the note with key (or number) K'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from help" -f -a "list" -d 'List the notes, with keys, priorities, scopes and expiry'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from help" -f -a "clear" -d 'Remove every note (with --here: this project\'s notes only)'
+complete -c omnish -n "__fish_omnish_using_subcommand note; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "init" -d 'Print the shell snippet for ~/.bashrc or ~/.zshrc: key bindings, optionally a recorded shell'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "ask" -d 'Ask your LLM command about the last failed command (or the last one)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "fix" -d 'Ask your LLM command for a corrected command for the last failed one and print it'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "config" -d 'Print the effective configuration and where each value came from'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "completions" -d 'Print the shell completion script for bash, zsh or fish'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "man" -d 'Print the man page (roff)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "mcp" -d 'Serve recent commands to coding agents over the Model Context Protocol (stdio)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "note" -d 'Pin notes that every context starts with (add, rm, list, clear)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "add" -d 'Pin a note; a note with the same --key is replaced'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "rm" -d 'Remove the note with key (or number) K'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "list" -d 'List the notes, with keys, priorities, scopes and expiry'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "clear" -d 'Remove every note (with --here: this project\'s notes only)'

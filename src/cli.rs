@@ -40,6 +40,8 @@ pub enum Command {
     Man(ManArgs),
     /// Serve recent commands to coding agents over the Model Context Protocol (stdio).
     Mcp(McpArgs),
+    /// Pin notes that every context starts with (add, rm, list, clear).
+    Note(NoteArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -124,6 +126,77 @@ pub struct ContextOpts {
     /// Show secrets instead of redacting them.
     #[arg(long)]
     pub no_redact: bool,
+    /// Leave the pinned notes (`omnish note`) out.
+    #[arg(long)]
+    pub no_notes: bool,
+    /// Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and
+    /// allowed environment variables.
+    #[arg(long)]
+    pub env: bool,
+    /// Add the project's file tree (git root, else the current directory), without ignored
+    /// files.
+    #[arg(long)]
+    pub files: bool,
+    /// Levels of the file tree to expand (1: the root's entries only).
+    #[arg(long, value_name = "N", requires = "files")]
+    pub depth: Option<usize>,
+    /// Add the project's files modified since the selected commands started.
+    #[arg(long)]
+    pub changed: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  omnish note add 'deploys go to staging, never prod' --priority 5\n  omnish note add 'use the compose db on port 5433' --here --key db\n  omnish note add 'release freeze until Friday' --ttl 3d\n  omnish note list\n  omnish note rm db"
+)]
+pub struct NoteArgs {
+    #[command(subcommand)]
+    pub action: NoteAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NoteAction {
+    /// Pin a note; a note with the same --key is replaced.
+    Add {
+        /// The note's text.
+        text: String,
+        /// A name to replace or remove it by (default: its number).
+        #[arg(long, value_name = "K")]
+        key: Option<String>,
+        /// Higher priorities are printed first and dropped last (default 0).
+        #[arg(
+            long,
+            value_name = "P",
+            default_value_t = 0,
+            allow_negative_numbers = true
+        )]
+        priority: i64,
+        /// Forget the note after DURATION (90s, 15m, 2h, 3d).
+        #[arg(long, value_name = "DURATION")]
+        ttl: Option<String>,
+        /// Only for context built in this project (the git root, else the current directory).
+        #[arg(long)]
+        here: bool,
+        /// Who pinned it (a person, a script, an agent).
+        #[arg(long, value_name = "S")]
+        source: Option<String>,
+    },
+    /// Remove the note with key (or number) K.
+    Rm {
+        #[arg(value_name = "K")]
+        key: String,
+    },
+    /// List the notes, with keys, priorities, scopes and expiry.
+    List {
+        /// One JSON document.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove every note (with --here: this project's notes only).
+    Clear {
+        #[arg(long)]
+        here: bool,
+    },
 }
 
 /// Shells `omnish init` and `omnish completions` know.

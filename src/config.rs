@@ -154,6 +154,41 @@ pub(crate) const KEYS: &[Key] = &[
         "redact secrets (--no-redact turns it off)",
     ),
     key(
+        "env.allow",
+        Kind::List,
+        crate::context::env::DEFAULT_ALLOW,
+        Some("OMNISH_ENV_ALLOW"),
+        "environment variables `context --env` shows: glob patterns, case-insensitive",
+    ),
+    key(
+        "env.deny",
+        Kind::List,
+        crate::context::env::DEFAULT_DENY,
+        Some("OMNISH_ENV_DENY"),
+        "environment variables `context --env` never shows, even when allowed: glob patterns",
+    ),
+    key(
+        "files.collapse",
+        Kind::Int,
+        "40",
+        Some("OMNISH_FILES_COLLAPSE"),
+        "`context --files`: a directory with more entries than this is one line (`dir/ (412 files)`)",
+    ),
+    key(
+        "files.max_lines",
+        Kind::Int,
+        "200",
+        Some("OMNISH_FILES_MAX_LINES"),
+        "`context --files`: most lines of the file tree and of the changed files",
+    ),
+    key(
+        "loops.threshold",
+        Kind::Int,
+        "3",
+        Some("OMNISH_LOOPS_THRESHOLD"),
+        "failed attempts in a row that context folds into one loop entry; 0 = never fold",
+    ),
+    key(
         "data_dir",
         Kind::Path,
         "",
@@ -430,8 +465,7 @@ impl Config {
         }
     }
 
-    /// A list key. (No key of this build is a list yet: the kind is here for allow/deny lists.)
-    #[allow(dead_code)]
+    /// A list key.
     pub fn list(&self, name: &str) -> &[String] {
         match &self.get(name).0 {
             Value::List(l) => l,

@@ -18,6 +18,7 @@ fn main() {
         Command::Completions(args) => args.run(),
         Command::Man(args) => args.run(),
         Command::Mcp(args) => args.run(),
+        Command::Note(args) => args.run(),
     };
     let code = match result {
         Ok(code) => code,

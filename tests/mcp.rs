@@ -13,12 +13,14 @@ fn fake_aws_key() -> String {
     format!("AKIA{}", "Q7XZ3MPLK2JD9W4N")
 }
 
-/// A live bash session: a marker, a secret, a long output, then the same failing command twice.
+/// A live bash session: a marker, a secret, a long output, then the same failing command three
+/// times (a retry loop).
 fn recorded() -> Harness {
     let mut h = Harness::bash(&[]);
     h.run("echo mcp-python-marker");
     h.run(&format!("echo key={}", fake_aws_key()));
     h.run("seq 1 500");
+    h.run("ls /nonexistent-mcp");
     h.run("ls /nonexistent-mcp");
     h.run("ls /nonexistent-mcp");
     h
@@ -176,7 +178,10 @@ fn a_scripted_client_session() {
     assert!(t.contains("key=[REDACTED:aws-access-key]"), "{t}");
     assert!(t.contains("$ seq 1 500\n1\n2\n"), "{t}");
     assert!(t.contains("... (480 lines omitted) ..."), "{t}");
-    assert!(t.contains("[ran 2 times]"), "{t}");
+    assert!(
+        t.contains("[failed 3 times in a row with the same error since "),
+        "{t}"
+    );
     assert!(t.contains("Command ids, oldest first (session "), "{t}");
     let structured = &recent["result"]["structuredContent"];
     let session_id = structured["session"]["id"].as_str().unwrap().to_string();
@@ -223,15 +228,22 @@ fn a_scripted_client_session() {
     assert_eq!(sessions["total"], 1);
     assert_eq!(sessions["sessions"][0]["id"], session_id.as_str());
     assert_eq!(sessions["sessions"][0]["live"], true);
-    assert_eq!(sessions["sessions"][0]["commands"], 5);
+    assert_eq!(sessions["sessions"][0]["commands"], 6);
 
     let status_result = by_id(&responses, 8);
     let st = &status_result["result"]["structuredContent"];
     assert_eq!(st["last_command"]["exit_code"], 2);
     assert_eq!(st["last_command"]["command_line"], "ls /nonexistent-mcp");
-    assert_eq!(st["retry_loop"]["attempts"], 2, "{st}");
+    assert_eq!(st["retry_loop"]["attempts"], 3, "{st}");
+    assert_eq!(st["retry_loop"]["same_error"], true, "{st}");
     assert_eq!(st["session"]["live"], true);
-    assert!(text(status_result).contains("retry loop: the same command failed 2 times"));
+    assert!(
+        text(status_result).contains(
+            "retry loop: `ls /nonexistent-mcp` failed 3 times in a row with the same error"
+        ),
+        "{}",
+        text(status_result)
+    );
 
     // Bad arguments: tool execution errors the model can act on.
     let bad = by_id(&responses, 9);
@@ -261,7 +273,7 @@ fn a_scripted_client_session() {
         modern["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
         "omnish"
     );
-    assert_eq!(modern["structuredContent"]["retry_loop"]["attempts"], 2);
+    assert_eq!(modern["structuredContent"]["retry_loop"]["attempts"], 3);
     let unsupported = &by_id(&responses, 17)["error"];
     assert_eq!(unsupported["code"], -32022);
     assert_eq!(unsupported["data"]["requested"], "1999-01-01");

@@ -79,7 +79,7 @@ async def session(mode):
         r = await client.call_tool("terminal_status", {})
         st = r.structured_content
         check(st["last_command"]["exit_code"] == 2, f"[{mode}] terminal_status last exit", st)
-        check(st["retry_loop"] is not None and st["retry_loop"]["attempts"] == 2, f"[{mode}] retry loop", st)
+        check(st["retry_loop"] is not None and st["retry_loop"]["attempts"] == 3, f"[{mode}] retry loop", st)
 
         r = await client.call_tool("recent_commands", {"count": "ten"})
         check(r.is_error and "count" in text_of(r), f"[{mode}] bad argument is a tool error", text_of(r))

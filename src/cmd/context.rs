@@ -7,7 +7,7 @@ use crate::cmd::Run;
 use crate::config::Config;
 use crate::context::format::Format;
 use crate::context::model::Parts;
-use crate::context::{self, Budget, Request, models, select};
+use crate::context::{self, Budget, Request, env, files, loops, models, notes, select};
 use crate::error::ExitError;
 use crate::store;
 use anyhow::{Context, Result};
@@ -114,6 +114,57 @@ pub(crate) fn request(
     };
     let root = cfg.data_root()?;
     let data_root = std::path::absolute(&root).unwrap_or(root);
+    let current_session = std::env::var("OMNISH_SESSION_ID")
+        .ok()
+        .filter(|s| !s.is_empty());
+    // Notes, environment and files describe where this runs.
+    let cwd = std::env::current_dir().ok();
+    let project = cwd.as_deref().map(files::project_root);
+    let env = if opts.env {
+        let cwd = cwd
+            .clone()
+            .context("--env: cannot read the current directory")?;
+        let meta = current_session
+            .as_deref()
+            .filter(|id| store::is_session_id(id))
+            .and_then(|id| store::read_meta(&store::sessions_dir(&data_root).join(id)).ok());
+        Some(env::EnvSource {
+            vars: std::env::vars_os()
+                .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+                .collect(),
+            cwd,
+            terminal: crate::record::pty::terminal_size()
+                .or_else(size_from_vars)
+                .or(meta.as_ref().map(|m| (m.cols, m.rows))),
+            shell: meta.map(|m| m.shell).filter(|s| !s.is_empty()),
+            settings: env::EnvSettings {
+                allow: cfg.list("env.allow").to_vec(),
+                deny: cfg.list("env.deny").to_vec(),
+            },
+        })
+    } else {
+        None
+    };
+    if opts.depth == Some(0) {
+        return Err(ExitError::usage("--depth 0 shows nothing; give at least 1").into());
+    }
+    let files = if opts.files || opts.changed {
+        let root = project
+            .clone()
+            .context("--files: cannot read the current directory")?;
+        Some(files::FilesRequest {
+            root,
+            tree: opts.files,
+            depth: opts.depth,
+            changed: opts.changed,
+            settings: files::FilesSettings {
+                collapse: cfg.int("files.collapse"),
+                max_lines: cfg.int("files.max_lines"),
+            },
+        })
+    } else {
+        None
+    };
     let format = match opts.format {
         Some(f) => f.into(),
         None => format_of(cfg.str("context.format")),
@@ -124,9 +175,7 @@ pub(crate) fn request(
             .session
             .parse()
             .unwrap_or(select::SessionChoice::Current),
-        current_session: std::env::var("OMNISH_SESSION_ID")
-            .ok()
-            .filter(|s| !s.is_empty()),
+        current_session,
         failed: opts.failed,
         grep,
         within,
@@ -142,6 +191,13 @@ pub(crate) fn request(
         redact: !opts.no_redact && cfg.bool("context.redact"),
         budget: budget(opts, cfg, default_model)?,
         format,
+        notes: (!opts.no_notes).then_some(notes::NotesScope { project }),
+        env,
+        files,
+        loops: loops::LoopSettings {
+            threshold: cfg.int("loops.threshold"),
+            utc_offset_secs: utc_offset_secs(),
+        },
     })
 }
 
@@ -188,4 +244,21 @@ fn budget(opts: &ContextOpts, cfg: &Config, default_model: Option<&str>) -> Resu
         .into());
     }
     Ok(Some(Budget { tokens, tokenizer }))
+}
+
+/// `COLUMNS` and `LINES`, when the shell exported them.
+fn size_from_vars() -> Option<(u16, u16)> {
+    let get = |k: &str| std::env::var(k).ok()?.trim().parse::<u16>().ok();
+    Some((get("COLUMNS")?, get("LINES")?))
+}
+
+/// The local time's offset from UTC now, in seconds (0 when unknown).
+pub(crate) fn utc_offset_secs() -> i64 {
+    let now = store::now_ms() as libc::time_t / 1000;
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: localtime_r reads `now` and writes a tm into the struct we own.
+    if unsafe { libc::localtime_r(&now, &mut tm) }.is_null() {
+        return 0;
+    }
+    tm.tm_gmtoff
 }

@@ -16,6 +16,7 @@ impl Run for McpArgs {
                 .ok()
                 .filter(|s| !s.is_empty()),
             cwd: std::env::current_dir().context("cannot read the current directory")?,
+            utc_offset_secs: crate::cmd::context::utc_offset_secs(),
         };
         let stdin = std::io::stdin();
         let mut input = stdin.lock();

@@ -9,6 +9,7 @@ pub mod init;
 pub(crate) mod llm;
 pub mod man;
 pub mod mcp;
+pub mod note;
 pub mod wrap;
 
 /// A subcommand: runs and returns the process exit status.

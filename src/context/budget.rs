@@ -10,13 +10,21 @@
 //! rendering can: it reduces step by step, in this order,
 //!
 //! 1. older commands (all but the most recent), oldest first, become one-line summaries;
-//! 2. the most recent command's output shrinks (head + tail, errors kept) down to
+//! 2. the file lists (`--files`, `--changed`) are laid out again in fewer lines, down to
+//!    [`MIN_FILE_LINES`];
+//! 3. the most recent command's output shrinks (head + tail, errors kept) down to
 //!    [`MIN_RECENT_LINES`] lines;
-//! 3. older commands are dropped, oldest first;
-//! 4. the most recent command's output shrinks further, down to one line;
-//! 5. the most recent command becomes a summary, and finally is dropped too.
+//! 4. older commands are dropped, oldest first;
+//! 5. the environment's variables are left out, then the file lists are dropped, then the
+//!    environment;
+//! 6. notes are dropped, lowest priority first (the last printed first);
+//! 7. the most recent command's output shrinks further, down to one line;
+//! 8. the most recent command becomes a summary, and finally is dropped too.
 //!
-//! Step 2 stops at a floor before step 3 because a few lines of the command the user asks about
+//! So notes rank after the most recent command and before older ones, and the sections asked
+//! for with `--env` and `--files` after the notes.
+//!
+//! Step 3 stops at a floor before step 4 because a few lines of the command the user asks about
 //! are worth more than the one-line summaries of much older ones. If even the empty document
 //! (which still says that everything was dropped) is over the budget, everything is dropped and
 //! the report says so.
@@ -33,7 +41,9 @@
 
 use std::collections::HashMap;
 
-use crate::context::model::{BudgetReport, CommandContext, ContextDoc};
+use crate::context::model::{
+    BudgetReport, CommandContext, ContextDoc, EnvSection, FilesSection, NoteEntry,
+};
 use crate::context::tokenizer::TokenCounter;
 use crate::context::truncate::truncate;
 
@@ -78,7 +88,11 @@ pub(crate) fn fit(
     doc.report.budget = Some(budget);
     doc.report.tokenizer = Some(counter.name().to_string());
     doc.report.tokens = Some(budget);
-    if doc.commands.is_empty() {
+    let reducible = !doc.commands.is_empty()
+        || !doc.notes.is_empty()
+        || doc.env.is_some()
+        || doc.files.is_some();
+    if !reducible {
         return count_settled(doc, counter, render);
     }
     // The common case, a document that fits, costs one count of it (bounded by the budget).
@@ -90,11 +104,13 @@ pub(crate) fn fit(
         }
     }
     let original = std::mem::take(&mut doc.commands);
+    let sections = Sections::take(doc);
     // Costs are measured newest first and stop once the newer commands alone are over the
     // budget, so a document far over it is never tokenized whole.
-    let mut fitter = Fitter::new(doc, &original, counter, render, budget);
+    let mut fitter = Fitter::new(doc, &original, sections, counter, render, budget);
     if !fitter.proven_over && !counted_whole {
         doc.commands = original.clone();
+        fitter.sections.restore(doc);
         let tokens = count_settled(doc, counter, render);
         if tokens <= budget {
             return tokens;
@@ -103,15 +119,53 @@ pub(crate) fn fit(
     }
     let mut eff = budget as i64;
     let mut level = 0;
-    loop {
+    // The highest level counted over the budget.
+    let mut over: Option<usize> = None;
+    let found_tokens = loop {
         level = fitter.level_for(eff).max(level + 1).min(fitter.max_level());
         fitter.apply(level, doc);
         let tokens = count_settled(doc, counter, render);
         if tokens <= budget || level == fitter.max_level() {
+            break tokens;
+        }
+        over = Some(level);
+        eff -= (tokens - budget) as i64;
+    };
+    // Estimates err (shared headings, the report's wording, a `# cwd:` line), and a correction
+    // can jump past levels that fit: find the lowest one between the last level counted over
+    // the budget and the one found. Each is smaller than the one counted over, so this never
+    // counts a document far over the budget.
+    let Some(mut lo) = over.map(|o| o + 1) else {
+        return found_tokens;
+    };
+    let found = level;
+    // The next few levels one by one (costs are not monotone there: a summary can cost more
+    // than a one-line output), then a binary search over the rest.
+    while lo < found && lo <= over.unwrap_or(0) + 4 {
+        fitter.apply(lo, doc);
+        let tokens = count_settled(doc, counter, render);
+        if tokens <= budget {
             return tokens;
         }
-        eff -= (tokens - budget) as i64;
+        lo += 1;
     }
+    let mut hi = found;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        fitter.apply(mid, doc);
+        if count_settled(doc, counter, render) <= budget {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    fitter.apply(hi, doc);
+    let tokens = count_settled(doc, counter, render);
+    if tokens > budget && hi != found {
+        fitter.apply(found, doc);
+        return count_settled(doc, counter, render);
+    }
+    tokens
 }
 
 /// Counts `doc`, updating `report.tokens` until it matches the count it is part of.
@@ -131,13 +185,65 @@ fn count_settled(
     tokens
 }
 
+/// The sections besides the commands, as the document had them.
+struct Sections {
+    notes: Vec<NoteEntry>,
+    env: Option<EnvSection>,
+    files: Option<FilesSection>,
+}
+
+impl Sections {
+    fn take(doc: &mut ContextDoc) -> Sections {
+        Sections {
+            notes: std::mem::take(&mut doc.notes),
+            env: doc.env.take(),
+            files: doc.files.take(),
+        }
+    }
+
+    fn restore(&self, doc: &mut ContextDoc) {
+        doc.notes = self.notes.clone();
+        doc.env = self.env.clone();
+        doc.files = self.files.clone();
+    }
+
+    /// Lines of the file section before any cut.
+    fn files_len(&self) -> usize {
+        self.files.as_ref().map_or(0, |f| {
+            f.lines
+                .len()
+                .max(f.changed.as_ref().map_or(0, |c| c.files.len()))
+        })
+    }
+
+    fn env_has_vars(&self) -> bool {
+        self.env.as_ref().is_some_and(|e| !e.vars.is_empty())
+    }
+}
+
+/// The file lists are cut down to this many lines before the most recent command's output is
+/// cut; they are dropped after the older commands.
+pub(crate) const MIN_FILE_LINES: usize = 10;
+
+/// How reduced the sections are in a plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct SectionStates {
+    /// The first this many notes are kept.
+    notes: usize,
+    /// The file lists cut to this many lines; `None`: dropped.
+    files: Option<usize>,
+    env_vars: bool,
+    env: bool,
+}
+
 /// Plans reductions of one document. Levels are numbered from 0 (nothing reduced) to
 /// `max_level()` (everything dropped); each level reduces at least as much as the one before.
 struct Fitter<'a> {
     original: &'a [CommandContext],
+    sections: Sections,
     counter: &'a dyn TokenCounter,
     render: &'a dyn Fn(&ContextDoc) -> String,
-    /// The document without commands, for rendering samples.
+    /// The document without commands and sections, for rendering samples.
     shell: ContextDoc,
     /// Older commands whose summary is cheaper than their output, oldest first.
     summarizable: Vec<usize>,
@@ -149,6 +255,9 @@ struct Fitter<'a> {
     /// Kept lines of the most recent command before any cut, and the floor of step 2.
     recent_len: usize,
     floor: usize,
+    /// Lines of the file lists before any cut, and the floor they are first cut to.
+    files_len: usize,
+    files_floor: usize,
     /// The newer commands alone cost more than the budget: the whole document cannot fit, and
     /// the full costs of the older ones (which no fitting level keeps) were not measured.
     proven_over: bool,
@@ -158,20 +267,23 @@ impl<'a> Fitter<'a> {
     fn new(
         doc: &ContextDoc,
         original: &'a [CommandContext],
+        sections: Sections,
         counter: &'a dyn TokenCounter,
         render: &'a dyn Fn(&ContextDoc) -> String,
         budget: usize,
     ) -> Self {
         let shell = ContextDoc {
-            commands: Vec::new(),
             group_sessions: doc.group_sessions,
             parts: doc.parts,
             report: doc.report.clone(),
+            ..Default::default()
         };
         let n = original.len();
-        let recent_len = original[n - 1].output.len();
+        let recent_len = original.last().map_or(0, |c| c.output.len());
+        let files_len = sections.files_len();
         let mut f = Fitter {
             original,
+            sections,
             counter,
             render,
             shell,
@@ -181,6 +293,8 @@ impl<'a> Fitter<'a> {
             recent_lines: HashMap::new(),
             recent_len,
             floor: recent_len.min(MIN_RECENT_LINES),
+            files_len,
+            files_floor: files_len.min(MIN_FILE_LINES),
             proven_over: false,
         };
         // A level keeping command i in full keeps every newer one in full too (older commands
@@ -208,7 +322,7 @@ impl<'a> Fitter<'a> {
         }
         f.proven_over |= newer > over;
         // Summaries of short outputs can cost more than the outputs; those stay as they are.
-        f.summarizable = (0..n - 1)
+        f.summarizable = (0..n.saturating_sub(1))
             .filter(|&i| !original[i].summarized && f.summary[i] < f.full[i])
             .collect();
         f
@@ -243,17 +357,25 @@ impl<'a> Fitter<'a> {
         cost
     }
 
-    // Level layout: [0, s] summarize older; then cut recent to recent_len-1 .. floor; then drop
-    // older one by one; then cut recent to floor-1 .. 1; then summarize recent; then drop it.
-    fn phase_sizes(&self) -> [usize; 6] {
+    // Level layout: summarize older; cut the file lists to their floor; cut recent to
+    // recent_len-1 .. floor; drop older one by one; leave out the environment variables; drop
+    // the file lists; drop the environment; drop notes, lowest priority first; cut recent to
+    // floor-1 .. 1; summarize recent; drop it.
+    fn phase_sizes(&self) -> [usize; 11] {
         let n = self.original.len();
+        let recent = self.original.last();
         [
             self.summarizable.len(),
+            self.files_len - self.files_floor,
             self.recent_len - self.floor,
-            n - 1,
+            n.saturating_sub(1),
+            usize::from(self.sections.env_has_vars()),
+            usize::from(self.sections.files.is_some()),
+            usize::from(self.sections.env.is_some()),
+            self.sections.notes.len(),
             self.floor.saturating_sub(1),
-            usize::from(self.original[n - 1].output_lines > 0 && !self.original[n - 1].summarized),
-            1,
+            usize::from(recent.is_some_and(|r| r.output_lines > 0 && !r.summarized)),
+            usize::from(recent.is_some()),
         ]
     }
 
@@ -261,48 +383,79 @@ impl<'a> Fitter<'a> {
         self.phase_sizes().iter().sum()
     }
 
-    /// The states of all commands at `level`.
-    fn states(&self, level: usize) -> Vec<State> {
+    /// The states of all commands and sections at `level`.
+    fn states(&self, level: usize) -> (Vec<State>, SectionStates) {
         let n = self.original.len();
-        let [s, cut1, drop, cut2, summ, _] = self.phase_sizes();
+        let sizes = self.phase_sizes();
         let mut states = vec![State::Full; n];
+        let mut sec = SectionStates {
+            notes: self.sections.notes.len(),
+            files: self.sections.files.as_ref().map(|_| self.files_len),
+            env_vars: self.sections.env_has_vars(),
+            env: self.sections.env.is_some(),
+        };
         let mut rest = level;
-        for &i in self.summarizable.iter().take(rest.min(s)) {
-            states[i] = State::Summarized;
+        for (phase, &size) in sizes.iter().enumerate() {
+            let r = rest.min(size);
+            match phase {
+                0 => {
+                    for &i in self.summarizable.iter().take(r) {
+                        states[i] = State::Summarized;
+                    }
+                }
+                1 => {
+                    if sec.files.is_some() {
+                        sec.files = Some(self.files_len - r);
+                    }
+                }
+                2 => {
+                    if r > 0 {
+                        states[n - 1] = State::Lines(self.recent_len - r);
+                    }
+                }
+                3 => {
+                    for st in states.iter_mut().take(r) {
+                        *st = State::Dropped;
+                    }
+                }
+                4 => sec.env_vars &= r == 0,
+                5 => {
+                    if r > 0 {
+                        sec.files = None;
+                    }
+                }
+                6 => {
+                    if r > 0 {
+                        sec.env = false;
+                        sec.env_vars = false;
+                    }
+                }
+                7 => sec.notes -= r,
+                8 => {
+                    if r > 0 {
+                        states[n - 1] = State::Lines(self.floor - r);
+                    }
+                }
+                9 => {
+                    if r > 0 {
+                        states[n - 1] = State::Summarized;
+                    }
+                }
+                _ => {
+                    if r > 0 {
+                        states[n - 1] = State::Dropped;
+                    }
+                }
+            }
+            if rest <= size {
+                break;
+            }
+            rest -= size;
         }
-        if rest <= s {
-            return states;
-        }
-        rest -= s;
-        if rest <= cut1 {
-            states[n - 1] = State::Lines(self.recent_len - rest);
-            return states;
-        }
-        rest -= cut1;
-        if self.recent_len > self.floor {
-            states[n - 1] = State::Lines(self.floor);
-        }
-        for st in states.iter_mut().take(rest.min(drop)) {
-            *st = State::Dropped;
-        }
-        if rest <= drop {
-            return states;
-        }
-        rest -= drop;
-        if rest <= cut2 {
-            states[n - 1] = State::Lines(self.floor - rest);
-            return states;
-        }
-        rest -= cut2;
-        if rest <= summ {
-            states[n - 1] = State::Summarized;
-            return states;
-        }
-        states[n - 1] = State::Dropped;
-        states
+        (states, sec)
     }
 
-    fn report_for(&self, states: &[State]) -> BudgetReport {
+    fn report_for(&self, states: &[State], sec: &SectionStates) -> BudgetReport {
         let mut r = self.shell.report.clone();
         for (c, st) in self.original.iter().zip(states) {
             let id = (c.session_id.clone(), c.seq);
@@ -312,14 +465,57 @@ impl<'a> Fitter<'a> {
                 State::Full | State::Lines(_) => {}
             }
         }
+        r.notes_dropped = self.sections.notes[sec.notes..]
+            .iter()
+            .rev()
+            .map(|n| n.key.clone())
+            .collect();
+        if self.sections.env.is_some() {
+            if !sec.env {
+                r.sections.push("environment dropped".into());
+            } else if self.sections.env_has_vars() && !sec.env_vars {
+                r.sections.push("environment variables left out".into());
+            }
+        }
+        if self.sections.files.is_some() {
+            match sec.files {
+                None => r.sections.push("file lists dropped".into()),
+                Some(k) if k < self.files_len => {
+                    r.sections.push(format!("file lists cut to {k} lines"))
+                }
+                Some(_) => {}
+            }
+        }
         r
     }
 
-    /// Estimated tokens of the document at `level`.
+    /// `doc`'s sections as `sec` has them.
+    fn set_sections(&self, sec: &SectionStates, doc: &mut ContextDoc) {
+        doc.notes = self.sections.notes[..sec.notes].to_vec();
+        doc.env = self.sections.env.clone().filter(|_| sec.env).map(|mut e| {
+            if !sec.env_vars {
+                e.vars_dropped = true;
+            }
+            e
+        });
+        doc.files = match sec.files {
+            None => None,
+            Some(k) => self.sections.files.clone().map(|mut f| {
+                if k < self.files_len {
+                    f.cut(k);
+                }
+                f
+            }),
+        };
+    }
+
+    /// Estimated tokens of the document at `level`: the sections and the report counted
+    /// together, plus each command's measured cost.
     fn estimate(&mut self, level: usize) -> i64 {
-        let states = self.states(level);
+        let (states, sec) = self.states(level);
         let mut empty = self.shell.clone();
-        empty.report = self.report_for(&states);
+        empty.report = self.report_for(&states, &sec);
+        self.set_sections(&sec, &mut empty);
         let mut total = self.counter.count(&(self.render)(&empty)) as i64;
         for (i, st) in states.iter().enumerate() {
             total += match *st {
@@ -349,8 +545,9 @@ impl<'a> Fitter<'a> {
 
     /// Sets `doc` to the document at `level`.
     fn apply(&self, level: usize, doc: &mut ContextDoc) {
-        let states = self.states(level);
-        doc.report = self.report_for(&states);
+        let (states, sec) = self.states(level);
+        doc.report = self.report_for(&states, &sec);
+        self.set_sections(&sec, doc);
         doc.commands = self
             .original
             .iter()
@@ -616,6 +813,73 @@ mod tests {
         assert!(calls.get() < 2000 * 200, "{}", calls.get());
     }
 
+    #[test]
+    fn fit_cuts_file_lists_before_the_recent_command_and_drops_sections_after_older_ones() {
+        use crate::context::model::{EnvSection, FilesSection};
+        let t = tokenizer("chars4").unwrap();
+        let paths: Vec<String> = (0..30)
+            .flat_map(|d| (0..8).map(move |f| format!("dir{d:02}/file{f}.rs")))
+            .collect();
+        let tree = std::sync::Arc::new(crate::context::files::tree_of(&paths, None, 40));
+        let mut d = big_doc(3, 12);
+        d.files = Some(FilesSection {
+            root: "/p".into(),
+            total_files: 240,
+            lines: tree.lines(200),
+            tree: Some(tree),
+            changed: None,
+        });
+        d.env = Some(EnvSection {
+            cwd: "/p".into(),
+            vars: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            ..Default::default()
+        });
+        let whole = t.count(&text(&d));
+        let recent = d.commands[2].clone();
+        // A little less than everything: the file list is cut, the commands stay.
+        let mut cut = d.clone();
+        fit(&mut cut, whole - 200, t.as_ref(), &text);
+        let r = &cut.report;
+        assert!(
+            r.sections
+                .iter()
+                .any(|s| s.starts_with("file lists cut to")),
+            "{r:?}"
+        );
+        let shown = cut.files.as_ref().unwrap().lines.len();
+        assert!((MIN_FILE_LINES..200).contains(&shown), "{shown}");
+        assert_eq!(cut.commands.last(), Some(&recent));
+        assert!(cut.env.as_ref().is_some_and(|e| !e.vars_dropped));
+        // Room for little more than the recent command: older commands, the variables, the
+        // file lists and the environment go, in that order, before the recent command's last
+        // lines.
+        let mut tight = d.clone();
+        let mut alone = d.clone();
+        alone.commands.drain(..2);
+        alone.env = None;
+        alone.files = None;
+        fit(&mut tight, t.count(&text(&alone)) + 30, t.as_ref(), &text);
+        assert!(
+            tight.files.is_none() && tight.env.is_none(),
+            "{:?}",
+            tight.report
+        );
+        // The recent command was cut to its floor before anything was dropped.
+        assert_eq!(tight.commands.len(), 1);
+        assert_eq!(tight.commands[0].seq, recent.seq);
+        assert_eq!(tight.commands[0].output.len(), MIN_RECENT_LINES);
+        assert_eq!(tight.report.dropped.len(), 2);
+        assert_eq!(
+            tight.report.sections,
+            ["environment dropped", "file lists dropped"]
+        );
+        assert!(
+            text(&tight).contains("environment dropped, file lists dropped]"),
+            "{}",
+            text(&tight)
+        );
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(200))]
         #[test]
@@ -634,7 +898,33 @@ mod tests {
                 prop_assert_eq!(d.report.dropped.len(), n);
             }
             prop_assert_eq!(d.commands.len() + d.report.dropped.len(), n);
+            if tokens > budget {
+                prop_assert!(d.notes.is_empty() && d.env.is_none() && d.files.is_none());
+            }
             for c in &d.commands { check_consistent(c); }
+            // Notes rank after the newest command and before older ones: a note is dropped
+            // only once every older command is, and the newest command is cut below its floor
+            // only once every note is dropped.
+            prop_assert_eq!(d.notes.len() + d.report.notes_dropped.len(), doc.notes.len());
+            if !d.report.notes_dropped.is_empty() {
+                prop_assert!(d.commands.len() <= 1, "{:?}", d.report);
+                // The lowest priority (printed last) goes first.
+                let kept: Vec<&str> = d.notes.iter().map(|n| n.key.as_str()).collect();
+                let want: Vec<&str> = doc.notes[..d.notes.len()].iter().map(|n| n.key.as_str()).collect();
+                prop_assert_eq!(kept, want);
+            }
+            if d.commands.len() > 1 {
+                prop_assert_eq!(d.notes.len(), doc.notes.len());
+                prop_assert_eq!(d.env.is_some(), doc.env.is_some());
+                prop_assert_eq!(d.files.is_some(), doc.files.is_some());
+            }
+            if let (Some(last), Some(orig)) = (d.commands.last(), doc.commands.last()) {
+                let cut_below_floor = last.summarized && !orig.summarized
+                    || last.output.len() < orig.output.len().min(MIN_RECENT_LINES);
+                if cut_below_floor {
+                    prop_assert!(d.notes.is_empty(), "{:?}", d.report);
+                }
+            }
             // the most recent command is never dropped while others remain
             if let Some(last) = doc.commands.last() {
                 if !d.commands.is_empty() {

@@ -3,8 +3,13 @@
 //!
 //! [`select`] picks command records → [`read`] reads and renders each one's output into a
 //! bounded digest (through [`crate::term`]) → [`truncate`] keeps head, tail and error lines and
-//! shortens long lines → [`redact`] takes secrets out → [`budget`] fits a token ceiling →
-//! [`format`] prints text, markdown or json. The types that join them are in [`model`].
+//! shortens long lines, and folds repeats → [`loops`] folds runs of failed attempts →
+//! [`redact`] takes secrets out → [`budget`] fits a token ceiling → [`format`] prints text,
+//! markdown or json. The types that join them are in [`model`].
+//!
+//! Besides the commands, a document can carry sections, each asked for in the request and
+//! printed before the commands: pinned [`notes`], an [`env`]ironment snapshot and the project's
+//! [`files`]. They are redacted, fitted by the budget and formatted like the commands.
 //!
 //! Nothing here reads flags or the environment: the caller says which session it runs in, where
 //! the store is and what time filters mean.
@@ -22,9 +27,13 @@
 //! line, which no useful budget can exceed.
 
 pub(crate) mod budget;
+pub(crate) mod env;
+pub(crate) mod files;
 pub(crate) mod format;
+pub(crate) mod loops;
 pub(crate) mod model;
 pub(crate) mod models;
+pub(crate) mod notes;
 pub(crate) mod range;
 pub(crate) mod read;
 pub mod redact;
@@ -83,6 +92,14 @@ pub(crate) struct Request {
     pub redact: bool,
     pub budget: Option<Budget>,
     pub format: Format,
+    /// Show pinned notes (`None`: `--no-notes`).
+    pub notes: Option<notes::NotesScope>,
+    /// Describe this environment (`--env`).
+    pub env: Option<env::EnvSource>,
+    /// List the project's files (`--files`, `--changed`).
+    pub files: Option<files::FilesRequest>,
+    /// How runs of failed attempts are folded.
+    pub loops: loops::LoopSettings,
 }
 
 /// What a run did, for the front end to report.
@@ -198,19 +215,25 @@ pub(crate) fn run_with_doc(
     commands.reverse();
     plans.reverse();
     pre_summarized.reverse();
-    // Fold repeated runs; a folded entry keeps the latest run.
+    let now = crate::store::now_ms();
+    let first_started = commands.iter().map(|c| c.started_at).min().unwrap_or(now);
+    // Fold repeated runs, then loops of failed attempts; a folded entry keeps the latest run.
     let folded = truncate::fold_repeats_with(commands.into_iter().zip(plans).collect());
+    let folded = loops::fold(folded, &req.loops, now);
     outcome.commands = folded.len();
+    let mut doc = sections(req, first_started, now, &mut outcome.warnings)?;
+    doc.group_sessions = group_sessions;
+    doc.parts = req.parts;
 
     if streaming {
-        return write_streaming(req, folded, group_sessions, width, out).map(|()| (outcome, None));
+        return write_streaming(req, doc, folded, width, out).map(|()| (outcome, None));
     }
-    let mut doc = ContextDoc {
-        commands: folded.into_iter().map(|(c, _)| c).collect(),
-        group_sessions,
-        parts: req.parts,
-        report: Default::default(),
-    };
+    doc.commands = folded.into_iter().map(|(c, _)| c).collect();
+    pre_summarized.retain(|(s, q)| {
+        doc.commands
+            .iter()
+            .any(|c| &c.session_id == s && c.seq == *q)
+    });
     doc.report.summarized = pre_summarized;
     let text = fit_and_format(&mut doc, req)?;
     out.write_all(text.as_bytes())?;
@@ -284,6 +307,33 @@ fn digests_of(
             })
             .collect()
     })
+}
+
+/// A document holding the sections `req` asks for (notes, environment, files) and no
+/// commands. `first_started` is when the oldest selected command started (for `--changed`).
+fn sections(
+    req: &Request,
+    first_started: u64,
+    now: u64,
+    warnings: &mut Vec<String>,
+) -> Result<ContextDoc> {
+    let mut doc = ContextDoc::default();
+    if let Some(scope) = &req.notes {
+        // Notes nobody asked for this time never stop the commands from being shown.
+        match notes::entries(&req.data_root, scope, now, req.redact) {
+            Ok(n) => doc.notes = n,
+            Err(e) => warnings.push(format!("notes left out: {e:#}")),
+        }
+    }
+    if let Some(src) = &req.env {
+        doc.env = Some(env::snapshot(src, req.redact)?);
+    }
+    if let Some(f) = &req.files {
+        let offset = req.loops.utc_offset_secs;
+        let clock = |t: u64| loops::clock(t, offset, now);
+        doc.files = Some(files::section(f, first_started, req.redact, &clock)?);
+    }
+    Ok(doc)
 }
 
 /// Formats the document, fitting it under the budget when there is one.
@@ -494,8 +544,8 @@ fn placeholder(nonce: &str, k: usize, backticks: usize) -> String {
 /// placeholder.
 fn write_streaming(
     req: &Request,
+    mut doc: ContextDoc,
     folded: Vec<(CommandContext, Option<StreamPlan>)>,
-    group_sessions: bool,
     width: usize,
     out: &mut dyn Write,
 ) -> Result<()> {
@@ -521,12 +571,7 @@ fn write_streaming(
         }
         commands.push(ctx);
     }
-    let doc = ContextDoc {
-        commands,
-        group_sessions,
-        parts: req.parts,
-        report: Default::default(),
-    };
+    doc.commands = commands;
     let text = format::format(&doc, req.format);
     let line_cap = match width {
         0 => UNLIMITED_WIDTH_CAP,

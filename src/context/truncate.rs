@@ -224,8 +224,10 @@ pub(crate) fn fold_repeats_with<T>(cmds: Vec<(CommandContext, T)>) -> Vec<(Comma
             && same_run(prev, &c)
         {
             let repeat = prev.repeat + c.repeat;
+            let first = (prev.first_seq(), prev.first_started_at());
             *prev = c;
             prev.repeat = repeat;
+            prev.first_run = Some(first);
             *prev_extra = extra;
             continue;
         }

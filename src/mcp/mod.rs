@@ -62,6 +62,8 @@ pub(crate) struct Config {
     pub env_session: Option<String>,
     /// The server's working directory: the agent's project.
     pub cwd: PathBuf,
+    /// The local time's offset from UTC, for the times loops are said to start at.
+    pub utc_offset_secs: i64,
 }
 
 /// Longest line read: a larger message is answered with an error and skipped, never held

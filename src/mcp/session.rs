@@ -162,6 +162,7 @@ mod tests {
             data_root: root.to_path_buf(),
             env_session: env.map(str::to_string),
             cwd: cwd.into(),
+            utc_offset_secs: 0,
         }
     }
 

@@ -275,8 +275,8 @@ fn definition(name: &str) -> Option<Definition> {
             title: "Terminal status",
             description: "Where the user's recorded terminal is now: which session (and why \
                 that one), its working directory and project, the last command and its exit \
-                status, a command still running, and an active retry loop (the same command \
-                line failing again and again at the end of the session). A cheap first call.",
+                status, a command still running, and an active retry loop (failed attempts in a row \
+                at the end of the session, as `omnish context` folds them). A cheap first call.",
             input: json!({
                 "type": "object",
                 "properties": {"session": session_schema("current")},
@@ -315,8 +315,11 @@ fn definition(name: &str) -> Option<Definition> {
                     "retry_loop": {"type": ["object", "null"], "properties": {
                         "command_line": {"type": "string"},
                         "attempts": {"type": "integer"},
+                        "at_least": {"type": "boolean"},
+                        "same_error": {"type": "boolean"},
                         "exit_code": {"type": ["integer", "null"]},
-                        "since": {"type": "integer"}
+                        "since": {"type": "integer"},
+                        "description": {"type": "string"}
                     }}
                 },
                 "required": ["session", "cwd", "project_root", "server_cwd", "last_command",
@@ -627,6 +630,15 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
         redact: true,
         budget: None,
         format: Format::Text,
+        notes: Some(crate::context::notes::NotesScope {
+            project: Some(crate::context::files::project_root(&config.cwd)),
+        }),
+        env: None,
+        files: None,
+        loops: crate::context::loops::LoopSettings {
+            threshold: crate::context::loops::DEFAULT_THRESHOLD,
+            utc_offset_secs: config.utc_offset_secs,
+        },
     };
     let head = label(&which);
     let counter = counter();
@@ -1067,23 +1079,22 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
             short(&redact::redact(&c.record.command_line))
         }
     };
-    let failed = |c: &select::Candidate| c.record.exit_code.is_some_and(|x| x != 0);
-    // Identical failing command lines at the very end of the session.
-    let retry = last
-        .filter(|l| failed(l) && !l.record.private)
-        .and_then(|l| {
-            let run: Vec<&&select::Candidate> = finished
-                .iter()
-                .rev()
-                .take_while(|c| failed(c) && c.record.command_line == l.record.command_line)
-                .collect();
-            (run.len() >= 2).then(|| {
-                json!({
-                    "command_line": shown_line(l),
-                    "attempts": run.len(),
-                    "exit_code": l.record.exit_code,
-                    "since": run.last().map(|c| c.record.started_at),
-                })
+    // The same loop `omnish context` folds: failed attempts in a row at the end of the session.
+    let settings = crate::context::loops::LoopSettings {
+        threshold: crate::context::loops::DEFAULT_THRESHOLD,
+        utc_offset_secs: config.utc_offset_secs,
+    };
+    let retry = crate::context::loops::active(&s.dir, &settings)
+        .map_err(|e| e.to_string())?
+        .map(|l| {
+            json!({
+                "command_line": short(&l.command_line),
+                "attempts": l.failures,
+                "at_least": l.at_least,
+                "same_error": l.same_error,
+                "exit_code": l.last_exit,
+                "since": l.since,
+                "description": l.describe(),
             })
         });
     let open = store::open_session(&s.dir)
@@ -1168,9 +1179,8 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
     }
     match &retry {
         Some(r) => lines.push(format!(
-            "retry loop: the same command failed {} times in a row: $ {}",
-            r["attempts"],
-            r["command_line"].as_str().unwrap_or("")
+            "retry loop: {}",
+            r["description"].as_str().unwrap_or("")
         )),
         None => lines.push("retry loop: none".into()),
     }

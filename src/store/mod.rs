@@ -7,12 +7,14 @@
 //!     stream.bin                    StreamEntry values back to back, each a MessagePack array
 //!                                   [timestamp_ms, direction, data] with data as bin
 //!     commands.jsonl                one CommandRecord per line, appended when a command ends
+//!   notes.json, notes.lock          pinned notes ([`notes`])
 //! ```
 //! Every file is 0600. Readers skip a torn last frame or line (crash, disk full).
 
 pub mod cache;
 mod commands;
 mod frames;
+pub mod notes;
 mod sessions;
 
 pub use commands::RecordsBackwards;

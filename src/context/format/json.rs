@@ -3,7 +3,10 @@
 use serde::Serialize;
 
 use super::{Formatter, explain_status};
-use crate::context::model::{CommandContext, ContextDoc, Parts};
+use crate::context::model::{
+    CommandContext, ContextDoc, EnvSection, FilesSection, GitState, LoopInfo, NoteEntry, Parts,
+    TreeKind,
+};
 
 /// One JSON document, schema v1 (see the module docs).
 pub(crate) struct JsonFormatter;
@@ -12,11 +15,130 @@ pub(crate) struct JsonFormatter;
 struct JsonDoc<'a> {
     version: u32,
     parts: &'static str,
+    notes: &'a [NoteEntry],
+    environment: Option<JsonEnv<'a>>,
+    files: Option<JsonFiles<'a>>,
     commands: Vec<JsonCommand<'a>>,
     sessions: Vec<JsonSession<'a>>,
     summarized: Vec<JsonId<'a>>,
     dropped: Vec<JsonId<'a>>,
+    notes_dropped: &'a [String],
+    sections_reduced: &'a [String],
     budget: Option<JsonBudget<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonEnv<'a> {
+    os: Option<&'a str>,
+    kernel: Option<&'a str>,
+    shell: Option<&'a str>,
+    terminal: Option<JsonSize>,
+    cwd: &'a str,
+    git: Option<&'a GitState>,
+    toolchains: Vec<JsonPair<'a>>,
+    /// `null` when the budget left them out.
+    variables: Option<Vec<JsonPair<'a>>>,
+}
+
+#[derive(Serialize)]
+struct JsonSize {
+    cols: u16,
+    rows: u16,
+}
+
+#[derive(Serialize)]
+struct JsonPair<'a> {
+    name: &'a str,
+    value: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonFiles<'a> {
+    root: &'a str,
+    total_files: usize,
+    /// `null` without `--files`.
+    tree: Option<Vec<JsonTreeLine<'a>>>,
+    changed: Option<JsonChanged<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonTreeLine<'a> {
+    path: &'a str,
+    depth: usize,
+    /// `file`, `dir` (its entries follow), `collapsed` (one line for `files` files), `more`
+    /// (`files` more files of the directory above).
+    kind: &'static str,
+    files: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct JsonChanged<'a> {
+    since: u64,
+    files: Vec<JsonChangedFile<'a>>,
+    more: usize,
+}
+
+#[derive(Serialize)]
+struct JsonChangedFile<'a> {
+    path: &'a str,
+    modified_at: u64,
+}
+
+fn pairs(v: &[(String, String)]) -> Vec<JsonPair<'_>> {
+    v.iter()
+        .map(|(name, value)| JsonPair { name, value })
+        .collect()
+}
+
+fn env_json(e: &EnvSection) -> JsonEnv<'_> {
+    JsonEnv {
+        os: e.os.as_deref(),
+        kernel: e.kernel.as_deref(),
+        shell: e.shell.as_deref(),
+        terminal: e.terminal.map(|(cols, rows)| JsonSize { cols, rows }),
+        cwd: &e.cwd,
+        git: e.git.as_ref(),
+        toolchains: pairs(&e.toolchains),
+        variables: (!e.vars_dropped).then(|| pairs(&e.vars)),
+    }
+}
+
+fn files_json(f: &FilesSection) -> JsonFiles<'_> {
+    JsonFiles {
+        root: &f.root,
+        total_files: f.total_files,
+        tree: f.tree.as_ref().map(|_| {
+            f.lines
+                .iter()
+                .map(|l| {
+                    let (kind, files) = match l.kind {
+                        TreeKind::File => ("file", None),
+                        TreeKind::Dir => ("dir", None),
+                        TreeKind::Collapsed(n) => ("collapsed", Some(n)),
+                        TreeKind::MoreFiles(n) => ("more", Some(n)),
+                    };
+                    JsonTreeLine {
+                        path: &l.path,
+                        depth: l.depth,
+                        kind,
+                        files,
+                    }
+                })
+                .collect()
+        }),
+        changed: f.changed.as_ref().map(|c| JsonChanged {
+            since: c.since,
+            files: c
+                .files
+                .iter()
+                .map(|(path, modified_at)| JsonChangedFile {
+                    path,
+                    modified_at: *modified_at,
+                })
+                .collect(),
+            more: c.more,
+        }),
+    }
 }
 
 #[derive(Serialize)]
@@ -37,6 +159,9 @@ struct JsonCommand<'a> {
     repeat: usize,
     summarized: bool,
     recording_stopped: bool,
+    /// A loop of failed attempts folded into this one, else `null`.
+    #[serde(rename = "loop")]
+    attempts: Option<&'a LoopInfo>,
 }
 
 #[derive(Serialize)]
@@ -99,6 +224,7 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
         repeat: c.repeat,
         summarized: c.summarized,
         recording_stopped: c.recording_stopped,
+        attempts: c.attempts.as_ref(),
     }
 }
 
@@ -122,6 +248,9 @@ impl Formatter for JsonFormatter {
                 Parts::ResultsOnly => "results-only",
                 Parts::CommandsOnly => "commands-only",
             },
+            notes: &doc.notes,
+            environment: doc.env.as_ref().map(env_json),
+            files: doc.files.as_ref().map(files_json),
             commands: doc
                 .commands
                 .iter()
@@ -130,6 +259,8 @@ impl Formatter for JsonFormatter {
             sessions,
             summarized: id_list(&r.summarized),
             dropped: id_list(&r.dropped),
+            notes_dropped: &r.notes_dropped,
+            sections_reduced: &r.sections,
             budget: r.budget.map(|budget| JsonBudget {
                 budget,
                 tokens: r.tokens,

@@ -1,8 +1,9 @@
 //! The markdown format (see the parent module's docs).
 
 use super::{
-    Formatter, collect_blocks, command_lines, join_blocks, output_with_gaps, report_note,
-    status_note, summary_note,
+    Formatter, changed_heading, changed_lines, collect_blocks, command_lines, files_heading,
+    has_sections, join_blocks, loop_lines, note_lines, output_with_gaps, report_note, status_note,
+    summary_note, tree_line,
 };
 use crate::context::model::{ContextDoc, Parts};
 
@@ -91,11 +92,77 @@ impl Formatter for MarkdownFormatter {
             if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
                 b.push(format!("[ran {} times]", c.repeat));
             }
+            if doc.parts != Parts::ResultsOnly {
+                // The attempts become a list under the note.
+                let lines = loop_lines(c, !c.summarized);
+                if lines.len() > 1 {
+                    b.push(String::new());
+                }
+                b.extend(lines);
+            }
             b
         });
+        let mut sections = section_blocks(doc);
+        if !sections.is_empty() && !blocks.is_empty() {
+            sections.push(vec!["## Commands".to_string()]);
+        }
+        sections.append(&mut blocks);
+        let mut blocks = sections;
         if doc.report.changed_anything() {
             blocks.push(vec![format!("*{}*", report_note(doc))]);
         }
         join_blocks(&blocks)
     }
+}
+
+/// `lines` in a fenced `text` block.
+fn fenced(lines: Vec<String>) -> Vec<String> {
+    let fence = fence_for(&lines);
+    let mut b = vec![format!("{fence}text")];
+    b.extend(lines);
+    b.push(fence);
+    b
+}
+
+/// The notes, environment and files, each under a `## Heading`.
+fn section_blocks(doc: &ContextDoc) -> Vec<Vec<String>> {
+    let mut blocks = Vec::new();
+    if !has_sections(doc) {
+        return blocks;
+    }
+    if !doc.notes.is_empty() {
+        blocks.push(vec!["## Notes".to_string()]);
+        let mut b = Vec::new();
+        for n in &doc.notes {
+            b.extend(note_lines(n));
+        }
+        blocks.push(b);
+    }
+    if let Some(env) = &doc.env {
+        blocks.push(vec!["## Environment".to_string()]);
+        let b: Vec<String> = env
+            .facts()
+            .into_iter()
+            .map(|(k, v)| format!("- {k}: {}", code_span(&v)))
+            .collect();
+        if !b.is_empty() {
+            blocks.push(b);
+        }
+        if !env.vars.is_empty() && !env.vars_dropped {
+            blocks.push(fenced(
+                env.vars.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            ));
+        }
+    }
+    if let Some(files) = &doc.files {
+        if files.tree.is_some() {
+            blocks.push(vec![format!("## {}", files_heading(files))]);
+            blocks.push(fenced(files.lines.iter().map(tree_line).collect()));
+        }
+        if let Some(c) = &files.changed {
+            blocks.push(vec![format!("## {}", changed_heading(c))]);
+            blocks.push(fenced(changed_lines(c)));
+        }
+    }
+    blocks
 }

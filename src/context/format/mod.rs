@@ -76,6 +76,20 @@
 //!   "budget": { "budget": 2000, "tokens": 1873 | null, "tokenizer": "o200k" | null } | null
 //! }
 //! ```
+//!
+//! Besides these, the document carries its sections and what the budget did to them: `notes`
+//! (a list, printed order), `environment` and `files` (objects, `null` unless asked for),
+//! `notes_dropped` and `sections_reduced`, and each command a `loop` object (`null` unless
+//! failed attempts were folded into it); README.md documents their fields.
+//!
+//! ## Sections
+//!
+//! Notes, environment and files come before the commands, each under a heading (`=== Notes
+//! ===` in text, `## Notes` in markdown), and the commands then get one (`=== Commands ===`,
+//! `## Commands`); a document without sections looks as it always did. A command standing for
+//! a loop of failed attempts gets a note after its status, `[failed 5 times in a row with the
+//! same error since 14:02]`, and, when the output changed between attempts, one line per earlier
+//! attempt.
 
 mod json;
 mod markdown;
@@ -230,6 +244,116 @@ fn summary_note(c: &CommandContext) -> String {
     format!("[{status}, {lines}]")
 }
 
+/// The loop note of a command and, with `earlier`, one line per earlier attempt (see
+/// [`crate::context::loops`]): `failed 5 times in a row with the same error since 14:02`.
+fn loop_lines(c: &CommandContext, earlier: bool) -> Vec<String> {
+    let Some(info) = &c.attempts else {
+        return Vec::new();
+    };
+    let mut note = format!("failed {} times in a row", info.failures);
+    if info.same_error {
+        note.push_str(" with the same error");
+    }
+    note.push_str(&format!(" since {}", info.since_clock));
+    let list = earlier && !info.earlier.is_empty();
+    if list {
+        note.push_str("; earlier attempts:");
+    }
+    let mut lines = vec![format!("[{note}]")];
+    if list {
+        for a in &info.earlier {
+            let mut l = format!("- {}", a.clock);
+            if let Some(cmd) = &a.command_line {
+                l.push_str(&format!(" `{}`", cmd.replace('\n', " ")));
+            }
+            match a.exit_code {
+                Some(code) => l.push_str(&format!(" exit {code}")),
+                None => l.push_str(" exit status unknown"),
+            }
+            if a.repeat > 1 {
+                l.push_str(&format!(" ({} times)", a.repeat));
+            }
+            if let Some(e) = &a.first_error {
+                l.push_str(&format!(": {e}"));
+            }
+            lines.push(l);
+        }
+    }
+    lines
+}
+
+/// The lines of a note: `- text (source: S)`, continuation lines indented.
+fn note_lines(n: &crate::context::model::NoteEntry) -> Vec<String> {
+    let mut lines: Vec<String> = n
+        .text
+        .trim_end()
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            let l = l.strip_suffix('\r').unwrap_or(l);
+            if i == 0 {
+                format!("- {l}")
+            } else {
+                format!("  {l}")
+            }
+        })
+        .collect();
+    if let Some(src) = &n.source
+        && let Some(last) = lines.last_mut()
+    {
+        last.push_str(&format!(" (source: {src})"));
+    }
+    lines
+}
+
+/// A tree line as shown: indented by depth, the last path component, `/` after directories.
+fn tree_line(l: &crate::context::model::TreeLine) -> String {
+    use crate::context::model::TreeKind;
+    let indent = "  ".repeat(l.depth.saturating_sub(1));
+    let name = l.path.rsplit('/').next().unwrap_or(&l.path);
+    match l.kind {
+        TreeKind::File => format!("{indent}{name}"),
+        TreeKind::Dir => format!("{indent}{name}/"),
+        TreeKind::Collapsed(n) => format!("{indent}{name}/ ({})", plural_noun(n, "file")),
+        TreeKind::MoreFiles(n) => format!("{indent}… ({})", plural_noun(n, "more file")),
+    }
+}
+
+/// The file section's heading text: `Files in /p (1234 files)`.
+fn files_heading(f: &crate::context::model::FilesSection) -> String {
+    format!(
+        "Files in {} ({})",
+        f.root,
+        plural_noun(f.total_files, "file")
+    )
+}
+
+/// The changed list's heading text: `Changed since 14:02 (3 files)`.
+fn changed_heading(c: &crate::context::model::Changed) -> String {
+    format!(
+        "Changed since {} ({})",
+        c.since_clock,
+        plural_noun(c.files.len() + c.more, "file")
+    )
+}
+
+/// The changed files, newest first, and how many more.
+fn changed_lines(c: &crate::context::model::Changed) -> Vec<String> {
+    let mut lines: Vec<String> = c.files.iter().map(|(p, _)| p.clone()).collect();
+    if c.more > 0 {
+        lines.push(format!("… ({})", plural_noun(c.more, "more file")));
+    }
+    if lines.is_empty() {
+        lines.push("(none)".into());
+    }
+    lines
+}
+
+/// Whether the document has any section besides the commands.
+fn has_sections(doc: &ContextDoc) -> bool {
+    !doc.notes.is_empty() || doc.env.is_some() || doc.files.is_some()
+}
+
 pub(crate) fn gap_line(n: usize) -> String {
     if n == 1 {
         "... (1 line omitted) ...".into()
@@ -289,7 +413,7 @@ fn report_note(doc: &ContextDoc) -> String {
         if doc.commands.is_empty() {
             let all = if r.dropped.len() == 1 { "the" } else { "all" };
             parts.push(format!(
-                "{all} {} dropped, nothing fit",
+                "{all} {} dropped",
                 plural_noun(r.dropped.len(), "command")
             ));
         } else {
@@ -299,6 +423,13 @@ fn report_note(doc: &ContextDoc) -> String {
                 format!("{} dropped", r.dropped.len())
             });
         }
+    }
+    if !r.notes_dropped.is_empty() {
+        parts.push(plural(r.notes_dropped.len(), "note", "dropped"));
+    }
+    parts.extend(r.sections.iter().cloned());
+    if doc.commands.is_empty() && !r.dropped.is_empty() && !has_sections(doc) {
+        parts.push("nothing fit".into());
     }
     s.push_str(&parts.join(", "));
     s
@@ -512,6 +643,7 @@ mod tests {
             tokenizer: Some("o200k".into()),
             summarized: vec![("s".into(), 4)],
             dropped: vec![("s".into(), 0), ("s".into(), 5)],
+            ..Default::default()
         };
         assert_eq!(
             format(&d, Format::Text),
@@ -674,6 +806,7 @@ mod tests {
             tokenizer: Some("o200k".into()),
             summarized: vec![],
             dropped: vec![("s1".into(), 0)],
+            ..Default::default()
         };
         let text = format(&d, Format::Json);
         assert!(text.ends_with("}\n"));
@@ -757,6 +890,210 @@ mod tests {
         assert_eq!(
             format(&doc(vec![c]), Format::Text),
             "$ x\n... (1 line omitted) ...\na\n... (4 lines omitted) ...\n"
+        );
+    }
+
+    // ---- sections ----
+
+    fn sectioned() -> ContextDoc {
+        use crate::context::model::{Attempt, Changed, EnvSection, GitState, LoopInfo, NoteEntry};
+        let note = |key: &str, text: &str, source: Option<&str>| NoteEntry {
+            key: key.into(),
+            text: text.into(),
+            priority: 0,
+            source: source.map(String::from),
+            project: None,
+            created_at: 0,
+            expires_at: None,
+        };
+        let mut failing = cmd("s", 9, "cargo build", "/p", 101, &["error[E0425]: x"]);
+        failing.attempts = Some(LoopInfo {
+            failures: 3,
+            since: 0,
+            since_clock: "14:02".into(),
+            same_error: false,
+            same_command: true,
+            earlier: vec![Attempt {
+                seq: 7,
+                started_at: 0,
+                clock: "14:02".into(),
+                command_line: Some("cargo build --release".into()),
+                exit_code: Some(101),
+                repeat: 2,
+                first_error: Some("error[E0308]: mismatched types".into()),
+            }],
+        });
+        let tree = crate::context::files::tree_of(
+            &[
+                "src/main.rs".into(),
+                "src/gen/a.rs".into(),
+                "src/gen/b.rs".into(),
+                "README.md".into(),
+            ],
+            None,
+            2,
+        );
+        let mut d = doc(vec![failing]);
+        d.notes = vec![
+            note("1", "deploys go to staging", None),
+            note("db", "db on 5433\nuser app", Some("me")),
+        ];
+        d.env = Some(EnvSection {
+            os: Some("Debian 12".into()),
+            kernel: None,
+            shell: Some("bash 5.2".into()),
+            terminal: Some((80, 24)),
+            cwd: "/p".into(),
+            git: Some(GitState {
+                branch: Some("main".into()),
+                head: Some("1a2b3c4d5e".into()),
+                subject: Some("fix".into()),
+                upstream: Some("origin/main".into()),
+                ahead: 1,
+                behind: 0,
+                changed: 2,
+                untracked: 0,
+            }),
+            toolchains: vec![("virtualenv".into(), "/p/.venv (Python 3.12.1)".into())],
+            vars: vec![("LANG".into(), "C.UTF-8".into())],
+            vars_dropped: false,
+        });
+        let t = std::sync::Arc::new(tree);
+        d.files = Some(crate::context::model::FilesSection {
+            root: "/p".into(),
+            total_files: 4,
+            lines: t.lines(200),
+            tree: Some(t),
+            changed: Some(Changed {
+                since: 0,
+                since_clock: "14:02".into(),
+                files: vec![("src/main.rs".into(), 5)],
+                more: 2,
+            }),
+        });
+        d
+    }
+
+    #[test]
+    fn sections_text_golden() {
+        assert_eq!(
+            format(&sectioned(), Format::Text),
+            "=== Notes ===\n\
+             - deploys go to staging\n\
+             - db on 5433\n  user app (source: me)\n\
+             \n\
+             === Environment ===\n\
+             os: Debian 12\n\
+             shell: bash 5.2\n\
+             terminal: 80x24\n\
+             cwd: /p\n\
+             git: branch main, HEAD 1a2b3c4d5e (fix), upstream origin/main ahead 1, dirty: 2 changed, 0 untracked\n\
+             virtualenv: /p/.venv (Python 3.12.1)\n\
+             variables:\n  LANG=C.UTF-8\n\
+             \n\
+             === Files in /p (4 files) ===\n\
+             src/\n  gen/\n    a.rs\n    b.rs\n  main.rs\n\
+             README.md\n\
+             \n\
+             === Changed since 14:02 (3 files) ===\n\
+             src/main.rs\n\
+             … (2 more files)\n\
+             \n\
+             === Commands ===\n\
+             \n\
+             # cwd: /p\n\
+             $ cargo build\n\
+             error[E0425]: x\n\
+             [exit 101]\n\
+             [failed 3 times in a row since 14:02; earlier attempts:]\n\
+             - 14:02 `cargo build --release` exit 101 (2 times): error[E0308]: mismatched types\n"
+        );
+    }
+
+    #[test]
+    fn sections_markdown_and_json() {
+        let d = sectioned();
+        let md = format(&d, Format::Markdown);
+        assert!(
+            md.starts_with("## Notes\n\n- deploys go to staging\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("\n## Environment\n\n- os: `Debian 12`\n"),
+            "{md}"
+        );
+        assert!(md.contains("```text\nLANG=C.UTF-8\n```\n"), "{md}");
+        assert!(
+            md.contains("## Files in /p (4 files)\n\n```text\nsrc/\n  gen/\n    a.rs\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("\n## Commands\n\ncwd: `/p`\n```console\n$ cargo build\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("[failed 3 times in a row since 14:02; earlier attempts:]\n- 14:02"),
+            "{md}"
+        );
+        let v: serde_json::Value = serde_json::from_str(&format(&d, Format::Json)).unwrap();
+        assert_eq!(v["version"], 1);
+        assert_eq!(v["notes"][1]["key"], "db");
+        assert_eq!(v["notes"][1]["source"], "me");
+        assert_eq!(v["environment"]["git"]["branch"], "main");
+        assert_eq!(v["environment"]["git"]["ahead"], 1);
+        assert_eq!(
+            v["environment"]["terminal"],
+            serde_json::json!({"cols": 80, "rows": 24})
+        );
+        assert_eq!(
+            v["environment"]["variables"],
+            serde_json::json!([{"name": "LANG", "value": "C.UTF-8"}])
+        );
+        assert_eq!(
+            v["files"]["tree"][1],
+            serde_json::json!({"path": "src/gen", "depth": 2, "kind": "dir", "files": null})
+        );
+        assert_eq!(v["files"]["changed"]["more"], 2);
+        let lp = &v["commands"][0]["loop"];
+        assert_eq!(lp["failures"], 3);
+        assert_eq!(
+            lp["earlier"][0]["first_error"],
+            "error[E0308]: mismatched types"
+        );
+        assert_eq!(v["notes_dropped"], serde_json::json!([]));
+        // Without sections, nothing changes: no headings, null sections.
+        let plain = doc(vec![cmd("s", 1, "ls", "", 0, &[])]);
+        assert_eq!(format(&plain, Format::Text), "$ ls\n");
+        let v: serde_json::Value = serde_json::from_str(&format(&plain, Format::Json)).unwrap();
+        assert!(v["environment"].is_null() && v["files"].is_null());
+        assert!(v["commands"][0]["loop"].is_null());
+    }
+
+    #[test]
+    fn same_error_loop_note_and_section_report() {
+        use crate::context::model::LoopInfo;
+        let mut c = cmd("s", 5, "make", "", 2, &["make: *** [all] Error 1"]);
+        c.attempts = Some(LoopInfo {
+            failures: 5,
+            since: 0,
+            since_clock: "14:02".into(),
+            same_error: true,
+            same_command: true,
+            earlier: vec![],
+        });
+        let mut d = doc(vec![c]);
+        let text = format(&d, Format::Text);
+        assert!(
+            text.ends_with("[exit 2]\n[failed 5 times in a row with the same error since 14:02]\n"),
+            "{text}"
+        );
+        d.report.budget = Some(100);
+        d.report.notes_dropped = vec!["a".into(), "b".into()];
+        d.report.sections = vec!["environment dropped".into()];
+        let text = format(&d, Format::Text);
+        assert!(
+            text.ends_with("[omnish: budget 100 tokens: 2 notes dropped, environment dropped]\n"),
+            "{text}"
         );
     }
 

@@ -1,8 +1,9 @@
 //! The text format (see the parent module's docs).
 
 use super::{
-    Formatter, collect_blocks, command_lines, join_blocks, output_with_gaps, report_note,
-    status_note, summary_note,
+    Formatter, changed_heading, changed_lines, collect_blocks, command_lines, files_heading,
+    has_sections, join_blocks, loop_lines, note_lines, output_with_gaps, report_note, status_note,
+    summary_note, tree_line,
 };
 use crate::context::model::{ContextDoc, Parts};
 
@@ -56,11 +57,61 @@ impl Formatter for TextFormatter {
             if c.repeat > 1 && doc.parts != Parts::ResultsOnly {
                 b.push(format!("[ran {} times]", c.repeat));
             }
+            if doc.parts != Parts::ResultsOnly {
+                b.extend(loop_lines(c, !c.summarized));
+            }
             b
         });
+        let mut sections = section_blocks(doc);
+        if !sections.is_empty() && !blocks.is_empty() {
+            sections.push(vec!["=== Commands ===".to_string()]);
+        }
+        sections.append(&mut blocks);
+        let mut blocks = sections;
         if doc.report.changed_anything() {
             blocks.push(vec![format!("[{}]", report_note(doc))]);
         }
         join_blocks(&blocks)
     }
+}
+
+/// The notes, environment and files, each a block under a `=== Heading ===` line.
+fn section_blocks(doc: &ContextDoc) -> Vec<Vec<String>> {
+    let mut blocks = Vec::new();
+    if !has_sections(doc) {
+        return blocks;
+    }
+    if !doc.notes.is_empty() {
+        let mut b = vec!["=== Notes ===".to_string()];
+        for n in &doc.notes {
+            b.extend(note_lines(n));
+        }
+        blocks.push(b);
+    }
+    if let Some(env) = &doc.env {
+        let mut b = vec!["=== Environment ===".to_string()];
+        for (k, v) in env.facts() {
+            b.push(format!("{k}: {v}"));
+        }
+        if !env.vars.is_empty() && !env.vars_dropped {
+            b.push("variables:".into());
+            for (k, v) in &env.vars {
+                b.push(format!("  {k}={v}"));
+            }
+        }
+        blocks.push(b);
+    }
+    if let Some(files) = &doc.files {
+        if files.tree.is_some() {
+            let mut b = vec![format!("=== {} ===", files_heading(files))];
+            b.extend(files.lines.iter().map(tree_line));
+            blocks.push(b);
+        }
+        if let Some(c) = &files.changed {
+            let mut b = vec![format!("=== {} ===", changed_heading(c))];
+            b.extend(changed_lines(c));
+            blocks.push(b);
+        }
+    }
+    blocks
 }

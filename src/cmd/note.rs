@@ -1,0 +1,187 @@
+//! `omnish note add|rm|list|clear`: pinned notes that every context starts with. The notes live
+//! in the data directory ([`crate::store::notes`]); `omnish context` prints them first.
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+
+use crate::cli::{NoteAction, NoteArgs};
+use crate::cmd::Run;
+use crate::context::select;
+use crate::error::ExitError;
+use crate::store::{self, notes};
+
+impl Run for NoteArgs {
+    fn run(self) -> Result<i32> {
+        let root = crate::config::Config::load()?.data_root()?;
+        let now = store::now_ms();
+        let mut out = std::io::stdout().lock();
+        match self.action {
+            NoteAction::Add {
+                text,
+                key,
+                priority,
+                ttl,
+                here,
+                source,
+            } => {
+                if text.trim().is_empty() {
+                    return Err(ExitError::usage("the note is empty; give its text").into());
+                }
+                if let Some(k) = &key
+                    && (k.trim().is_empty() || k.chars().any(char::is_control))
+                {
+                    return Err(ExitError::usage(
+                        "--key: a key needs at least one visible character and no control characters",
+                    )
+                    .into());
+                }
+                let expires_at = match &ttl {
+                    Some(d) => {
+                        let ms = select::parse_duration(d)
+                            .map_err(|e| ExitError::usage(format!("--ttl: {e}")))?;
+                        if ms == 0 {
+                            return Err(ExitError::usage(
+                                "--ttl: a note that expires at once is never shown; give a longer duration",
+                            )
+                            .into());
+                        }
+                        Some(now.saturating_add(ms))
+                    }
+                    None => None,
+                };
+                let project = if here { Some(project_dir()?) } else { None };
+                let (key, replaced) = notes::update(&root, now, false, |f| {
+                    let note = notes::Note {
+                        key: String::new(),
+                        text,
+                        priority,
+                        created_at: now,
+                        expires_at,
+                        project,
+                        source,
+                    };
+                    let key = match key {
+                        Some(k) => k,
+                        None => f.fresh_key(),
+                    };
+                    let note = notes::Note {
+                        key: key.clone(),
+                        ..note
+                    };
+                    // Replaced in place: it keeps its position among equal priorities.
+                    match f.notes.iter_mut().find(|n| n.key == key) {
+                        Some(old) => {
+                            *old = note;
+                            Ok((key, true))
+                        }
+                        None => {
+                            f.notes.push(note);
+                            Ok((key, false))
+                        }
+                    }
+                })?;
+                let what = if replaced { "replaced" } else { "pinned" };
+                writeln!(out, "{what} note {key}")?;
+                Ok(0)
+            }
+            NoteAction::Rm { key } => {
+                let removed = notes::update(&root, now, false, |f| {
+                    let before = f.notes.len();
+                    f.notes.retain(|n| n.key != key);
+                    Ok(before != f.notes.len())
+                })?;
+                if !removed {
+                    eprintln!("omnish: no note has key {key}; `omnish note list` shows them");
+                    return Ok(1);
+                }
+                writeln!(out, "removed note {key}")?;
+                Ok(0)
+            }
+            NoteAction::List { json } => {
+                let file = notes::load(&root)?;
+                if notes::any_expired(&file, now) {
+                    // Clean up what has expired; a failure to write does not stop the listing.
+                    let _ = notes::update(&root, now, false, |_| Ok(()));
+                }
+                let mut shown: Vec<&notes::Note> =
+                    file.notes.iter().filter(|n| !n.expired(now)).collect();
+                shown.sort_by_key(|n| std::cmp::Reverse(n.priority));
+                if json {
+                    serde_json::to_writer_pretty(&mut out, &shown)?;
+                    writeln!(out)?;
+                    return Ok(0);
+                }
+                if shown.is_empty() {
+                    eprintln!("omnish: no notes; add one with `omnish note add TEXT`");
+                    return Ok(0);
+                }
+                for n in shown {
+                    let mut about = vec![format!("priority {}", n.priority)];
+                    if let Some(t) = n.expires_at {
+                        about.push(format!("expires in {}", remaining(t.saturating_sub(now))));
+                    }
+                    if let Some(p) = &n.project {
+                        about.push(format!("only in {p}"));
+                    }
+                    if let Some(s) = &n.source {
+                        about.push(format!("source {s}"));
+                    }
+                    writeln!(out, "{}  [{}]", n.key, about.join(", "))?;
+                    for line in n.text.lines() {
+                        writeln!(out, "    {line}")?;
+                    }
+                }
+                Ok(0)
+            }
+            NoteAction::Clear { here } => {
+                let project = if here { Some(project_dir()?) } else { None };
+                // Clearing everything also starts over from a notes file that cannot be read.
+                let removed = notes::update(&root, now, project.is_none(), |f| {
+                    let before = f.notes.len();
+                    match &project {
+                        Some(p) => f.notes.retain(|n| n.project.as_ref() != Some(p)),
+                        None => f.notes.clear(),
+                    }
+                    Ok(before - f.notes.len())
+                })?;
+                let s = if removed == 1 { "" } else { "s" };
+                writeln!(out, "removed {removed} note{s}")?;
+                Ok(0)
+            }
+        }
+    }
+}
+
+/// The project a `--here` note belongs to: the git root above the current directory, else the
+/// current directory (as `omnish context --here` finds it).
+fn project_dir() -> Result<String> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    Ok(select::git_root_or(&cwd).display().to_string())
+}
+
+/// `2h 5m`, `40s`: a remaining time, to the largest two units.
+fn remaining(ms: u64) -> String {
+    let s = ms.div_ceil(1000);
+    let (d, h, m, sec) = (s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60);
+    match (d, h, m) {
+        (0, 0, 0) => format!("{sec}s"),
+        (0, 0, _) => format!("{m}m {sec}s"),
+        (0, _, _) => format!("{h}h {m}m"),
+        _ => format!("{d}d {h}h"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::remaining;
+
+    #[test]
+    fn remaining_times() {
+        assert_eq!(remaining(0), "0s");
+        assert_eq!(remaining(40_000), "40s");
+        assert_eq!(remaining(125_000), "2m 5s");
+        assert_eq!(remaining(7_500_000), "2h 5m");
+        assert_eq!(remaining(3 * 86_400_000 + 3_600_000), "3d 1h");
+    }
+}
