@@ -253,6 +253,35 @@ fn outputs_read_in_parallel_stay_with_their_commands() {
             "{cmd}: {output}"
         );
     }
+    // A grep over big outputs tries several at once: each verdict must stay with its command.
+    let grep = |pattern: &str| {
+        let out = context(
+            &h,
+            &["--recent", "5", "--max-lines", "2", "--grep", pattern],
+        );
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let lines: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("$ ").map(str::to_string))
+            .collect();
+        (out.status.code(), lines)
+    };
+    assert_eq!(
+        grep("^7[0-9]{5}$"),
+        (Some(0), vec!["seq 600001 800000".to_string()])
+    );
+    assert_eq!(
+        grep("^(150000|350000|650000)$"),
+        (
+            Some(0),
+            vec![
+                "seq 1 200000".to_string(),
+                "seq 300001 500000".to_string(),
+                "seq 600001 800000".to_string()
+            ]
+        )
+    );
+    assert_eq!(grep("^no-such-line$"), (Some(1), vec![]));
     // Cached digests (second call) give the same document.
     assert_eq!(
         stdout_ok(&context(&h, &["--recent", "5", "--max-lines", "4"])),

@@ -34,6 +34,7 @@ pub(crate) mod loops;
 pub(crate) mod model;
 pub(crate) mod models;
 pub(crate) mod notes;
+pub(crate) mod parallel;
 pub(crate) mod range;
 pub(crate) mod read;
 pub mod redact;
@@ -241,23 +242,14 @@ pub(crate) fn run_with_doc(
     Ok((outcome, Some(doc)))
 }
 
-/// How many outputs are read at once: rendering is the cost of a first call over huge outputs,
-/// and it is one thread's work per output.
-fn digest_workers() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-}
-
-/// Outputs at least this long are read on a thread of their own.
-const PARALLEL_DIGEST_BYTES: u64 = 1 << 20;
-
-/// Newest first, in batches read together: each holds up to [`digest_workers`] big outputs
+/// Newest first, in batches read together: each holds up to [`parallel::workers`] big outputs
 /// (read in parallel) and at most [`DIGEST_BATCH`] candidates, so that the digests held at once
 /// stay few.
 fn digest_batches<'a>(
     picked: &'a [Candidate],
     has_output: &dyn Fn(&Candidate) -> bool,
 ) -> Vec<Vec<&'a Candidate>> {
-    let workers = digest_workers();
+    let workers = parallel::workers();
     let mut batches = vec![Vec::new()];
     let mut big = 0;
     for c in picked.iter().rev() {
@@ -277,36 +269,20 @@ fn digest_batches<'a>(
 const DIGEST_BATCH: usize = 16;
 
 fn is_big(c: &Candidate, has_output: &dyn Fn(&Candidate) -> bool) -> bool {
-    has_output(c) && c.record.stream_length >= PARALLEL_DIGEST_BYTES
+    has_output(c) && c.record.stream_length >= parallel::BIG_OUTPUT_BYTES
 }
 
 /// The digests of `batch` (`None` where `has_output` says there is none), big outputs read in
 /// parallel. Memory stays bounded: one digest per candidate of the batch.
 fn digests_of(
     batch: &[&Candidate],
-    has_output: &dyn Fn(&Candidate) -> bool,
+    has_output: &(dyn Fn(&Candidate) -> bool + Sync),
 ) -> Vec<Option<Digest>> {
-    let big = |c: &Candidate| is_big(c, has_output);
-    if batch.iter().filter(|c| big(c)).count() < 2 {
-        return batch
-            .iter()
-            .map(|c| has_output(c).then(|| read::cached_digest(c)))
-            .collect();
-    }
-    std::thread::scope(|scope| {
-        let started: Vec<_> = batch
-            .iter()
-            .map(|&c| big(c).then(|| scope.spawn(move || read::cached_digest(c))))
-            .collect();
-        batch
-            .iter()
-            .zip(started)
-            .map(|(&c, thread)| match thread {
-                Some(t) => Some(t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
-                None => has_output(c).then(|| read::cached_digest(c)),
-            })
-            .collect()
-    })
+    parallel::map(
+        batch,
+        |c| is_big(c, has_output),
+        |c| has_output(c).then(|| read::cached_digest(c)),
+    )
 }
 
 /// A document holding the sections `req` asks for (notes, environment, files) and no
@@ -370,7 +346,9 @@ fn pick(
     });
     let query = Query {
         filters,
-        output_filter: grep.as_ref().map(|g| g as &dyn Fn(&Candidate) -> bool),
+        output_filter: grep
+            .as_ref()
+            .map(|g| g as &(dyn Fn(&Candidate) -> bool + Sync)),
         limit: req.limit,
     };
     let mut picked: Vec<Candidate> = Vec::new();

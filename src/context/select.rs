@@ -9,6 +9,7 @@
 //! (`--grep`) need the read stage, so the caller passes them as one predicate, tried last, after
 //! every cheap filter has passed. Select itself never reads a command's output.
 
+use crate::context::parallel;
 use crate::store::{self, CommandRecord, OpenSession};
 use anyhow::{Result, bail};
 use std::path::{Path, PathBuf};
@@ -257,8 +258,9 @@ impl Filter for Seq {
 /// The selection: filters, and at most `limit` matches (the newest).
 pub(crate) struct Query<'a> {
     pub filters: Vec<Box<dyn Filter>>,
-    /// A condition that needs the command's output, tried after every filter passed.
-    pub output_filter: Option<&'a dyn Fn(&Candidate) -> bool>,
+    /// A condition that needs the command's output, tried after every filter passed (on
+    /// several big outputs at once, see [`crate::context::parallel`]).
+    pub output_filter: Option<&'a (dyn Fn(&Candidate) -> bool + Sync)>,
     pub limit: usize,
 }
 
@@ -288,22 +290,51 @@ impl Query<'_> {
             .as_ref()
             .filter(|r| r.seq > last_seq && pending.is_none())
             .map(|r| r.command_line.clone());
-        while found.len() < self.limit {
-            let mut c = match pending.take() {
-                Some(c) => c,
-                None => match next.take().or_else(|| scan.next_record()) {
-                    Some(record) => candidate(session, record),
-                    None => break,
-                },
+        // With an output filter, the next few candidates that pass every other filter are
+        // tried together: never more than are still needed, so nothing is read for nothing.
+        let at_once = if self.output_filter.is_some() {
+            parallel::workers()
+        } else {
+            1
+        };
+        let mut ended = false;
+        while found.len() < self.limit && !ended {
+            let mut batch = Vec::new();
+            while batch.len() < at_once.min(self.limit - found.len()) {
+                let mut c = match pending.take() {
+                    Some(c) => c,
+                    None => match next.take().or_else(|| scan.next_record()) {
+                        Some(record) => candidate(session, record),
+                        None => {
+                            ended = true;
+                            break;
+                        }
+                    },
+                };
+                scanned += 1;
+                c.next_command_line = newer_line.replace(c.record.command_line.clone());
+                if self.filters.iter().any(|f| f.exhausted(&c)) {
+                    ended = true;
+                    break;
+                }
+                if self.filters.iter().all(|f| f.keep(&c)) {
+                    batch.push(c);
+                }
+            }
+            let keep = match self.output_filter {
+                None => vec![true; batch.len()],
+                Some(f) => parallel::map(
+                    &batch,
+                    |c| c.record.stream_length >= parallel::BIG_OUTPUT_BYTES,
+                    |c| f(c),
+                ),
             };
-            scanned += 1;
-            c.next_command_line = newer_line.replace(c.record.command_line.clone());
-            if self.filters.iter().any(|f| f.exhausted(&c)) {
-                break;
-            }
-            if self.filters.iter().all(|f| f.keep(&c)) && self.output_filter.is_none_or(|f| f(&c)) {
-                found.push(c);
-            }
+            found.extend(
+                batch
+                    .into_iter()
+                    .zip(keep)
+                    .filter_map(|(c, k)| k.then_some(c)),
+            );
         }
         found.reverse();
         Ok(Selected {
