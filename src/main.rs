@@ -11,6 +11,9 @@ fn main() {
     let result = match cli.command {
         Command::Wrap(args) => args.run(),
         Command::Context(args) => args.run(),
+        Command::Sessions(args) => args.run(),
+        Command::Search(args) => args.run(),
+        Command::Status(args) => args.run(),
     };
     let code = match result {
         Ok(code) => code,

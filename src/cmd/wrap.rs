@@ -82,6 +82,14 @@ impl Run for WrapArgs {
                 None
             }
         };
+        if recorder.is_some() {
+            // Off the terminal's path: the shell starts whatever the prune does.
+            crate::cmd::sessions::prune_in_background(
+                root.clone(),
+                store::prune::PruneSettings::default(),
+                id.clone(),
+            );
+        }
         if let (Some(_), Some(reason)) = (&recorder, launch.unhooked_reason) {
             eprintln!(
                 "omnish: {reason}; the whole run of {} is recorded as one command",

@@ -27,7 +27,9 @@ pub(crate) mod model;
 pub(crate) mod models;
 pub(crate) mod read;
 pub mod redact;
+pub(crate) mod search;
 pub(crate) mod select;
+pub(crate) mod sessions;
 pub(crate) mod tokenizer;
 pub(crate) mod truncate;
 
@@ -320,7 +322,7 @@ fn base_context(c: &Candidate, redacting: bool) -> CommandContext {
 
 /// The text shown for one output line: redacted, then shortened to `width` chars (twice that for
 /// error-looking lines, which keep priority as they do when lines are left out).
-fn show_line(
+pub(crate) fn show_line(
     head: &str,
     omitted: u64,
     tail: &str,

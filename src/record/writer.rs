@@ -87,16 +87,23 @@ struct State {
     /// Recording stopped: only the session's end is still written.
     stopped: bool,
     status: Arc<Status>,
+    /// Says to `omnish sessions rm`/`prune` that this session's recorder runs.
+    _held: store::prune::SessionLock,
 }
 
 impl State {
     fn create(dir: &Path, meta: SessionMeta, status: Arc<Status>) -> io::Result<State> {
+        // A session is never seen half created by a remover (see store::prune).
+        let creating = store::prune::creation_lock(dir)?;
         store::create_private_dir(dir)?;
         let stream = StreamWriter::create(&dir.join(store::STREAM))?;
         let commands = store::open_append(&dir.join(store::COMMANDS))?;
         store::reserve_commands(&commands);
         store::write_json_atomic(&dir.join(store::META), &meta)?;
+        let held = store::prune::hold_session(dir);
+        drop(creating);
         Ok(State {
+            _held: held,
             dir: dir.to_path_buf(),
             stream: Some(stream),
             meta,
