@@ -423,6 +423,27 @@ mod tests {
     }
 
     #[test]
+    fn a_session_appears_whole_to_a_remover_and_is_held_while_recording() {
+        use nix::fcntl::{Flock, FlockArg};
+        let tmp = tempfile::tempdir().unwrap();
+        let sessions = tmp.path().join("sessions");
+        std::fs::create_dir(&sessions).unwrap();
+        let dir = sessions.join("20261122T000001.000Z-aa");
+        // A remover holds the store lock: the writer must not create anything meanwhile.
+        let lock = std::fs::File::create(sessions.join(store::prune::LOCK)).unwrap();
+        let remover = Flock::lock(lock, FlockArg::LockExclusive).unwrap();
+        let mut w = Writer::spawn(&dir, meta()).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!dir.exists(), "created while a remover held the store");
+        drop(remover);
+        w.sync();
+        assert!(dir.join(store::META).exists());
+        assert!(store::prune::session_locked(&dir), "held while recording");
+        assert!(w.close(Duration::from_secs(10)));
+        assert!(!store::prune::session_locked(&dir), "released at the end");
+    }
+
+    #[test]
     fn a_disk_that_cannot_keep_up_stops_recording_without_blocking_and_says_so() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("s");
