@@ -28,6 +28,9 @@ complete -c omnish -n "__fish_omnish_needs_command" -s h -l help -d 'Print help 
 complete -c omnish -n "__fish_omnish_needs_command" -s V -l version -d 'Print version'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "context" -d 'Print recent commands and their output as context for a language model'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "sessions" -d 'List, show, remove and prune recorded sessions'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "search" -d 'Search command lines and rendered output of recorded commands'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "status" -d 'Show the current session, the project and the session store'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c omnish -n "__fish_omnish_using_subcommand wrap" -s h -l help -d 'Print help'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l recent -d 'The N most recent matching commands' -r
@@ -50,6 +53,50 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l results-only -
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l commands-only -d 'Command lines, statuses and directories only, no output'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l no-redact -d 'Show secrets instead of redacting them'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and not __fish_seen_subcommand_from list show rm prune help" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and not __fish_seen_subcommand_from list show rm prune help" -f -a "list" -d 'Every session, newest first: id, start, last activity, shell, host, directory, commands, failed commands, size on disk and state'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and not __fish_seen_subcommand_from list show rm prune help" -f -a "show" -d 'A session\'s metadata and its commands, one line each with a one-line summary'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and not __fish_seen_subcommand_from list show rm prune help" -f -a "rm" -d 'Remove sessions (never one whose recorder runs)'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and not __fish_seen_subcommand_from list show rm prune help" -f -a "prune" -d 'Remove old sessions; with no limit given, the configured ones (keep 100, at most 2 GiB)'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and not __fish_seen_subcommand_from list show rm prune help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from list" -l format -d 'Output format' -r -f -a "text\t'Lines for a person'
+json\t'One JSON document'"
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from show" -l format -d 'Output format' -r -f -a "text\t'Lines for a person'
+json\t'One JSON document'"
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l keep -d 'Keep only the N most recent sessions' -r
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l older-than -d 'Remove sessions last active longer ago than DURATION (90m, 12h, 30d, 2w)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l max-size -d 'Remove the oldest sessions until all take at most SIZE on disk (500M, 2G, 1.5GiB)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l dry-run -d 'Say what would be removed, remove nothing'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "list" -d 'Every session, newest first: id, start, last activity, shell, host, directory, commands, failed commands, size on disk and state'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "show" -d 'A session\'s metadata and its commands, one line each with a one-line summary'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Remove sessions (never one whose recorder runs)'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Remove old sessions; with no limit given, the configured ones (keep 100, at most 2 GiB)'
+complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand search" -l session -d 'Session to search: an id (unique prefix or random suffix), `current` or `all`' -r
+complete -c omnish -n "__fish_omnish_using_subcommand search" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand search" -s C -l context -d 'Lines of context before and after each matching line' -r
+complete -c omnish -n "__fish_omnish_using_subcommand search" -l format -d 'Output format' -r -f -a "text\t'Lines for a person'
+json\t'One JSON document'"
+complete -c omnish -n "__fish_omnish_using_subcommand search" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
+complete -c omnish -n "__fish_omnish_using_subcommand search" -l failed -d 'Only commands that failed (non-zero exit status)'
+complete -c omnish -n "__fish_omnish_using_subcommand search" -l commands -d 'Search command lines only, not output'
+complete -c omnish -n "__fish_omnish_using_subcommand search" -s i -l ignore-case -d 'Case-insensitive'
+complete -c omnish -n "__fish_omnish_using_subcommand search" -s F -l fixed-strings -d 'PATTERN is a plain string, not a regular expression'
+complete -c omnish -n "__fish_omnish_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c omnish -n "__fish_omnish_using_subcommand status" -l format -d 'Output format' -r -f -a "text\t'Lines for a person'
+json\t'One JSON document'"
+complete -c omnish -n "__fish_omnish_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context sessions search status help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context sessions search status help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context sessions search status help" -f -a "sessions" -d 'List, show, remove and prune recorded sessions'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context sessions search status help" -f -a "search" -d 'Search command lines and rendered output of recorded commands'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context sessions search status help" -f -a "status" -d 'Show the current session, the project and the session store'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context sessions search status help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "list" -d 'Every session, newest first: id, start, last activity, shell, host, directory, commands, failed commands, size on disk and state'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "show" -d 'A session\'s metadata and its commands, one line each with a one-line summary'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "rm" -d 'Remove sessions (never one whose recorder runs)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "prune" -d 'Remove old sessions; with no limit given, the configured ones (keep 100, at most 2 GiB)'
