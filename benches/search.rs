@@ -43,7 +43,8 @@ const LEVELS: [(&str, &str); 4] = [
 
 /// One session of `bytes` of output: commands printing a few hundred to tens of thousands of
 /// log lines, a progress bar now and then, and the needle in the commands `plant` names.
-fn build_session(root: &Path, k: u64, bytes: u64, rng: &mut Rng, plant: &[u64]) -> u64 {
+/// Returns the bytes of stream.bin and how many needles were planted.
+fn build_session(root: &Path, k: u64, bytes: u64, rng: &mut Rng, plant: &[u64]) -> (u64, usize) {
     let id = format!("{}{:06x}", &store::new_session_id(T0 + k)[..21], k);
     let dir = store::sessions_dir(root).join(&id);
     store::create_private_dir(&dir).unwrap();
@@ -51,6 +52,7 @@ fn build_session(root: &Path, k: u64, bytes: u64, rng: &mut Rng, plant: &[u64]) 
     let mut records = Vec::new();
     let mut now = T0 + k * 86_400_000;
     let mut buf = Vec::with_capacity(1 << 20);
+    let mut planted = 0;
     while s.offset() < bytes {
         let seq = records.len() as u64 + 1;
         now += 1000;
@@ -85,6 +87,7 @@ fn build_session(root: &Path, k: u64, bytes: u64, rng: &mut Rng, plant: &[u64]) 
                     .as_bytes(),
                 );
                 failed = true;
+                planted += 1;
             }
             buf.extend_from_slice(
                 format!(
@@ -150,7 +153,7 @@ fn build_session(root: &Path, k: u64, bytes: u64, rng: &mut Rng, plant: &[u64]) 
         recording_stopped_at: None,
     };
     store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
-    s.offset()
+    (s.offset(), planted)
 }
 
 /// Runs `cmd` once: wall ms, stdout, and peak RSS in KiB when `/usr/bin/time` is there.
@@ -203,11 +206,13 @@ fn main() {
     let start = Instant::now();
     let mut rng = Rng(0x5eed_5eed);
     let mut total = 0;
+    let mut planted = 0;
     for k in 0..SESSIONS {
         let plant: &[u64] = if k % 3 == 0 { &[7, 40] } else { &[] };
-        total += build_session(&root, k, mib * (1 << 20) / SESSIONS, &mut rng, plant);
+        let (bytes, n) = build_session(&root, k, mib * (1 << 20) / SESSIONS, &mut rng, plant);
+        total += bytes;
+        planted += n;
     }
-    let planted = (0..SESSIONS).filter(|k| k % 3 == 0).count() * 2;
     println!(
         "store: {SESSIONS} sessions, {:.0} MiB of stream.bin, built in {:.1} s",
         total as f64 / (1 << 20) as f64,
@@ -230,6 +235,10 @@ fn main() {
             let mut a = vec!["-a", pattern];
             a.extend(streams.iter().map(String::as_str));
             timed(rg, &a, &root);
+        }
+        // Each pattern's first search starts without a text cache.
+        for d in store::list_sessions(&root).unwrap() {
+            let _ = std::fs::remove_dir_all(d.join("cache"));
         }
         let (first_ms, out, first_rss) = timed(&bin, &search, &root);
         let hits = out.matches(&format!(": {NEEDLE}")).count();

@@ -31,7 +31,7 @@ use std::path::PathBuf;
 use crate::context::read;
 use crate::context::select::{self, Candidate, Query, Session, SessionChoice};
 use crate::context::sessions::local_time;
-use crate::context::{redact, show_line};
+use crate::context::{redact, show_line, truncate};
 use crate::error::ExitError;
 use crate::store::{self, text::TextCache};
 use crate::term::render::{Line, LineSink};
@@ -281,9 +281,16 @@ fn hit_of(c: &Candidate, matcher: &RegexMatcher) -> Hit {
     }
 }
 
-/// A rendered line as search sees it: redacted, whole (head and tail of a line past the cap).
+/// A rendered line as search sees it: redacted, whole (head and tail of a line past the cap):
+/// what [`show_line`] gives with no width limit, without its look for error lines, which only
+/// matters to a width.
 fn shown(line: &Line<'_>, key_block: bool) -> String {
-    show_line(line.head, line.omitted, line.tail, key_block, 0, true)
+    if key_block {
+        return show_line(line.head, line.omitted, line.tail, key_block, 0, true);
+    }
+    let head = redact::redact(line.head);
+    let tail = redact::redact(line.tail);
+    truncate::shorten(&head, line.omitted, &tail, 0)
 }
 
 /// Renders `c` into the cache: its lines, or its one-line note when it is not text.
@@ -683,5 +690,41 @@ impl Printer for JsonPrinter<'_> {
     fn finish(&mut self) -> io::Result<()> {
         writeln!(self.out, "\n]}}")?;
         self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_lines_are_what_context_shows_with_no_width_limit() {
+        let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+        let cases = [
+            ("error: a plain line", 0, ""),
+            ("export GITHUB_TOKEN=", 0, token),
+            ("head of a long line", 5000, " its tail: error"),
+            ("", 0, ""),
+        ];
+        for (head, omitted, tail) in cases {
+            let line = Line {
+                head,
+                omitted,
+                tail,
+            };
+            for key_block in [false, true] {
+                assert_eq!(
+                    shown(&line, key_block),
+                    show_line(head, omitted, tail, key_block, 0, true),
+                    "{head:?} {omitted} {tail:?} {key_block}"
+                );
+            }
+        }
+        let line = Line {
+            head: "x",
+            omitted: 0,
+            tail: token,
+        };
+        assert!(!shown(&line, false).contains("ghp_"));
     }
 }
