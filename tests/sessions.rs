@@ -404,6 +404,13 @@ fn search_finds_rendered_output_and_command_lines_in_a_live_session() {
         "{out}"
     );
 
+    // On a terminal (here: inside the recorded shell), matches are highlighted, and the search
+    // does not find itself running.
+    h.run(&format!("{} search -C 0 needle-1", omnish_bin()));
+    let screen = h.screen();
+    assert!(screen.contains("\x1b[1;31mneedle-1\x1b[0m"), "{screen}");
+    assert_eq!(screen.matches("search -C 0 ").count(), 1, "{screen}");
+
     // Later commands are found too, the newest (not cached yet) and one still running.
     h.run("printf 'x\\nneedle-2\\n'; false");
     let out = ok(omnish(&h, &["search", "needle-[0-9]"]));

@@ -249,11 +249,16 @@ fn trash(sessions_dir: &Path, dir: &Path) -> Result<(PathBuf, u64), Kept> {
 /// Prunes the store by `settings` when a recorded shell starts, never touching the session
 /// `protect` (the one starting): what it removed. Nothing to do when both limits are off.
 pub fn auto_prune(root: &Path, settings: PruneSettings, protect: &str) -> io::Result<Vec<Removal>> {
-    let policy = settings.policy();
+    let mut policy = settings.policy();
     if policy == Policy::default() {
         return Ok(Vec::new());
     }
     let sessions = store::summarize_all(root)?;
+    // The starting session's directory may not be there yet: it is one of those kept all the
+    // same.
+    if !sessions.iter().any(|s| s.session.id() == protect) {
+        policy.keep = policy.keep.map(|k| k.saturating_sub(1));
+    }
     let chosen = plan(&sessions, &policy, Some(protect));
     let dirs: Vec<PathBuf> = chosen
         .iter()
@@ -440,6 +445,47 @@ mod tests {
             left.iter().all(|n| !n.starts_with(TRASH_PREFIX)),
             "{left:?}"
         );
+    }
+
+    #[test]
+    fn auto_prune_counts_the_starting_session_before_its_directory_exists() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let ids = [
+            "20261122T000001.000Z-aa",
+            "20261122T000002.000Z-bb",
+            "20261122T000003.000Z-cc",
+        ];
+        let dirs: Vec<PathBuf> = ids
+            .iter()
+            .map(|id| make_session(root, id, SessionState::Exited, 1))
+            .collect();
+        let settings = PruneSettings {
+            keep: 2,
+            max_size: 0,
+        };
+        // Not created yet: the newest existing one and it make two.
+        let r = auto_prune(root, settings, "20261122T000004.000Z-dd").unwrap();
+        assert_eq!(r.len(), 2);
+        assert!(!dirs[0].exists() && !dirs[1].exists() && dirs[2].exists());
+        // There already: it counts as itself.
+        make_session(
+            root,
+            "20261122T000004.000Z-dd",
+            SessionState::Running,
+            std::process::id(),
+        );
+        assert!(
+            auto_prune(root, settings, "20261122T000004.000Z-dd")
+                .unwrap()
+                .is_empty()
+        );
+        let off = PruneSettings {
+            keep: 0,
+            max_size: 0,
+        };
+        assert!(auto_prune(root, off, "x").unwrap().is_empty());
+        assert!(dirs[2].exists());
     }
 
     #[test]
