@@ -13,7 +13,8 @@
 //! 64 KiB at a time. A settled command is a finished one whose rendering can no longer change:
 //! not the newest record of a live session (keys typed ahead for the next command are left out
 //! of its output once that command is known). The rest, and every command whose cache cannot be
-//! written (a read-only store), are rendered at each search. Building the cache also caches the
+//! written (a read-only store, or a disk that would keep less than [`CACHE_SPARE`] free for the
+//! recorder), are rendered at each search. Building the cache also caches the
 //! digest `omnish context` needs for large outputs, in the same rendering pass.
 //!
 //! Hits come oldest first, session by session, each written as soon as it is found: memory does
@@ -198,20 +199,30 @@ fn search_session(
     let mut text_file = None;
     if !req.commands_only {
         let cache = TextCache::new(&session.dir, &cache_version());
-        let mut entries: HashMap<u64, store::text::Entry> =
-            cache.entries().into_iter().map(|e| (e.seq, e)).collect();
-        let missing: Vec<&Candidate> = candidates
-            .iter()
-            .filter(|c| has_output(c) && settled(c))
-            .filter(|c| {
-                entries
-                    .get(&c.record.seq)
-                    .is_none_or(|e| e.key != text_key(c))
-            })
-            .collect();
-        if !missing.is_empty() {
+        let read_entries = || -> HashMap<u64, store::text::Entry> {
+            cache.entries().into_iter().map(|e| (e.seq, e)).collect()
+        };
+        let missing = |entries: &HashMap<u64, store::text::Entry>| -> Vec<&Candidate> {
+            candidates
+                .iter()
+                .filter(|c| has_output(c) && settled(c))
+                .filter(|c| {
+                    entries
+                        .get(&c.record.seq)
+                        .is_none_or(|e| e.key != text_key(c))
+                })
+                .collect()
+        };
+        let mut entries = read_entries();
+        if !missing(&entries).is_empty() {
             if let Ok(mut appender) = cache.append() {
-                for c in missing {
+                // A search running meanwhile may have cached some of them: look again under
+                // the lock.
+                entries = read_entries();
+                for c in missing(&entries) {
+                    if !room_for(&session.dir, c) {
+                        break;
+                    }
                     match cache_command(&mut appender, c) {
                         Ok(e) => {
                             entries.insert(e.seq, e);
@@ -291,6 +302,24 @@ fn shown(line: &Line<'_>, key_block: bool) -> String {
     let head = redact::redact(line.head);
     let tail = redact::redact(line.tail);
     truncate::shorten(&head, line.omitted, &tail, 0)
+}
+
+/// Free space the text cache always leaves on the store's filesystem, beyond the output being
+/// cached: the recorder needs the disk more than search needs its cache.
+const CACHE_SPARE: u64 = 1 << 30;
+
+/// Whether caching `c`'s text leaves the disk room for the recorder (the text is at most about
+/// as large as the output's frames). Where free space cannot be told, yes.
+fn room_for(dir: &std::path::Path, c: &Candidate) -> bool {
+    match nix::sys::statvfs::statvfs(dir) {
+        // The field types differ between platforms (u64 here).
+        #[allow(clippy::unnecessary_cast)]
+        Ok(st) => {
+            let free = (st.blocks_available() as u64).saturating_mul(st.fragment_size() as u64);
+            free > CACHE_SPARE.saturating_add(c.record.stream_length)
+        }
+        Err(_) => true,
+    }
 }
 
 /// Renders `c` into the cache: its lines, or its one-line note when it is not text.
