@@ -510,12 +510,34 @@ fn search_sees_what_context_shows_not_the_raw_bytes() {
     let out = ok(omnish(&h, &["search", "REDACTED:github"]));
     assert!(out.contains("1:token [REDACTED:github-token]"), "{out}");
     // The newest command of a live session is rendered at each search; once the session ends
-    // it is served from the cache, and says the same, context lines and all.
-    let live = ok(omnish(&h, &["search", "-C", "5", "red-word|token"]));
-    assert!(live.contains("1-progress 100%\n2:red-word\n"), "{live}");
+    // it is served from the cache, and says the same, context lines, numbers and groups.
+    h.run("printf 'm1\\nx\\ny\\nz\\nm2\\nm3\\n'");
+    let searches: [&[&str]; 4] = [
+        &["search", "-C", "5", "red-word|token"],
+        &["search", "-C", "0", "^m[0-9]$"],
+        &["search", "-C", "1", "^m[0-9]$"],
+        &["search", "-C", "2", "^m[0-9]$"],
+    ];
+    let live: Vec<String> = searches.iter().map(|a| ok(omnish(&h, a))).collect();
+    assert!(
+        live[0].contains("1-progress 100%\n2:red-word\n"),
+        "{}",
+        live[0]
+    );
+    assert!(live[1].contains("1:m1\n5:m2\n6:m3\n"), "{}", live[1]);
+    assert!(
+        live[2].contains("1:m1\n2-x\n--\n4-z\n5:m2\n6:m3\n"),
+        "{}",
+        live[2]
+    );
+    assert!(
+        live[3].contains("1:m1\n2-x\n3-y\n4-z\n5:m2\n"),
+        "{}",
+        live[3]
+    );
     h.type_line("exit");
     h.wait_exit();
-    let cached = ok(omnish(&h, &["search", "-C", "5", "red-word|token"]));
+    let cached: Vec<String> = searches.iter().map(|a| ok(omnish(&h, a))).collect();
     assert_eq!(live, cached);
     let text = std::fs::read_to_string(
         std::fs::read_dir(h.session_dir().join("cache"))

@@ -440,7 +440,8 @@ impl LiveContext<'_> {
     }
 
     fn write(&mut self, n: u64, text: &str, matched: bool, emit: &mut Emit<'_>) -> io::Result<()> {
-        if self.last.is_some_and(|l| n > l + 1) {
+        // Like grep-searcher's context_break: only with context lines.
+        if self.context > 0 && self.last.is_some_and(|l| n > l + 1) {
             emit.gap()?;
         }
         self.last = Some(n);
