@@ -464,6 +464,23 @@ fn search_finds_rendered_output_and_command_lines_in_a_live_session() {
     assert_eq!(since.status.code(), Some(1), "{}", stdout(&since));
     let suffix = id.rsplit('-').next().unwrap();
     ok(omnish(&h, &["search", "--session", suffix, "needle-1"]));
+    // --here: the commands ran in HOME (no git work tree: the directory itself counts).
+    ok(omnish(&h, &["search", "--here", "needle-1"]));
+    let elsewhere = h.home.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let out = run_piped(
+        {
+            let mut c = Command::new(omnish_bin());
+            c.args(["search", "--here", "needle-1"])
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap())
+                .env("OMNISH_DATA_DIR", h.data())
+                .current_dir(&elsewhere);
+            c
+        },
+        "",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
     let bad = omnish(&h, &["search", "("]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(
@@ -549,4 +566,56 @@ fn search_sees_what_context_shows_not_the_raw_bytes() {
     .unwrap();
     assert!(text.contains("token [REDACTED:github-token]\n"), "{text}");
     assert!(!text.contains("ghp_"), "the cache holds no secret");
+}
+
+#[test]
+fn search_covers_every_session_oldest_first() {
+    let home = home_with(&[]);
+    let data = home.path().join("data");
+    let data_env = data.to_str().unwrap().to_string();
+    for word in ["first", "second", "third"] {
+        let mut h = Harness::start_with(
+            &["bash"],
+            &[(".bashrc", "PS1='READY> '\n")],
+            &[("OMNISH_DATA_DIR", &data_env)],
+        );
+        h.wait_prompts(1);
+        // (The harness's own record helpers read its own data dir, not this shared one.)
+        h.type_line(&format!("w={word}; echo \"hay-$w\""));
+        h.wait_screen(&format!("hay-{word}\r\n"));
+        h.wait_prompts(2);
+        h.type_line("exit");
+        h.wait_exit();
+    }
+    let out = ok(omnish_on(
+        home.path(),
+        &data,
+        &["search", "-C", "0", "^hay-"],
+    ));
+    let at = |w: &str| out.find(&format!("1:hay-{w}")).unwrap_or(usize::MAX);
+    assert!(
+        at("first") < at("second") && at("second") < at("third") && at("third") < usize::MAX,
+        "{out}"
+    );
+    // Every session got its cache, and a second search says the same.
+    for dir in store::list_sessions(&data).unwrap() {
+        assert!(dir.join("cache").exists(), "{}", dir.display());
+    }
+    assert_eq!(
+        out,
+        ok(omnish_on(
+            home.path(),
+            &data,
+            &["search", "-C", "0", "^hay-"]
+        ))
+    );
+    let current = ok(omnish_on(
+        home.path(),
+        &data,
+        &["search", "--session", "current", "^hay-"],
+    ));
+    assert!(
+        current.contains("hay-third") && !current.contains("hay-first"),
+        "{current}"
+    );
 }

@@ -9,7 +9,7 @@
 //!
 //! Rendering costs about 100 MiB/s, so the rendered text of each *settled* command is kept in a
 //! derived cache beside its session ([`crate::store::text`]), made at the first search that
-//! needs it, and searched with ripgrep's own searcher (`grep-searcher`, `grep-regex`) reading
+//! needs it (sessions on up to four threads, each rendering one command at a time), and searched with ripgrep's own searcher (`grep-searcher`, `grep-regex`) reading
 //! 64 KiB at a time. A settled command is a finished one whose rendering can no longer change:
 //! not the newest record of a live session (keys typed ahead for the next command are left out
 //! of its output once that command is known). The rest, and every command whose cache cannot be
@@ -123,6 +123,9 @@ pub(crate) fn search(req: &SearchRequest, out: &mut dyn Write) -> anyhow::Result
             first_line: true,
         }),
     };
+    if !req.commands_only {
+        warm_caches(req, &sessions);
+    }
     printer.start()?;
     for s in &sessions {
         outcome.hits += search_session(req, &matcher, &mut searcher, s, &mut *printer)?;
@@ -162,13 +165,12 @@ fn has_output(c: &Candidate) -> bool {
     !c.record.private && (c.open_ended() || c.record.stream_length > 0)
 }
 
-fn search_session(
+/// The commands of `session` the request selects, oldest first, and which of them are settled
+/// (see the module docs).
+fn candidates_of(
     req: &SearchRequest,
-    matcher: &RegexMatcher,
-    searcher: &mut Searcher,
     session: &Session,
-    printer: &mut dyn Printer,
-) -> anyhow::Result<usize> {
+) -> anyhow::Result<(Vec<Candidate>, Vec<bool>)> {
     let mut filters: Vec<Box<dyn select::Filter>> = Vec::new();
     if req.failed {
         filters.push(Box::new(select::Failed));
@@ -190,53 +192,114 @@ fn search_session(
     let newest = store::RecordsBackwards::open(&session.dir.join(store::COMMANDS))?
         .next_record()
         .map(|r| r.seq);
-    let settled = |c: &Candidate| {
-        let unsettled_newest = session.live() && Some(c.record.seq) == newest;
-        !(c.running || c.cut_off || unsettled_newest)
-    };
+    let settled = candidates
+        .iter()
+        .map(|c| {
+            let unsettled_newest = session.live() && Some(c.record.seq) == newest;
+            !(c.running || c.cut_off || unsettled_newest)
+        })
+        .collect();
+    Ok((candidates, settled))
+}
 
+/// Brings the text cache of `session` up to date for `candidates` (those `settled`), and
+/// returns the entries that serve them.
+fn update_cache(
+    cache: &TextCache,
+    session: &Session,
+    candidates: &[Candidate],
+    settled: &[bool],
+) -> HashMap<u64, store::text::Entry> {
+    let read_entries = || -> HashMap<u64, store::text::Entry> {
+        cache.entries().into_iter().map(|e| (e.seq, e)).collect()
+    };
+    let missing = |entries: &HashMap<u64, store::text::Entry>| -> Vec<&Candidate> {
+        candidates
+            .iter()
+            .zip(settled)
+            .filter(|(c, s)| **s && has_output(c))
+            .map(|(c, _)| c)
+            .filter(|c| {
+                entries
+                    .get(&c.record.seq)
+                    .is_none_or(|e| e.key != text_key(c))
+            })
+            .collect()
+    };
+    let mut entries = read_entries();
+    if !missing(&entries).is_empty() {
+        if let Ok(mut appender) = cache.append() {
+            // A search running meanwhile may have cached some of them: look again under the
+            // lock.
+            entries = read_entries();
+            for c in missing(&entries) {
+                if !room_for(&session.dir, c) {
+                    break;
+                }
+                match cache_command(&mut appender, c) {
+                    Ok(e) => {
+                        entries.insert(e.seq, e);
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+    candidates
+        .iter()
+        .zip(settled)
+        .filter(|(_, s)| **s)
+        .filter_map(|(c, _)| {
+            entries
+                .get(&c.record.seq)
+                .filter(|e| e.key == text_key(c))
+                .map(|e| (c.record.seq, *e))
+        })
+        .collect()
+}
+
+/// Builds the text caches of `sessions` on a few threads (each renders one command at a time),
+/// so a first search over many sessions uses every core; errors are left to the search itself.
+fn warm_caches(req: &SearchRequest, sessions: &[Session]) {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4)
+        .min(sessions.len());
+    if workers < 2 {
+        return;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(session) = sessions.get(i) else {
+                        break;
+                    };
+                    if let Ok((candidates, settled)) = candidates_of(req, session) {
+                        let cache = TextCache::new(&session.dir, &cache_version());
+                        update_cache(&cache, session, &candidates, &settled);
+                    }
+                }
+            });
+        }
+    });
+}
+
+fn search_session(
+    req: &SearchRequest,
+    matcher: &RegexMatcher,
+    searcher: &mut Searcher,
+    session: &Session,
+    printer: &mut dyn Printer,
+) -> anyhow::Result<usize> {
+    let (candidates, settled) = candidates_of(req, session)?;
     let mut cached: HashMap<u64, store::text::Entry> = HashMap::new();
     let mut text_file = None;
     if !req.commands_only {
         let cache = TextCache::new(&session.dir, &cache_version());
-        let read_entries = || -> HashMap<u64, store::text::Entry> {
-            cache.entries().into_iter().map(|e| (e.seq, e)).collect()
-        };
-        let missing = |entries: &HashMap<u64, store::text::Entry>| -> Vec<&Candidate> {
-            candidates
-                .iter()
-                .filter(|c| has_output(c) && settled(c))
-                .filter(|c| {
-                    entries
-                        .get(&c.record.seq)
-                        .is_none_or(|e| e.key != text_key(c))
-                })
-                .collect()
-        };
-        let mut entries = read_entries();
-        if !missing(&entries).is_empty() {
-            if let Ok(mut appender) = cache.append() {
-                // A search running meanwhile may have cached some of them: look again under
-                // the lock.
-                entries = read_entries();
-                for c in missing(&entries) {
-                    if !room_for(&session.dir, c) {
-                        break;
-                    }
-                    match cache_command(&mut appender, c) {
-                        Ok(e) => {
-                            entries.insert(e.seq, e);
-                        }
-                        Err(_) => break,
-                    }
-                }
-            }
-        }
-        for c in candidates.iter().filter(|c| settled(c)) {
-            if let Some(e) = entries.get(&c.record.seq).filter(|e| e.key == text_key(c)) {
-                cached.insert(c.record.seq, *e);
-            }
-        }
+        cached = update_cache(&cache, session, &candidates, &settled);
         if !cached.is_empty() {
             text_file = File::open(&cache.text).ok();
         }
