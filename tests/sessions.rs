@@ -340,7 +340,13 @@ fn prune_racing_starting_sessions_never_takes_their_directory() {
     let mine = (0..100)
         .find_map(|_| {
             std::thread::sleep(Duration::from_millis(20));
-            store::list_sessions(&data).unwrap().into_iter().next()
+            // Its own: the one live session (older ones may still be on their way out).
+            store::list_sessions(&data).unwrap().into_iter().find(|d| {
+                store::open_session(d)
+                    .ok()
+                    .flatten()
+                    .is_some_and(|s| s.live())
+            })
         })
         .expect("the live session stays");
     h.type_line("echo still-recorded");
@@ -354,6 +360,12 @@ fn prune_racing_starting_sessions_never_takes_their_directory() {
     }
     let recs = store::read_commands(&mine).unwrap();
     assert_eq!(recs[0].command_line, "echo still-recorded");
+    // One last prune after the race: every ended session goes, the live one stays.
+    ok(omnish_on(
+        home.path(),
+        &data,
+        &["sessions", "prune", "--keep", "0"],
+    ));
     assert_eq!(store::list_sessions(&data).unwrap(), vec![mine]);
 }
 
