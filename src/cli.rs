@@ -42,6 +42,116 @@ pub enum Command {
     Mcp(McpArgs),
     /// Pin notes that every context starts with (add, rm, list, clear).
     Note(NoteArgs),
+    /// List, show, remove and prune recorded sessions.
+    Sessions(SessionsArgs),
+    /// Search command lines and rendered output of recorded commands.
+    Search(SearchArgs),
+    /// Show the current session, the project and the session store.
+    Status(StatusArgs),
+}
+
+/// `--format` of `sessions`, `search` and `status`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PlainFormat {
+    /// Lines for a person.
+    Text,
+    /// One JSON document.
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Session ids can be given by a unique prefix or by their random suffix (the part after\nthe last '-').\n\nExamples:\n  omnish sessions list\n  omnish sessions show 9f3a1c\n  omnish sessions rm 9f3a1c b7c2d4\n  omnish sessions prune --keep 20 --older-than 30d --max-size 1G --dry-run"
+)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    pub command: SessionsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Every session, newest first: id, start, last activity, shell, host, directory, commands,
+    /// failed commands, size on disk and state.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: PlainFormat,
+    },
+    /// A session's metadata and its commands, one line each with a one-line summary.
+    Show {
+        /// Session id, unique prefix or random suffix (default: the current session, else the
+        /// most recent one).
+        #[arg(value_name = "ID")]
+        id: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "text")]
+        format: PlainFormat,
+    },
+    /// Remove sessions (never one whose recorder runs).
+    Rm {
+        /// Session ids, unique prefixes or random suffixes.
+        #[arg(value_name = "ID", required = true)]
+        ids: Vec<String>,
+    },
+    /// Remove old sessions; with no limit given, the configured ones (keep 100, at most 2 GiB).
+    Prune {
+        /// Keep only the N most recent sessions.
+        #[arg(long, value_name = "N")]
+        keep: Option<usize>,
+        /// Remove sessions last active longer ago than DURATION (90m, 12h, 30d, 2w).
+        #[arg(long, value_name = "DURATION")]
+        older_than: Option<String>,
+        /// Remove the oldest sessions until all take at most SIZE on disk (500M, 2G, 1.5GiB).
+        #[arg(long, value_name = "SIZE")]
+        max_size: Option<String>,
+        /// Say what would be removed, remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Exit status: 0 when something matched, 1 when nothing did, 2 for a usage error.\n\nExamples:\n  omnish search 'error\\[E[0-9]+\\]'\n  omnish search -i --failed --since 2h timeout\n  omnish search --commands -F 'git push'\n  omnish search --format json panic | jq '.hits[].command_line'"
+)]
+pub struct SearchArgs {
+    /// Regular expression (Rust regex syntax), matched line by line.
+    #[arg(value_name = "PATTERN")]
+    pub pattern: String,
+    /// Session to search: an id (unique prefix or random suffix), `current` or `all`.
+    #[arg(long, value_name = "ID|current|all", default_value = "all")]
+    pub session: String,
+    /// Only commands run inside the current git work tree (else the current directory).
+    #[arg(long)]
+    pub here: bool,
+    /// Only commands started within DURATION (90s, 15m, 2h, 1d).
+    #[arg(long, value_name = "DURATION")]
+    pub since: Option<String>,
+    /// Only commands that failed (non-zero exit status).
+    #[arg(long)]
+    pub failed: bool,
+    /// Search command lines only, not output.
+    #[arg(long)]
+    pub commands: bool,
+    /// Case-insensitive.
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+    /// PATTERN is a plain string, not a regular expression.
+    #[arg(short = 'F', long)]
+    pub fixed_strings: bool,
+    /// Lines of context before and after each matching line.
+    #[arg(short = 'C', long, value_name = "N", default_value_t = 2)]
+    pub context: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: PlainFormat,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct StatusArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: PlainFormat,
 }
 
 #[derive(Debug, clap::Args)]

@@ -189,6 +189,20 @@ pub(crate) const KEYS: &[Key] = &[
         "failed attempts in a row that context folds into one loop entry; 0 = never fold",
     ),
     key(
+        "sessions.keep",
+        Kind::Int,
+        "100",
+        Some("OMNISH_SESSIONS_KEEP"),
+        "sessions kept by the automatic prune at `wrap` start and by `sessions prune` without limits (the newest); 0 = no limit",
+    ),
+    key(
+        "sessions.max_size",
+        Kind::Str,
+        "2GiB",
+        Some("OMNISH_SESSIONS_MAX_SIZE"),
+        "most disk all sessions may take (500M, 2GiB, 800MB) before the oldest are pruned; 0 = no limit",
+    ),
+    key(
         "data_dir",
         Kind::Path,
         "",
@@ -480,6 +494,17 @@ impl Config {
     #[cfg(test)]
     pub fn source(&self, name: &str) -> &Source {
         &self.get(name).1
+    }
+
+    /// The automatic and default prune limits (`sessions.keep`, `sessions.max_size`).
+    pub fn prune_settings(&self) -> Result<crate::store::prune::PruneSettings> {
+        let size = self.str("sessions.max_size");
+        let max_size = crate::store::prune::parse_size(size)
+            .map_err(|e| crate::error::ExitError::usage(format!("sessions.max_size: {e}")))?;
+        Ok(crate::store::prune::PruneSettings {
+            keep: self.int("sessions.keep"),
+            max_size,
+        })
     }
 
     /// The store's root: `data_dir` (absolute), else the platform data dir.

@@ -19,6 +19,9 @@ fn main() {
         Command::Man(args) => args.run(),
         Command::Mcp(args) => args.run(),
         Command::Note(args) => args.run(),
+        Command::Sessions(args) => args.run(),
+        Command::Search(args) => args.run(),
+        Command::Status(args) => args.run(),
     };
     let code = match result {
         Ok(code) => code,

@@ -10,6 +10,9 @@ pub(crate) mod llm;
 pub mod man;
 pub mod mcp;
 pub mod note;
+pub mod search;
+pub mod sessions;
+pub mod status;
 pub mod wrap;
 
 /// A subcommand: runs and returns the process exit status.

@@ -38,7 +38,9 @@ pub(crate) mod parallel;
 pub(crate) mod range;
 pub(crate) mod read;
 pub mod redact;
+pub(crate) mod search;
 pub(crate) mod select;
+pub(crate) mod sessions;
 pub(crate) mod tokenizer;
 pub(crate) mod truncate;
 

@@ -825,6 +825,16 @@ pub(crate) fn command_output_matches(c: &Candidate, re: &regex::Regex) -> bool {
     }
 }
 
+/// Renders the output of `c` once, handing every line to `also`, and returns its digest (cached
+/// for later calls when the output is large and finished, as [`cached_digest`] would).
+pub(crate) fn digest_and_lines(c: &Candidate, also: &mut dyn LineSink) -> Digest {
+    let d = digest_with(&Source::of(c), Caps::STANDARD, also);
+    if let Some(cached) = Cached::of(c) {
+        cached.save(&d);
+    }
+    d
+}
+
 /// The numbers of the first `limit` error-looking lines of `src` (after the `erased` ones).
 pub(crate) fn error_line_numbers(src: &Source, erased: u64, limit: usize) -> Vec<u64> {
     let mut out = Vec::new();

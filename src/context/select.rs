@@ -145,33 +145,10 @@ pub(crate) fn sessions(
             }
         }
         SessionChoice::Id(id) => {
-            let suffix = |d: &PathBuf| name(d).rsplit('-').next().unwrap_or_default().to_string();
-            let mut matching: Vec<&PathBuf> = dirs
-                .iter()
-                .filter(|d| name(d).starts_with(id.as_str()))
-                .collect();
-            if matching.is_empty() {
-                matching = dirs
-                    .iter()
-                    .filter(|d| suffix(d).starts_with(id.as_str()))
-                    .collect();
-            }
-            match matching.as_slice() {
-                [one] => match open(one) {
-                    Some(s) => Ok(vec![s]),
-                    None => bail!("session '{id}' has nothing recorded yet"),
-                },
-                [] => {
-                    let recent: Vec<String> = dirs.iter().rev().take(3).map(name).collect();
-                    bail!(
-                        "no session '{id}'; most recent: {} (or choose all sessions)",
-                        recent.join(", ")
-                    )
-                }
-                many => bail!(
-                    "session '{id}' is ambiguous: {} sessions match it; give more of the id",
-                    many.len()
-                ),
+            let dir = store::resolve_session(root, id)?;
+            match open(&dir) {
+                Some(s) => Ok(vec![s]),
+                None => bail!("session '{id}' has nothing recorded yet"),
             }
         }
         SessionChoice::All => {

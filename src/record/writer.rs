@@ -87,16 +87,23 @@ struct State {
     /// Recording stopped: only the session's end is still written.
     stopped: bool,
     status: Arc<Status>,
+    /// Says to `omnish sessions rm`/`prune` that this session's recorder runs.
+    _held: store::prune::SessionLock,
 }
 
 impl State {
     fn create(dir: &Path, meta: SessionMeta, status: Arc<Status>) -> io::Result<State> {
+        // A session is never seen half created by a remover (see store::prune).
+        let creating = store::prune::creation_lock(dir)?;
         store::create_private_dir(dir)?;
         let stream = StreamWriter::create(&dir.join(store::STREAM))?;
         let commands = store::open_append(&dir.join(store::COMMANDS))?;
         store::reserve_commands(&commands);
         store::write_json_atomic(&dir.join(store::META), &meta)?;
+        let held = store::prune::hold_session(dir);
+        drop(creating);
         Ok(State {
+            _held: held,
             dir: dir.to_path_buf(),
             stream: Some(stream),
             meta,
@@ -413,6 +420,27 @@ mod tests {
 
     fn meta() -> SessionMeta {
         crate::store::testing::session_meta("s")
+    }
+
+    #[test]
+    fn a_session_appears_whole_to_a_remover_and_is_held_while_recording() {
+        use nix::fcntl::{Flock, FlockArg};
+        let tmp = tempfile::tempdir().unwrap();
+        let sessions = tmp.path().join("sessions");
+        std::fs::create_dir(&sessions).unwrap();
+        let dir = sessions.join("20261122T000001.000Z-aa");
+        // A remover holds the store lock: the writer must not create anything meanwhile.
+        let lock = std::fs::File::create(sessions.join(store::prune::LOCK)).unwrap();
+        let remover = Flock::lock(lock, FlockArg::LockExclusive).unwrap();
+        let mut w = Writer::spawn(&dir, meta()).unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(!dir.exists(), "created while a remover held the store");
+        drop(remover);
+        w.sync();
+        assert!(dir.join(store::META).exists());
+        assert!(store::prune::session_locked(&dir), "held while recording");
+        assert!(w.close(Duration::from_secs(10)));
+        assert!(!store::prune::session_locked(&dir), "released at the end");
     }
 
     #[test]

@@ -7,6 +7,10 @@
 //!     stream.bin                    StreamEntry values back to back, each a MessagePack array
 //!                                   [timestamp_ms, direction, data] with data as bin
 //!     commands.jsonl                one CommandRecord per line, appended when a command ends
+//!     cache/                        derived, rebuildable: digests ([`cache`]), rendered text
+//!                                   for search ([`text`])
+//!   sessions/.lock                  taken shared while a recorder creates its directory,
+//!                                   exclusively while sessions are removed ([`prune`])
 //!   notes.json, notes.lock          pinned notes ([`notes`])
 //! ```
 //! Every file is 0600. Readers skip a torn last frame or line (crash, disk full).
@@ -15,11 +19,18 @@ pub mod cache;
 mod commands;
 mod frames;
 pub mod notes;
+pub mod prune;
 mod sessions;
+mod summary;
+pub mod text;
 
 pub use commands::RecordsBackwards;
 pub use frames::{FrameError, FrameHeader, Frames};
-pub use sessions::{OpenSession, is_session_id, list_sessions, open_session, process_alive};
+pub use sessions::{
+    OpenSession, id_suffix, is_session_id, list_sessions, match_id, open_session, process_alive,
+    resolve_session,
+};
+pub use summary::{SessionSummary, disk_usage, summarize, summarize_all};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};

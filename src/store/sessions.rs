@@ -40,6 +40,87 @@ pub fn list_sessions(root: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// The random suffix of a session id: the part after its last `-`, what a person reads and types.
+pub fn id_suffix(id: &str) -> &str {
+    id.rsplit('-').next().unwrap_or(id)
+}
+
+/// Which of `ids` `given` names: the id itself, else the one id it is a prefix of, else the one
+/// id whose random suffix ([`id_suffix`]) it is a prefix of. `Err` lists every id it could name
+/// (none: no match; several: ambiguous).
+pub fn match_id<'a>(ids: &[&'a str], given: &str) -> Result<&'a str, Vec<&'a str>> {
+    if given.is_empty() {
+        return Err(Vec::new());
+    }
+    if let Some(id) = ids.iter().find(|id| **id == given) {
+        return Ok(id);
+    }
+    let mut found: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| id.starts_with(given))
+        .collect();
+    if found.is_empty() {
+        found = ids
+            .iter()
+            .copied()
+            .filter(|id| id_suffix(id).starts_with(given))
+            .collect();
+    }
+    match found.as_slice() {
+        [one] => Ok(one),
+        _ => Err(found),
+    }
+}
+
+/// The directory of the session `given` names among those under `root` (see [`match_id`]),
+/// or an error in one line saying what matched.
+pub fn resolve_session(root: &Path, given: &str) -> anyhow::Result<PathBuf> {
+    let dirs = list_sessions(root).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot list sessions in {}: {e}",
+            store::sessions_dir(root).display()
+        )
+    })?;
+    let names: Vec<String> = dirs
+        .iter()
+        .map(|d| {
+            d.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let ids: Vec<&str> = names.iter().map(String::as_str).collect();
+    match match_id(&ids, given) {
+        Ok(id) => Ok(store::sessions_dir(root).join(id)),
+        Err(many) if many.len() > 1 => {
+            let shown: Vec<&str> = many.iter().rev().take(5).copied().collect();
+            anyhow::bail!(
+                "session '{given}' is ambiguous: {} sessions match it ({}{}); give more of the id",
+                many.len(),
+                shown.join(", "),
+                if many.len() > shown.len() {
+                    ", ..."
+                } else {
+                    ""
+                }
+            )
+        }
+        Err(_) if ids.is_empty() => anyhow::bail!(
+            "no session '{given}': no recorded sessions in {}",
+            store::sessions_dir(root).display()
+        ),
+        Err(_) => {
+            let recent: Vec<&str> = ids.iter().rev().take(3).copied().collect();
+            anyhow::bail!(
+                "no session '{given}'; most recent: {} (`omnish sessions list` shows them all)",
+                recent.join(", ")
+            )
+        }
+    }
+}
+
 /// A session directory with its metadata.
 #[derive(Debug, Clone)]
 pub struct OpenSession {
@@ -197,6 +278,54 @@ mod tests {
                 .starts_with("meta.json is not valid")
         );
         assert_eq!(s.id(), "20261122T183045.123Z-9f3a1c");
+    }
+
+    #[test]
+    fn ids_are_chosen_by_prefix_or_by_random_suffix() {
+        let ids = [
+            "20261122T183045.123Z-9f3a1c",
+            "20261122T183046.000Z-9f00aa",
+            "20261123T090000.000Z-b7c2d4",
+        ];
+        let m = |given: &str| match_id(&ids, given);
+        assert_eq!(m("20261123"), Ok(ids[2]));
+        assert_eq!(m("20261122T183045"), Ok(ids[0]));
+        assert_eq!(m(ids[1]), Ok(ids[1]));
+        // The random suffix, whole or a prefix of it.
+        assert_eq!(m("b7c2d4"), Ok(ids[2]));
+        assert_eq!(m("9f3"), Ok(ids[0]));
+        assert_eq!(m("b7"), Ok(ids[2]));
+        // Ambiguous: both listed; nothing: none.
+        assert_eq!(m("2026112"), Err(ids.to_vec()));
+        assert_eq!(m("9f"), Err(vec![ids[0], ids[1]]));
+        assert_eq!(m("zz"), Err(vec![]));
+        assert_eq!(m(""), Err(vec![]));
+        // A prefix of the whole id wins over a suffix that happens to start the same.
+        let odd = ["20261122T183045.123Z-2026ab", "20261123T090000.000Z-ffffff"];
+        assert_eq!(match_id(&odd, "20261123"), Ok(odd[1]));
+        assert_eq!(id_suffix(ids[0]), "9f3a1c");
+    }
+
+    #[test]
+    fn resolving_names_the_matches_in_its_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = store::sessions_dir(tmp.path());
+        let e = resolve_session(tmp.path(), "x").unwrap_err().to_string();
+        assert!(e.contains("no recorded sessions"), "{e}");
+        for d in ["20261122T183045.123Z-9f3a1c", "20261122T183046.000Z-9f00aa"] {
+            fs::create_dir_all(s.join(d)).unwrap();
+        }
+        assert_eq!(
+            resolve_session(tmp.path(), "9f3").unwrap(),
+            s.join("20261122T183045.123Z-9f3a1c")
+        );
+        let e = resolve_session(tmp.path(), "9f").unwrap_err().to_string();
+        assert!(e.contains("ambiguous: 2 sessions"), "{e}");
+        let e = resolve_session(tmp.path(), "abc").unwrap_err().to_string();
+        assert!(
+            e.contains("most recent: 20261122T183046.000Z-9f00aa"),
+            "{e}"
+        );
     }
 
     #[test]

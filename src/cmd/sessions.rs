@@ -1,0 +1,397 @@
+//! `omnish sessions list|show|rm|prune`: the session store from the command line, and the
+//! automatic prune a recorded shell starts in the background ([`prune_in_background`]).
+
+use crate::cli::{PlainFormat, SessionsArgs, SessionsCommand};
+use crate::cmd::Run;
+use crate::context::select::{self, SessionChoice};
+use crate::context::sessions::{self, human_duration, human_size, local_time};
+use crate::error::ExitError;
+use crate::store::{self, SessionState, SessionSummary, prune};
+use anyhow::Result;
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+impl Run for SessionsArgs {
+    fn run(self) -> Result<i32> {
+        let cfg = crate::config::Config::load()?;
+        let root = cfg.data_root()?;
+        let root = std::path::absolute(&root).unwrap_or(root);
+        let current = std::env::var("OMNISH_SESSION_ID")
+            .ok()
+            .filter(|s| !s.is_empty());
+        let mut out = std::io::stdout().lock();
+        match self.command {
+            SessionsCommand::List { format } => list(&root, format, &mut out),
+            SessionsCommand::Show { id, format } => {
+                show(&root, id, current.as_deref(), format, &mut out)
+            }
+            SessionsCommand::Rm { ids } => rm(&root, &ids, &mut out),
+            SessionsCommand::Prune {
+                keep,
+                older_than,
+                max_size,
+                dry_run,
+            } => {
+                let mut policy = prune::Policy {
+                    keep,
+                    older_than: None,
+                    max_size: None,
+                };
+                if let Some(d) = older_than {
+                    let ms = select::parse_duration(&d)
+                        .map_err(|e| ExitError::usage(format!("--older-than: {e}")))?;
+                    policy.older_than = Some(store::now_ms().saturating_sub(ms));
+                }
+                if let Some(s) = max_size {
+                    policy.max_size = Some(
+                        prune::parse_size(&s)
+                            .map_err(|e| ExitError::usage(format!("--max-size: {e}")))?,
+                    );
+                }
+                if policy == prune::Policy::default() {
+                    // The configured limits (`sessions.keep`, `sessions.max_size`).
+                    policy = cfg.prune_settings()?.policy();
+                }
+                prune_now(&root, &policy, current.as_deref(), dry_run, &mut out)
+            }
+        }
+    }
+}
+
+/// Starts the automatic prune of a recorded shell's start on its own thread: the shell never
+/// waits for it, and the session `starting` is never touched. Whatever goes wrong stays quiet
+/// (the terminal belongs to the shell); removals cut short are finished by the next prune.
+pub fn prune_in_background(root: PathBuf, settings: prune::PruneSettings, starting: String) {
+    let _ = std::thread::Builder::new()
+        .name("omnish-prune".into())
+        .spawn(move || {
+            let _ = prune::auto_prune(&root, settings, &starting);
+        });
+}
+
+fn state_name(s: SessionState) -> &'static str {
+    match s {
+        SessionState::Running => "running",
+        SessionState::Exited => "exited",
+        SessionState::Interrupted => "interrupted",
+    }
+}
+
+fn shell_name(shell: &str) -> &str {
+    Path::new(shell)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(shell)
+}
+
+fn summary_json(s: &SessionSummary) -> serde_json::Value {
+    let m = &s.session.meta;
+    json!({
+        "session_id": s.id(),
+        "started_at": (m.started_at > 0).then_some(m.started_at),
+        "ended_at": m.ended_at,
+        "last_activity": s.last_activity,
+        "shell": m.shell,
+        "hostname": m.hostname,
+        "cwd": m.cwd,
+        "commands": s.commands,
+        "failed": s.failed,
+        "bytes": s.bytes,
+        "state": state_name(s.state),
+        "recorder_alive": s.recorder_alive,
+        "hooked": m.hooked,
+        "exit_status": m.exit_status,
+        "running_command": s.running_command,
+        "meta_problem": s.session.meta_problem,
+    })
+}
+
+fn list(root: &Path, format: PlainFormat, out: &mut dyn Write) -> Result<i32> {
+    let mut all = store::summarize_all(root).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot list sessions in {}: {e}",
+            store::sessions_dir(root).display()
+        )
+    })?;
+    all.reverse();
+    if format == PlainFormat::Json {
+        let sessions: Vec<_> = all.iter().map(summary_json).collect();
+        serde_json::to_writer_pretty(&mut *out, &json!({"version": 1, "sessions": sessions}))?;
+        writeln!(out)?;
+        return Ok(0);
+    }
+    if all.is_empty() {
+        eprintln!(
+            "omnish: no recorded sessions in {}; start one with `omnish wrap`",
+            store::sessions_dir(root).display()
+        );
+        return Ok(0);
+    }
+    let rows: Vec<[String; 10]> = all
+        .iter()
+        .map(|s| {
+            let m = &s.session.meta;
+            [
+                s.id(),
+                local_time(m.started_at),
+                local_time(s.last_activity),
+                shell_name(&m.shell).to_string(),
+                m.hostname.clone(),
+                s.commands.to_string(),
+                s.failed.to_string(),
+                human_size(s.bytes),
+                state_name(s.state).to_string(),
+                m.cwd.clone(),
+            ]
+        })
+        .collect();
+    let header = [
+        "ID",
+        "STARTED",
+        "LAST ACTIVE",
+        "SHELL",
+        "HOST",
+        "CMDS",
+        "FAILED",
+        "SIZE",
+        "STATE",
+        "CWD",
+    ];
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (w, c) in widths.iter_mut().zip(r.iter()) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<&str>| {
+        let last = cells.len() - 1;
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i == last {
+                s.push_str(c);
+            } else if (5..=7).contains(&i) {
+                s.push_str(&format!("{c:>w$}  ", w = widths[i]));
+            } else {
+                s.push_str(&format!("{c:<w$}  ", w = widths[i]));
+            }
+        }
+        s
+    };
+    writeln!(out, "{}", line(header.to_vec()))?;
+    for r in &rows {
+        writeln!(out, "{}", line(r.iter().map(String::as_str).collect()))?;
+    }
+    let total: u64 = all.iter().map(|s| s.bytes).sum();
+    writeln!(out, "{} sessions, {} on disk", all.len(), human_size(total))?;
+    Ok(0)
+}
+
+fn show(
+    root: &Path,
+    id: Option<String>,
+    current: Option<&str>,
+    format: PlainFormat,
+    out: &mut dyn Write,
+) -> Result<i32> {
+    let choice = match id {
+        Some(id) => SessionChoice::Id(id),
+        None => SessionChoice::Current,
+    };
+    let mut warnings = Vec::new();
+    let session = select::sessions(root, &choice, current, &mut warnings)?
+        .pop()
+        .ok_or_else(|| anyhow::anyhow!("no such session"))?;
+    for w in &warnings {
+        eprintln!("omnish: warning: {w}");
+    }
+    let summary = store::summarize(store::OpenSession {
+        dir: session.dir.clone(),
+        meta: session.meta.clone(),
+        meta_problem: session.meta_problem.clone(),
+    });
+    let commands = sessions::commands(&session)?;
+    if format == PlainFormat::Json {
+        let mut doc = summary_json(&summary);
+        doc["version"] = json!(1);
+        doc["argv"] = json!(summary.session.meta.argv);
+        doc["recorder_pid"] = json!(summary.session.meta.recorder_pid);
+        doc["recording_error"] = json!(summary.session.meta.recording_error);
+        doc["command_list"] = serde_json::to_value(&commands)?;
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        writeln!(out)?;
+        return Ok(0);
+    }
+    let m = &summary.session.meta;
+    let status = match (summary.state, m.exit_status) {
+        (SessionState::Running, _) => "running".to_string(),
+        (s, Some(code)) => format!("{}, exit status {code}", state_name(s)),
+        (s, None) => state_name(s).to_string(),
+    };
+    writeln!(out, "session  {} ({status})", summary.id())?;
+    if let Some(p) = &summary.session.meta_problem {
+        writeln!(out, "note     {p}")?;
+    }
+    writeln!(out, "shell    {}", m.argv.join(" "))?;
+    writeln!(out, "host     {}", m.hostname)?;
+    writeln!(out, "cwd      {}", m.cwd)?;
+    writeln!(out, "started  {}", local_time(m.started_at))?;
+    if let Some(end) = m.ended_at {
+        writeln!(
+            out,
+            "ended    {} (after {})",
+            local_time(end),
+            human_duration(end.saturating_sub(m.started_at))
+        )?;
+    }
+    writeln!(
+        out,
+        "commands {} ({} failed)",
+        summary.commands, summary.failed
+    )?;
+    writeln!(out, "size     {}", human_size(summary.bytes))?;
+    writeln!(
+        out,
+        "recorder pid {}, {}; hooks {}",
+        m.recorder_pid,
+        if summary.recorder_alive {
+            "running"
+        } else {
+            "not running"
+        },
+        if m.hooked { "loaded" } else { "not loaded" }
+    )?;
+    if let Some(e) = &m.recording_error {
+        writeln!(out, "recording stopped: {e}")?;
+    }
+    writeln!(out)?;
+    for c in &commands {
+        let status = if c.running {
+            "running".to_string()
+        } else if c.ended_at.is_none() {
+            "cut off".to_string()
+        } else {
+            match c.exit_code {
+                Some(code) => format!("exit {code}"),
+                None => "exit ?".to_string(),
+            }
+        };
+        let duration = c
+            .ended_at
+            .map(|e| human_duration(e.saturating_sub(c.started_at)))
+            .unwrap_or_else(|| "-".to_string());
+        let lines = if c.output_lines == 1 {
+            "1 line".to_string()
+        } else {
+            format!("{} lines", c.output_lines)
+        };
+        writeln!(
+            out,
+            "{:>4}  {}  {:>7}  {:<7}  {}  $ {}  ({lines})",
+            c.seq,
+            local_time(c.started_at),
+            duration,
+            status,
+            if c.cwd.is_empty() { "?" } else { &c.cwd },
+            c.command_line.replace('\n', " ↵ "),
+        )?;
+        if !c.summary.is_empty() {
+            writeln!(out, "      {}", c.summary)?;
+        }
+    }
+    Ok(0)
+}
+
+fn rm(root: &Path, ids: &[String], out: &mut dyn Write) -> Result<i32> {
+    let mut dirs = Vec::new();
+    for id in ids {
+        let dir = store::resolve_session(root, id)?;
+        if !dirs.contains(&dir) {
+            dirs.push(dir);
+        }
+    }
+    let removals = prune::remove_sessions(root, &dirs)?;
+    report(&removals, false, out)
+}
+
+fn prune_now(
+    root: &Path,
+    policy: &prune::Policy,
+    current: Option<&str>,
+    dry_run: bool,
+    out: &mut dyn Write,
+) -> Result<i32> {
+    let all = store::summarize_all(root)?;
+    let chosen = prune::plan(&all, policy, current);
+    if chosen.is_empty() {
+        let total: u64 = all.iter().map(|s| s.bytes).sum();
+        writeln!(
+            out,
+            "nothing to prune: {} sessions, {} on disk",
+            all.len(),
+            human_size(total)
+        )?;
+        return Ok(0);
+    }
+    if dry_run {
+        let mut freed = 0;
+        for &i in &chosen {
+            let s = &all[i];
+            freed += s.bytes;
+            writeln!(
+                out,
+                "would remove {} ({}, last active {})",
+                s.id(),
+                human_size(s.bytes),
+                local_time(s.last_activity)
+            )?;
+        }
+        writeln!(
+            out,
+            "would free {} in {} sessions",
+            human_size(freed),
+            chosen.len()
+        )?;
+        return Ok(0);
+    }
+    let dirs: Vec<PathBuf> = chosen.iter().map(|&i| all[i].session.dir.clone()).collect();
+    let removals = prune::remove_sessions(root, &dirs)?;
+    report(&removals, true, out)
+}
+
+/// One line per session, then the total; exit 1 when a session asked for was kept.
+fn report(removals: &[prune::Removal], pruning: bool, out: &mut dyn Write) -> Result<i32> {
+    let mut freed = 0;
+    let mut removed = 0;
+    let mut kept = false;
+    for r in removals {
+        let id = r.dir.file_name().unwrap_or_default().to_string_lossy();
+        match &r.result {
+            Ok(bytes) => {
+                freed += bytes;
+                removed += 1;
+                writeln!(out, "removed {id} ({})", human_size(*bytes))?;
+            }
+            Err(prune::Kept::Live) => {
+                // A prune planned it before its recorder started: not an error.
+                kept |= !pruning;
+                eprintln!("omnish: kept {id}: its recorder is running");
+            }
+            Err(prune::Kept::Missing) => {
+                kept |= !pruning;
+                eprintln!("omnish: {id} is gone already");
+            }
+            Err(prune::Kept::Failed(why)) => {
+                kept = true;
+                eprintln!("omnish: cannot remove {id}: {why}");
+            }
+        }
+    }
+    writeln!(
+        out,
+        "freed {} in {removed} session{}",
+        human_size(freed),
+        if removed == 1 { "" } else { "s" }
+    )?;
+    Ok(if kept { 1 } else { 0 })
+}

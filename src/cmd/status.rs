@@ -1,0 +1,189 @@
+//! `omnish status`: the session this shell records (if any), the project, the session store,
+//! and the settings in use.
+
+use crate::cli::{PlainFormat, StatusArgs};
+use crate::cmd::Run;
+use crate::context::sessions::{human_size, local_time};
+use crate::store::{self, SessionState};
+use anyhow::Result;
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+impl Run for StatusArgs {
+    fn run(self) -> Result<i32> {
+        let status = Status::gather()?;
+        let mut out = std::io::stdout().lock();
+        match self.format {
+            PlainFormat::Json => {
+                serde_json::to_writer_pretty(&mut out, &status.json())?;
+                writeln!(out)?;
+            }
+            PlainFormat::Text => status.write_text(&mut out)?,
+        }
+        Ok(0)
+    }
+}
+
+/// Everything `status` reports.
+struct Status {
+    /// `OMNISH_SESSION_ID` of the shell this runs in.
+    session_id: Option<String>,
+    session: Option<store::SessionSummary>,
+    cwd: Option<PathBuf>,
+    project_root: Option<PathBuf>,
+    data_dir: PathBuf,
+    data_bytes: u64,
+    sessions: usize,
+    /// The effective `ask` command (`None`: none configured nor found on PATH), its model
+    /// profile, and the config file in use (`None`: no file, defaults and environment only).
+    ask_command: Option<String>,
+    ask_model: Option<String>,
+    config_file: Option<PathBuf>,
+}
+
+impl Status {
+    fn gather() -> Result<Status> {
+        let cfg = crate::config::Config::load()?;
+        let root = cfg.data_root()?;
+        let data_dir = std::path::absolute(&root).unwrap_or(root);
+        let session_id = std::env::var("OMNISH_SESSION_ID")
+            .ok()
+            .filter(|s| !s.is_empty());
+        let session = session_id.as_ref().and_then(|id| {
+            let dir = store::sessions_dir(&data_dir).join(id);
+            store::open_session(&dir)
+                .ok()
+                .flatten()
+                .map(store::summarize)
+        });
+        let cwd = std::env::current_dir().ok();
+        let project_root = cwd.as_deref().and_then(git_root);
+        let sessions = store::list_sessions(&data_dir).map_or(0, |s| s.len());
+        Ok(Status {
+            data_bytes: store::disk_usage(&store::sessions_dir(&data_dir)),
+            session_id,
+            session,
+            cwd,
+            project_root,
+            data_dir,
+            sessions,
+            ask_command: crate::cmd::llm::llm_command(None, &cfg)?.map(|(_, shown)| shown),
+            ask_model: Some(cfg.str("ask.model").to_string()).filter(|m| !m.is_empty()),
+            config_file: cfg.path.clone().filter(|_| cfg.file_exists),
+        })
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let session = self.session.as_ref().map(|s| {
+            let m = &s.session.meta;
+            json!({
+                "session_id": s.id(),
+                "shell": m.shell,
+                "started_at": m.started_at,
+                "commands": s.commands,
+                "failed": s.failed,
+                "bytes": s.bytes,
+                "recorder_alive": s.recorder_alive,
+                "hooks_active": m.hooked,
+                "state": match s.state {
+                    SessionState::Running => "running",
+                    SessionState::Exited => "exited",
+                    SessionState::Interrupted => "interrupted",
+                },
+            })
+        });
+        json!({
+            "version": 1,
+            "recorded": self.session_id.is_some(),
+            "session_id": self.session_id,
+            "session": session,
+            "cwd": self.cwd,
+            "project_root": self.project_root,
+            "data_dir": self.data_dir,
+            "data_bytes": self.data_bytes,
+            "sessions": self.sessions,
+            "ask_command": self.ask_command,
+            "ask_model": self.ask_model,
+            "config_file": self.config_file,
+        })
+    }
+
+    fn write_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        match (&self.session_id, &self.session) {
+            (None, _) => writeln!(
+                out,
+                "session   none: this shell is not recorded (start one with `omnish wrap`)"
+            )?,
+            (Some(id), None) => writeln!(
+                out,
+                "session   {id}: not found in {}",
+                store::sessions_dir(&self.data_dir).display()
+            )?,
+            (Some(_), Some(s)) => {
+                let m = &s.session.meta;
+                writeln!(out, "session   {}", s.id())?;
+                writeln!(out, "shell     {}", m.shell)?;
+                writeln!(out, "started   {}", local_time(m.started_at))?;
+                writeln!(out, "commands  {} ({} failed)", s.commands, s.failed)?;
+                writeln!(out, "size      {}", human_size(s.bytes))?;
+                writeln!(
+                    out,
+                    "recorder  {} (pid {})",
+                    if s.recorder_alive {
+                        "alive"
+                    } else {
+                        "not running"
+                    },
+                    m.recorder_pid
+                )?;
+                writeln!(
+                    out,
+                    "hooks     {}",
+                    if m.hooked {
+                        "active"
+                    } else {
+                        "not loaded (the whole run is one command)"
+                    }
+                )?;
+            }
+        }
+        let shown = |p: &Option<PathBuf>| {
+            p.as_ref()
+                .map_or_else(|| "-".to_string(), |p| p.display().to_string())
+        };
+        writeln!(out, "cwd       {}", shown(&self.cwd))?;
+        writeln!(
+            out,
+            "project   {}",
+            self.project_root.as_ref().map_or_else(
+                || "none (not in a git work tree)".to_string(),
+                |p| p.display().to_string()
+            )
+        )?;
+        writeln!(
+            out,
+            "data dir  {} ({} sessions, {})",
+            self.data_dir.display(),
+            self.sessions,
+            human_size(self.data_bytes)
+        )?;
+        if let Some(c) = &self.ask_command {
+            writeln!(out, "ask       {c}")?;
+        }
+        if let Some(m) = &self.ask_model {
+            writeln!(out, "model     {m}")?;
+        }
+        if let Some(f) = &self.config_file {
+            writeln!(out, "config    {}", f.display())?;
+        }
+        Ok(())
+    }
+}
+
+/// The root of the git work tree holding `dir`, if any.
+fn git_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}

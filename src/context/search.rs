@@ -1,0 +1,823 @@
+//! Search: a regular expression over command lines and rendered output, across sessions.
+//!
+//! Output is searched as `omnish context` shows it: rendered by [`crate::term`] through
+//! [`read`], each line redacted by [`crate::context::redact`] (private key blocks whole),
+//! lines longer than [`read::LINE_CAP`] chars as their head and tail; binary or unreadable output
+//! as its one-line note. Command lines and directories are redacted too.
+//!
+//! # Fast on a large store, bounded in memory
+//!
+//! Rendering costs about 100 MiB/s, so the rendered text of each *settled* command is kept in a
+//! derived cache beside its session ([`crate::store::text`]), made at the first search that
+//! needs it (sessions on up to four threads, each rendering one command at a time), and searched with ripgrep's own searcher (`grep-searcher`, `grep-regex`) reading
+//! 64 KiB at a time. A settled command is a finished one whose rendering can no longer change:
+//! not the newest record of a live session (keys typed ahead for the next command are left out
+//! of its output once that command is known). The rest, and every command whose cache cannot be
+//! written (a read-only store, or a disk that would keep less than [`CACHE_SPARE`] free for the
+//! recorder), are rendered at each search. Building the cache also caches the
+//! digest `omnish context` needs for large outputs, in the same rendering pass.
+//!
+//! Hits come oldest first, session by session, each written as soon as it is found: memory does
+//! not grow with the number of hits or the size of an output.
+
+use grep_matcher::Matcher;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use serde::Serialize;
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+
+use crate::context::read;
+use crate::context::select::{self, Candidate, Query, Session, SessionChoice};
+use crate::context::sessions::local_time;
+use crate::context::{redact, show_line, truncate};
+use crate::error::ExitError;
+use crate::store::{self, text::TextCache};
+use crate::term::render::{Line, LineSink};
+
+/// Bump when what the text cache holds for a rendering changes (redaction rules, the line
+/// format); the renderer's own version ([`read::DIGEST_VERSION`]) is part of the cache's name.
+pub(crate) const TEXT_VERSION: u32 = 1;
+
+/// The text cache's version: renderer and text format.
+pub(crate) fn cache_version() -> String {
+    format!("{}.{}", read::DIGEST_VERSION, TEXT_VERSION)
+}
+
+/// How hits are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SearchFormat {
+    Text,
+    Json,
+}
+
+/// A search, resolved by the front end.
+#[derive(Debug, Clone)]
+pub(crate) struct SearchRequest {
+    pub data_root: PathBuf,
+    pub sessions: SessionChoice,
+    pub current_session: Option<String>,
+    pub pattern: String,
+    pub case_insensitive: bool,
+    pub fixed_strings: bool,
+    /// Command lines only, not output.
+    pub commands_only: bool,
+    pub failed: bool,
+    pub within: Option<PathBuf>,
+    pub since_ms: Option<u64>,
+    /// Lines of context before and after each matching line.
+    pub context: usize,
+    pub format: SearchFormat,
+    /// Highlight matches with terminal colours.
+    pub color: bool,
+}
+
+/// What a search found.
+#[derive(Debug, Default)]
+pub(crate) struct SearchOutcome {
+    /// Commands with a match.
+    pub hits: usize,
+    pub warnings: Vec<String>,
+}
+
+/// The matcher for a pattern; an invalid one is a usage error.
+pub(crate) fn matcher(req: &SearchRequest) -> anyhow::Result<RegexMatcher> {
+    RegexMatcherBuilder::new()
+        .case_insensitive(req.case_insensitive)
+        .fixed_strings(req.fixed_strings)
+        .line_terminator(Some(b'\n'))
+        .build(&req.pattern)
+        .map_err(|e| {
+            ExitError::usage(format!("invalid regular expression '{}': {e}", req.pattern)).into()
+        })
+}
+
+/// Runs the search, writing hits to `out` as they are found.
+pub(crate) fn search(req: &SearchRequest, out: &mut dyn Write) -> anyhow::Result<SearchOutcome> {
+    let matcher = matcher(req)?;
+    let mut outcome = SearchOutcome::default();
+    let sessions = select::sessions(
+        &req.data_root,
+        &req.sessions,
+        req.current_session.as_deref(),
+        &mut outcome.warnings,
+    )?;
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .before_context(req.context)
+        .after_context(req.context)
+        .bom_sniffing(false)
+        .heap_limit(Some(4 << 20))
+        .build();
+    let mut printer: Box<dyn Printer> = match req.format {
+        SearchFormat::Text => Box::new(TextPrinter {
+            out,
+            color: req.color,
+            first: true,
+        }),
+        SearchFormat::Json => Box::new(JsonPrinter {
+            out,
+            first: true,
+            first_line: true,
+        }),
+    };
+    if !req.commands_only {
+        warm_caches(req, &sessions);
+    }
+    printer.start()?;
+    for s in &sessions {
+        outcome.hits += search_session(req, &matcher, &mut searcher, s, &mut *printer)?;
+    }
+    printer.finish()?;
+    Ok(outcome)
+}
+
+/// What a hit says about its command.
+#[derive(Debug, Clone, Serialize)]
+struct Hit {
+    session_id: String,
+    seq: u64,
+    command_line: String,
+    cwd: String,
+    started_at: u64,
+    ended_at: Option<u64>,
+    exit_code: Option<i32>,
+    running: bool,
+    command_matched: bool,
+}
+
+/// The key a command's cached text is made from, beyond the cache's version.
+fn text_key(c: &Candidate) -> u64 {
+    let src = read::Source::of(c);
+    store::text::key(&[
+        &c.record.stream_offset.to_le_bytes(),
+        &c.record.stream_length.to_le_bytes(),
+        &src.cols.to_le_bytes(),
+        &src.rows.to_le_bytes(),
+        src.next_command_line.as_deref().unwrap_or("\0").as_bytes(),
+    ])
+}
+
+/// Whether `c` has output to search at all.
+fn has_output(c: &Candidate) -> bool {
+    !c.record.private && (c.open_ended() || c.record.stream_length > 0)
+}
+
+/// The commands of `session` the request selects, oldest first, and which of them are settled
+/// (see the module docs).
+fn candidates_of(
+    req: &SearchRequest,
+    session: &Session,
+) -> anyhow::Result<(Vec<Candidate>, Vec<bool>)> {
+    let mut filters: Vec<Box<dyn select::Filter>> = Vec::new();
+    if req.failed {
+        filters.push(Box::new(select::Failed));
+    }
+    if let Some(dir) = &req.within {
+        filters.push(Box::new(select::Within(dir.clone())));
+    }
+    if let Some(ms) = req.since_ms {
+        filters.push(Box::new(select::Since(ms)));
+    }
+    let query = Query {
+        filters,
+        output_filter: None,
+        limit: usize::MAX,
+    };
+    let candidates = query.select(session)?.commands;
+    // In a live session the newest record is not settled: the next command, which decides
+    // what of its output is typed-ahead echo, is not known yet.
+    let newest = store::RecordsBackwards::open(&session.dir.join(store::COMMANDS))?
+        .next_record()
+        .map(|r| r.seq);
+    let settled = candidates
+        .iter()
+        .map(|c| {
+            let unsettled_newest = session.live() && Some(c.record.seq) == newest;
+            !(c.running || c.cut_off || unsettled_newest)
+        })
+        .collect();
+    Ok((candidates, settled))
+}
+
+/// Brings the text cache of `session` up to date for `candidates` (those `settled`), and
+/// returns the entries that serve them.
+fn update_cache(
+    cache: &TextCache,
+    session: &Session,
+    candidates: &[Candidate],
+    settled: &[bool],
+) -> HashMap<u64, store::text::Entry> {
+    let read_entries = || -> HashMap<u64, store::text::Entry> {
+        cache.entries().into_iter().map(|e| (e.seq, e)).collect()
+    };
+    let missing = |entries: &HashMap<u64, store::text::Entry>| -> Vec<&Candidate> {
+        candidates
+            .iter()
+            .zip(settled)
+            .filter(|(c, s)| **s && has_output(c))
+            .map(|(c, _)| c)
+            .filter(|c| {
+                entries
+                    .get(&c.record.seq)
+                    .is_none_or(|e| e.key != text_key(c))
+            })
+            .collect()
+    };
+    let mut entries = read_entries();
+    if !missing(&entries).is_empty() {
+        if let Ok(mut appender) = cache.append() {
+            // A search running meanwhile may have cached some of them: look again under the
+            // lock.
+            entries = read_entries();
+            for c in missing(&entries) {
+                if !room_for(&session.dir, c) {
+                    break;
+                }
+                match cache_command(&mut appender, c) {
+                    Ok(e) => {
+                        entries.insert(e.seq, e);
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+    candidates
+        .iter()
+        .zip(settled)
+        .filter(|(_, s)| **s)
+        .filter_map(|(c, _)| {
+            entries
+                .get(&c.record.seq)
+                .filter(|e| e.key == text_key(c))
+                .map(|e| (c.record.seq, *e))
+        })
+        .collect()
+}
+
+/// Builds the text caches of `sessions` on a few threads (each renders one command at a time),
+/// so a first search over many sessions uses every core; errors are left to the search itself.
+fn warm_caches(req: &SearchRequest, sessions: &[Session]) {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4)
+        .min(sessions.len());
+    if workers < 2 {
+        return;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(session) = sessions.get(i) else {
+                        break;
+                    };
+                    if let Ok((candidates, settled)) = candidates_of(req, session) {
+                        let cache = TextCache::new(&session.dir, &cache_version());
+                        update_cache(&cache, session, &candidates, &settled);
+                    }
+                }
+            });
+        }
+    });
+}
+
+fn search_session(
+    req: &SearchRequest,
+    matcher: &RegexMatcher,
+    searcher: &mut Searcher,
+    session: &Session,
+    printer: &mut dyn Printer,
+) -> anyhow::Result<usize> {
+    let (candidates, settled) = candidates_of(req, session)?;
+    let mut cached: HashMap<u64, store::text::Entry> = HashMap::new();
+    let mut text_file = None;
+    if !req.commands_only {
+        let cache = TextCache::new(&session.dir, &cache_version());
+        cached = update_cache(&cache, session, &candidates, &settled);
+        if !cached.is_empty() {
+            text_file = File::open(&cache.text).ok();
+        }
+    }
+
+    let mut hits = 0;
+    for c in &candidates {
+        if c.record.private {
+            continue;
+        }
+        let hit = hit_of(c, matcher);
+        let mut emit = Emit {
+            printer: &mut *printer,
+            hit: &hit,
+            started: false,
+            matcher,
+        };
+        if hit.command_matched {
+            emit.begin()?;
+        }
+        if !req.commands_only && has_output(c) {
+            match (cached.get(&c.record.seq), text_file.as_ref()) {
+                (Some(e), Some(file)) => {
+                    let mut f = file;
+                    f.seek(SeekFrom::Start(e.offset))?;
+                    searcher.search_reader(matcher, f.take(e.len), &mut emit)?;
+                }
+                _ => search_live(c, matcher, req.context, &mut emit)?,
+            }
+        }
+        if emit.started {
+            printer.end_hit()?;
+            hits += 1;
+        }
+    }
+    Ok(hits)
+}
+
+fn hit_of(c: &Candidate, matcher: &RegexMatcher) -> Hit {
+    let r = &c.record;
+    let command_line = redact::redact(&r.command_line).into_owned();
+    let command_matched = matcher.is_match(command_line.as_bytes()).unwrap_or(false);
+    Hit {
+        session_id: r.session_id.clone(),
+        seq: r.seq,
+        cwd: redact::redact(&r.cwd).into_owned(),
+        started_at: r.started_at,
+        ended_at: (!c.running && !c.cut_off).then_some(r.ended_at),
+        exit_code: (!c.running && !c.cut_off).then_some(r.exit_code).flatten(),
+        running: c.running,
+        command_matched,
+        command_line,
+    }
+}
+
+/// A rendered line as search sees it: redacted, whole (head and tail of a line past the cap):
+/// what [`show_line`] gives with no width limit, without its look for error lines, which only
+/// matters to a width.
+fn shown(line: &Line<'_>, key_block: bool) -> String {
+    if key_block {
+        return show_line(line.head, line.omitted, line.tail, key_block, 0, true);
+    }
+    let head = redact::redact(line.head);
+    let tail = redact::redact(line.tail);
+    truncate::shorten(&head, line.omitted, &tail, 0)
+}
+
+/// Free space the text cache always leaves on the store's filesystem, beyond the output being
+/// cached: the recorder needs the disk more than search needs its cache.
+const CACHE_SPARE: u64 = 1 << 30;
+
+/// Whether caching `c`'s text leaves the disk room for the recorder (the text is at most about
+/// as large as the output's frames). Where free space cannot be told, yes.
+fn room_for(dir: &std::path::Path, c: &Candidate) -> bool {
+    match nix::sys::statvfs::statvfs(dir) {
+        // The field types differ between platforms (u64 here).
+        #[allow(clippy::unnecessary_cast)]
+        Ok(st) => {
+            let free = (st.blocks_available() as u64).saturating_mul(st.fragment_size() as u64);
+            free > CACHE_SPARE.saturating_add(c.record.stream_length)
+        }
+        Err(_) => true,
+    }
+}
+
+/// Renders `c` into the cache: its lines, or its one-line note when it is not text.
+fn cache_command(app: &mut store::text::Appender, c: &Candidate) -> io::Result<store::text::Entry> {
+    struct ToCache<'a> {
+        app: &'a mut store::text::Appender,
+        in_key: bool,
+        failed: Option<io::Error>,
+    }
+    impl LineSink for ToCache<'_> {
+        fn line(&mut self, line: Line<'_>) {
+            let key_block = read::key_block_state(&mut self.in_key, line.head, line.tail);
+            if self.failed.is_none() {
+                if let Err(e) = self.app.line(&shown(&line, key_block)) {
+                    self.failed = Some(e);
+                }
+            }
+        }
+        fn erase_scrollback(&mut self) {
+            if self.failed.is_none() {
+                if let Err(e) = self.app.restart() {
+                    self.failed = Some(e);
+                }
+            }
+        }
+    }
+    let mut sink = ToCache {
+        app,
+        in_key: false,
+        failed: None,
+    };
+    let digest = read::digest_and_lines(c, &mut sink);
+    if let Some(e) = sink.failed {
+        let _ = app.restart();
+        return Err(e);
+    }
+    if let Some(note) = digest.note() {
+        app.restart()?;
+        app.line(&note)?;
+    }
+    app.commit(c.record.seq, text_key(c))
+}
+
+/// Renders `c` now (a command that is not settled, or whose cache cannot be written) and
+/// matches its lines with `context` lines around each match.
+fn search_live(
+    c: &Candidate,
+    matcher: &RegexMatcher,
+    context: usize,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
+    let digest = read::cached_digest(c);
+    let mut ctx = LiveContext {
+        matcher,
+        context,
+        before: VecDeque::new(),
+        after_left: 0,
+        last: None,
+        in_key: false,
+        failed: None,
+    };
+    if let Some(note) = digest.note() {
+        ctx.feed(1, note, emit);
+    } else {
+        let src = read::Source::of(c);
+        read::for_each_line(&src, read::LINE_CAP, digest.erased, &mut |i, line| {
+            let key_block = read::key_block_state(&mut ctx.in_key, line.head, line.tail);
+            let text = shown(&line, key_block);
+            ctx.feed(i + 1, text, emit);
+        });
+    }
+    match ctx.failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// grep's context rules, one line at a time.
+struct LiveContext<'a> {
+    matcher: &'a RegexMatcher,
+    context: usize,
+    before: VecDeque<(u64, String)>,
+    after_left: usize,
+    /// The number of the last line written.
+    last: Option<u64>,
+    in_key: bool,
+    failed: Option<io::Error>,
+}
+
+impl LiveContext<'_> {
+    fn feed(&mut self, n: u64, text: String, emit: &mut Emit<'_>) {
+        if self.failed.is_some() {
+            return;
+        }
+        let matched = self.matcher.is_match(text.as_bytes()).unwrap_or(false);
+        let result = if matched {
+            let mut r = Ok(());
+            for (k, t) in std::mem::take(&mut self.before) {
+                r = r.and_then(|()| self.write(k, &t, false, emit));
+            }
+            self.after_left = self.context;
+            r.and_then(|()| self.write(n, &text, true, emit))
+        } else if self.after_left > 0 {
+            self.after_left -= 1;
+            self.write(n, &text, false, emit)
+        } else {
+            if self.context > 0 {
+                if self.before.len() == self.context {
+                    self.before.pop_front();
+                }
+                self.before.push_back((n, text));
+            }
+            Ok(())
+        };
+        if let Err(e) = result {
+            self.failed = Some(e);
+        }
+    }
+
+    fn write(&mut self, n: u64, text: &str, matched: bool, emit: &mut Emit<'_>) -> io::Result<()> {
+        // Like grep-searcher's context_break: only with context lines.
+        if self.context > 0 && self.last.is_some_and(|l| n > l + 1) {
+            emit.gap()?;
+        }
+        self.last = Some(n);
+        emit.line(n, text.as_bytes(), matched)
+    }
+}
+
+/// Writes one command's hit, its header when the first thing to show comes.
+struct Emit<'a> {
+    printer: &'a mut dyn Printer,
+    hit: &'a Hit,
+    started: bool,
+    matcher: &'a RegexMatcher,
+}
+
+impl Emit<'_> {
+    fn begin(&mut self) -> io::Result<()> {
+        if !self.started {
+            self.started = true;
+            self.printer.hit(self.hit, self.matcher)?;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, n: u64, text: &[u8], matched: bool) -> io::Result<()> {
+        self.begin()?;
+        let text = text.strip_suffix(b"\n").unwrap_or(text);
+        let text = String::from_utf8_lossy(text);
+        self.printer.line(n, &text, matched, self.matcher)
+    }
+
+    fn gap(&mut self) -> io::Result<()> {
+        if self.started {
+            self.printer.gap()?;
+        }
+        Ok(())
+    }
+}
+
+impl Sink for Emit<'_> {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, m: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        let first = m.line_number().unwrap_or(0);
+        for (k, line) in m.lines().enumerate() {
+            self.line(first + k as u64, line, true)?;
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, c: &SinkContext<'_>) -> Result<bool, io::Error> {
+        self.line(c.line_number().unwrap_or(0), c.bytes(), false)?;
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _: &Searcher) -> Result<bool, io::Error> {
+        self.gap()?;
+        Ok(true)
+    }
+}
+
+/// Byte ranges of the matches in `text`.
+fn match_ranges(matcher: &RegexMatcher, text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let _ = matcher.find_iter(text.as_bytes(), |m| {
+        if m.start() < m.end() {
+            out.push((m.start(), m.end()));
+        }
+        true
+    });
+    out
+}
+
+/// Writes hits in one format.
+trait Printer {
+    fn start(&mut self) -> io::Result<()>;
+    fn hit(&mut self, hit: &Hit, matcher: &RegexMatcher) -> io::Result<()>;
+    fn line(&mut self, n: u64, text: &str, matched: bool, matcher: &RegexMatcher)
+    -> io::Result<()>;
+    fn gap(&mut self) -> io::Result<()>;
+    fn end_hit(&mut self) -> io::Result<()>;
+    fn finish(&mut self) -> io::Result<()>;
+}
+
+const MATCH: &str = "\x1b[1;31m";
+const HEADER: &str = "\x1b[35m";
+const NUMBER: &str = "\x1b[32m";
+const RESET: &str = "\x1b[0m";
+
+/// `20261123T163115.123Z-9f3a1c #12 · 2026-11-23 16:31:15 · /home/me/proj · exit 1`, the
+/// command line, then numbered lines (`12:` a match, `11-` context, `--` between groups).
+struct TextPrinter<'a> {
+    out: &'a mut dyn Write,
+    color: bool,
+    first: bool,
+}
+
+impl TextPrinter<'_> {
+    fn highlighted(&self, text: &str, matcher: &RegexMatcher) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        let mut s = String::with_capacity(text.len() + 16);
+        let mut at = 0;
+        for (a, b) in match_ranges(matcher, text) {
+            s.push_str(&text[at..a]);
+            s.push_str(MATCH);
+            s.push_str(&text[a..b]);
+            s.push_str(RESET);
+            at = b;
+        }
+        s.push_str(&text[at..]);
+        s
+    }
+}
+
+/// `exit 1`, `running`, `cut off`, `exit ?`.
+fn status_text(h: &Hit) -> String {
+    if h.running {
+        "running".into()
+    } else if h.ended_at.is_none() {
+        "cut off".into()
+    } else {
+        match h.exit_code {
+            Some(c) => format!("exit {c}"),
+            None => "exit ?".into(),
+        }
+    }
+}
+
+impl Printer for TextPrinter<'_> {
+    fn start(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn hit(&mut self, h: &Hit, matcher: &RegexMatcher) -> io::Result<()> {
+        if !self.first {
+            writeln!(self.out)?;
+        }
+        self.first = false;
+        let cwd = if h.cwd.is_empty() { "?" } else { &h.cwd };
+        let header = format!(
+            "{} #{} · {} · {} · {}",
+            h.session_id,
+            h.seq,
+            local_time(h.started_at),
+            cwd,
+            status_text(h)
+        );
+        if self.color {
+            writeln!(self.out, "{HEADER}{header}{RESET}")?;
+        } else {
+            writeln!(self.out, "{header}")?;
+        }
+        for (i, l) in h.command_line.split('\n').enumerate() {
+            let shown = if h.command_matched {
+                self.highlighted(l, matcher)
+            } else {
+                l.to_string()
+            };
+            writeln!(self.out, "{} {shown}", if i == 0 { "$" } else { ">" })?;
+        }
+        Ok(())
+    }
+
+    fn line(
+        &mut self,
+        n: u64,
+        text: &str,
+        matched: bool,
+        matcher: &RegexMatcher,
+    ) -> io::Result<()> {
+        let sep = if matched { ':' } else { '-' };
+        let text = if matched {
+            self.highlighted(text, matcher)
+        } else {
+            text.to_string()
+        };
+        if self.color {
+            writeln!(self.out, "{NUMBER}{n}{RESET}{sep}{text}")
+        } else {
+            writeln!(self.out, "{n}{sep}{text}")
+        }
+    }
+
+    fn gap(&mut self) -> io::Result<()> {
+        writeln!(self.out, "--")
+    }
+
+    fn end_hit(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// One JSON document, written as hits come: `{"version":1,"hits":[{...,"lines":[...]}]}`.
+struct JsonPrinter<'a> {
+    out: &'a mut dyn Write,
+    first: bool,
+    first_line: bool,
+}
+
+/// One output line of a hit in JSON.
+#[derive(Serialize)]
+struct JsonLine<'a> {
+    line: u64,
+    text: &'a str,
+    #[serde(rename = "match")]
+    matched: bool,
+    /// Byte ranges of the matches in `text` (UTF-8).
+    ranges: Vec<(usize, usize)>,
+}
+
+impl Printer for JsonPrinter<'_> {
+    fn start(&mut self) -> io::Result<()> {
+        write!(self.out, "{{\"version\":1,\"hits\":[")
+    }
+
+    fn hit(&mut self, h: &Hit, matcher: &RegexMatcher) -> io::Result<()> {
+        if !self.first {
+            write!(self.out, ",")?;
+        }
+        self.first = false;
+        let mut v = serde_json::to_value(h).map_err(io::Error::other)?;
+        let ranges = if h.command_matched {
+            match_ranges(matcher, &h.command_line)
+        } else {
+            Vec::new()
+        };
+        v["command_ranges"] = serde_json::to_value(ranges).map_err(io::Error::other)?;
+        let text = serde_json::to_string(&v).map_err(io::Error::other)?;
+        // The object stays open for its lines.
+        write!(
+            self.out,
+            "\n{},\"lines\":[",
+            text.strip_suffix('}').unwrap_or(&text)
+        )?;
+        self.first_line = true;
+        Ok(())
+    }
+
+    fn line(
+        &mut self,
+        n: u64,
+        text: &str,
+        matched: bool,
+        matcher: &RegexMatcher,
+    ) -> io::Result<()> {
+        if !std::mem::replace(&mut self.first_line, false) {
+            write!(self.out, ",")?;
+        }
+        let line = JsonLine {
+            line: n,
+            text,
+            matched,
+            ranges: if matched {
+                match_ranges(matcher, text)
+            } else {
+                Vec::new()
+            },
+        };
+        serde_json::to_writer(&mut *self.out, &line).map_err(io::Error::other)
+    }
+
+    fn gap(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn end_hit(&mut self) -> io::Result<()> {
+        write!(self.out, "]}}")
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        writeln!(self.out, "\n]}}")?;
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn search_lines_are_what_context_shows_with_no_width_limit() {
+        let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
+        let cases = [
+            ("error: a plain line", 0, ""),
+            ("export GITHUB_TOKEN=", 0, token),
+            ("head of a long line", 5000, " its tail: error"),
+            ("", 0, ""),
+        ];
+        for (head, omitted, tail) in cases {
+            let line = Line {
+                head,
+                omitted,
+                tail,
+            };
+            for key_block in [false, true] {
+                assert_eq!(
+                    shown(&line, key_block),
+                    show_line(head, omitted, tail, key_block, 0, true),
+                    "{head:?} {omitted} {tail:?} {key_block}"
+                );
+            }
+        }
+        let line = Line {
+            head: "x",
+            omitted: 0,
+            tail: token,
+        };
+        assert!(!shown(&line, false).contains("ghp_"));
+    }
+}

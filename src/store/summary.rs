@@ -1,0 +1,173 @@
+//! What can be said about a session without reading its output: its state (a `running` session
+//! whose recorder died is `interrupted`), how many commands ran and failed, when it was last
+//! active, and how much disk it takes (every file, caches included).
+//!
+//! Cost: one forward pass over `commands.jsonl` (records are parsed into two fields, never kept)
+//! and a walk of the session's directory.
+
+use crate::store::{self, OpenSession, SessionState};
+use serde::Deserialize;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// A session at a glance.
+#[derive(Debug, Clone)]
+pub struct SessionSummary {
+    pub session: OpenSession,
+    /// What the session is now: `running` only while its recorder lives.
+    pub state: SessionState,
+    pub recorder_alive: bool,
+    /// Commands recorded, the one running included.
+    pub commands: u64,
+    /// Commands with a known non-zero exit status.
+    pub failed: u64,
+    /// The latest time anything happened (ms): a command ended or started, the stream grew,
+    /// the session ended.
+    pub last_activity: u64,
+    /// Bytes the session's files take on disk (allocated blocks), caches included.
+    pub bytes: u64,
+    /// A command still running: its line.
+    pub running_command: Option<String>,
+}
+
+impl SessionSummary {
+    pub fn id(&self) -> String {
+        self.session.id()
+    }
+}
+
+/// The two fields of a record a summary needs.
+#[derive(Deserialize)]
+struct Brief {
+    #[serde(default)]
+    seq: u64,
+    #[serde(default)]
+    ended_at: u64,
+    #[serde(default)]
+    exit_code: Option<i32>,
+}
+
+/// Summarizes an opened session.
+pub fn summarize(session: OpenSession) -> SessionSummary {
+    let dir = session.dir.clone();
+    let (mut commands, mut failed, mut last_seq, mut last_end) = (0u64, 0u64, 0u64, 0u64);
+    if let Ok(file) = fs::File::open(dir.join(store::COMMANDS)) {
+        for line in BufReader::new(file).split(b'\n').map_while(Result::ok) {
+            if let Ok(b) = serde_json::from_slice::<Brief>(&line) {
+                commands += 1;
+                failed += u64::from(b.exit_code.is_some_and(|c| c != 0));
+                last_seq = last_seq.max(b.seq);
+                last_end = last_end.max(b.ended_at);
+            }
+        }
+    }
+    let recorder_alive = session.live();
+    let meta = &session.meta;
+    let running = meta
+        .running_command
+        .as_ref()
+        .filter(|r| r.seq > last_seq && meta.state == SessionState::Running);
+    let state = match meta.state {
+        SessionState::Running if !recorder_alive => SessionState::Interrupted,
+        s => s,
+    };
+    if running.is_some() {
+        commands += 1;
+    }
+    let stream_mtime = fs::metadata(dir.join(store::STREAM))
+        .ok()
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as u64);
+    let last_activity = [
+        meta.started_at,
+        meta.ended_at.unwrap_or(0),
+        last_end,
+        running.map_or(0, |r| r.started_at),
+        stream_mtime,
+    ]
+    .into_iter()
+    .max()
+    .unwrap_or(0);
+    SessionSummary {
+        running_command: running
+            .filter(|_| recorder_alive)
+            .map(|r| r.command_line.clone()),
+        state,
+        recorder_alive,
+        commands,
+        failed,
+        last_activity,
+        bytes: disk_usage(&dir),
+        session,
+    }
+}
+
+/// Bytes the files under `dir` take on disk (allocated blocks), recursively; what cannot be
+/// read counts as nothing.
+pub fn disk_usage(dir: &Path) -> u64 {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut total = 0;
+    for e in entries.flatten() {
+        let Ok(m) = e.path().symlink_metadata() else {
+            continue;
+        };
+        if m.is_dir() {
+            total += disk_usage(&e.path());
+        } else {
+            total += m.blocks() * 512;
+        }
+    }
+    total
+}
+
+/// Every session under `root` that can be opened, summarized, oldest first; one being created
+/// right now is passed over.
+pub fn summarize_all(root: &Path) -> std::io::Result<Vec<SessionSummary>> {
+    let mut out = Vec::new();
+    for dir in store::list_sessions(root)? {
+        if let Ok(Some(s)) = store::open_session(&dir) {
+            out.push(summarize(s));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing::session_meta;
+
+    #[test]
+    fn counts_commands_failures_and_every_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("20261122T183045.123Z-9f3a1c");
+        store::create_private_dir(&dir).unwrap();
+        let mut meta = session_meta("x");
+        meta.recorder_pid = u32::MAX; // no such process: the recorder died
+        store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
+        for (seq, exit) in [(1, Some(0)), (2, Some(1)), (3, None), (4, Some(127))] {
+            let line = serde_json::json!({"seq": seq, "ended_at": 5000 + seq, "exit_code": exit});
+            fs::write(
+                dir.join(store::COMMANDS),
+                format!(
+                    "{}{line}\n",
+                    fs::read_to_string(dir.join(store::COMMANDS)).unwrap_or_default()
+                ),
+            )
+            .unwrap();
+        }
+        store::create_private_dir(&dir.join("cache")).unwrap();
+        fs::write(dir.join("cache/1.digest"), vec![7u8; 100_000]).unwrap();
+        let s = summarize(store::open_session(&dir).unwrap().unwrap());
+        assert_eq!((s.commands, s.failed), (4, 2));
+        assert_eq!(s.state, SessionState::Interrupted, "recorder is dead");
+        assert!(!s.recorder_alive);
+        assert!(s.bytes >= 100_000, "the cache counts: {}", s.bytes);
+        assert!(s.last_activity >= 5004);
+    }
+}
