@@ -38,6 +38,8 @@ struct Status {
     /// The effective `ask` command (`None`: none configured nor found on PATH), its model
     /// profile, and the config file in use (`None`: no file, defaults and environment only).
     ask_command: Option<String>,
+    /// Failed attempts in a row at the end of the session (as `context` folds them).
+    retry_loop: Option<crate::context::loops::ActiveLoop>,
     ask_model: Option<String>,
     config_file: Option<PathBuf>,
 }
@@ -60,6 +62,15 @@ impl Status {
         let cwd = std::env::current_dir().ok();
         let project_root = cwd.as_deref().and_then(git_root);
         let sessions = store::list_sessions(&data_dir).map_or(0, |s| s.len());
+        let settings = crate::context::loops::LoopSettings {
+            threshold: cfg.int("loops.threshold"),
+            utc_offset_secs: crate::cmd::context::utc_offset_secs(),
+        };
+        // A loop that cannot be read is no reason to fail the status.
+        let retry_loop = session
+            .as_ref()
+            .and_then(|s| crate::context::loops::active(&s.session.dir, &settings).ok())
+            .flatten();
         Ok(Status {
             data_bytes: store::disk_usage(&store::sessions_dir(&data_dir)),
             session_id,
@@ -68,6 +79,7 @@ impl Status {
             project_root,
             data_dir,
             sessions,
+            retry_loop,
             ask_command: crate::cmd::llm::llm_command(None, &cfg)?.map(|(_, shown)| shown),
             ask_model: Some(cfg.str("ask.model").to_string()).filter(|m| !m.is_empty()),
             config_file: cfg.path.clone().filter(|_| cfg.file_exists),
@@ -103,6 +115,15 @@ impl Status {
             "data_dir": self.data_dir,
             "data_bytes": self.data_bytes,
             "sessions": self.sessions,
+            "retry_loop": self.retry_loop.as_ref().map(|l| json!({
+                "command_line": l.command_line,
+                "failures": l.failures,
+                "at_least": l.at_least,
+                "same_error": l.same_error,
+                "since": l.since,
+                "last_exit": l.last_exit,
+                "description": l.describe(),
+            })),
             "ask_command": self.ask_command,
             "ask_model": self.ask_model,
             "config_file": self.config_file,
@@ -126,6 +147,9 @@ impl Status {
                 writeln!(out, "shell     {}", m.shell)?;
                 writeln!(out, "started   {}", local_time(m.started_at))?;
                 writeln!(out, "commands  {} ({} failed)", s.commands, s.failed)?;
+                if let Some(l) = &self.retry_loop {
+                    writeln!(out, "loop      {}", l.describe())?;
+                }
                 writeln!(out, "size      {}", human_size(s.bytes))?;
                 writeln!(
                     out,
