@@ -35,10 +35,12 @@ use anyhow::Result;
 use regex::Regex;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::context::format::Format;
 use crate::context::model::{CommandContext, ContextDoc, Parts};
 use crate::context::read::{Digest, Source, StoredLine};
+use crate::context::redact::Redactor;
 use crate::context::select::{Candidate, Query, SessionChoice};
 use crate::error::ExitError;
 use crate::term::render::Line;
@@ -144,22 +146,27 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     let mut pre_summarized = Vec::new();
     let mut commands = Vec::with_capacity(picked.len());
     let mut plans = Vec::with_capacity(picked.len());
-    for c in picked.iter().rev() {
-        let mut ctx = base_context(c, req.redact);
+    let (redactors, mut early) = learn_secrets(req, &picked);
+    for (i, c) in picked.iter().enumerate().rev() {
+        let redactor = redactors.as_ref().map(|r| r.get(&c.session_dir));
+        let mut ctx = base_context(c, redactor.as_deref());
         // A private command's output was never stored.
         if req.parts == Parts::CommandsOnly || c.record.private {
             plans.push(None);
             commands.push(ctx);
             continue;
         }
-        let digest = read::cached_digest(c);
+        let digest = early
+            .get_mut(i)
+            .and_then(Option::take)
+            .unwrap_or_else(|| read::cached_digest(c));
         ctx.output_hash = digest.hash;
         if let Some(note) = digest.note() {
             ctx.output = vec![note];
             ctx.output_lines = 1;
             plans.push(None);
         } else if streaming && digest.lines > 0 {
-            let plan = stream_plan(c, &digest, max_lines);
+            let plan = stream_plan(c, &digest, max_lines, redactor);
             ctx.output_lines = digest.lines as usize;
             if let Some(keep) = &plan.keep {
                 ctx.gaps = truncate::gaps_of(keep, digest.lines);
@@ -174,7 +181,7 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
             pre_summarized.push((ctx.session_id.clone(), ctx.seq));
             plans.push(None);
         } else {
-            fill_from_digest(&mut ctx, &digest, max_lines, width, req.redact);
+            fill_from_digest(&mut ctx, &digest, max_lines, width, redactor.as_deref());
             kept_bytes += ctx.output.iter().map(|l| l.len() + 1).sum::<usize>();
             plans.push(None);
         }
@@ -201,6 +208,52 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(outcome)
+}
+
+/// Session-aware redaction (when `req.redact`): a redactor per session, taught from its command
+/// lines and from the digests of the picked outputs. The digests read here are handed back
+/// (by index into `picked`) for the caller to use, while they hold at most
+/// [`LEARN_KEPT_BYTES`]; the rest are read again from their cache or stream.
+fn learn_secrets(
+    req: &Request,
+    picked: &[Candidate],
+) -> (
+    Option<redact::session::SharedRedactors>,
+    Vec<Option<Digest>>,
+) {
+    if !req.redact {
+        return (None, Vec::new());
+    }
+    let mut redactors = redact::session::Redactors::learn_commands(picked);
+    let mut early = Vec::new();
+    if req.parts != Parts::CommandsOnly {
+        let mut kept = 0usize;
+        for c in picked {
+            if c.record.private {
+                early.push(None);
+                continue;
+            }
+            let d = read::cached_digest(c);
+            redactors.learn_output(c, &d);
+            let size = digest_bytes(&d);
+            if kept + size <= LEARN_KEPT_BYTES {
+                kept += size;
+                early.push(Some(d));
+            } else {
+                early.push(None);
+            }
+        }
+    }
+    (Some(redactors.into_shared()), early)
+}
+
+/// Digests kept in memory between learning and rendering, in bytes of line text.
+const LEARN_KEPT_BYTES: usize = 64 << 20;
+
+fn digest_bytes(d: &Digest) -> usize {
+    let line = |l: &StoredLine| l.head.len() + l.tail.len() + 64;
+    d.head.iter().chain(&d.tail).map(line).sum::<usize>()
+        + d.errors.iter().map(|(_, l)| line(l)).sum::<usize>()
 }
 
 /// Formats the document, fitting it under the budget when there is one.
@@ -295,7 +348,7 @@ fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
 pub(crate) const PRIVATE_LINE: &str = "[private command]";
 
 /// A command's context without output: what ran, where, how it ended.
-fn base_context(c: &Candidate, redacting: bool) -> CommandContext {
+fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     let r = &c.record;
     let line = if r.private {
         PRIVATE_LINE.to_string()
@@ -311,9 +364,9 @@ fn base_context(c: &Candidate, redacting: bool) -> CommandContext {
         ctx.ended_at = Some(r.ended_at);
         ctx.exit_code = r.exit_code;
     }
-    if redacting {
-        ctx.command_line = redact::redact(&ctx.command_line).into_owned();
-        ctx.cwd = redact::redact(&ctx.cwd).into_owned();
+    if let Some(r) = redactor {
+        ctx.command_line = r.redact(&ctx.command_line).into_owned();
+        ctx.cwd = r.redact(&ctx.cwd).into_owned();
     }
     ctx
 }
@@ -326,9 +379,9 @@ fn show_line(
     tail: &str,
     key_block: bool,
     width: usize,
-    redacting: bool,
+    redactor: Option<&Redactor>,
 ) -> String {
-    if redacting && key_block {
+    if redactor.is_some() && key_block {
         return "[REDACTED:private-key]".to_string();
     }
     let error = crate::context::truncate::is_error_line(head)
@@ -338,9 +391,9 @@ fn show_line(
     } else {
         width
     };
-    if redacting {
-        let h = redact::redact(head);
-        let t = redact::redact(tail);
+    if let Some(r) = redactor {
+        let h = r.redact(head);
+        let t = r.redact(tail);
         truncate::shorten(&h, omitted, &t, width)
     } else {
         truncate::shorten(head, omitted, tail, width)
@@ -354,7 +407,7 @@ fn fill_from_digest(
     d: &Digest,
     max_lines: usize,
     width: usize,
-    redacting: bool,
+    redactor: Option<&Redactor>,
 ) {
     let keep = truncate::kept_lines(d.lines, max_lines, &d.error_indices());
     ctx.output_lines = d.lines as usize;
@@ -363,7 +416,7 @@ fn fill_from_digest(
         .iter()
         .map(|&i| {
             let l = d.line(i).cloned().unwrap_or_else(StoredLine::default);
-            show_line(&l.head, l.omitted, &l.tail, l.key_block, width, redacting)
+            show_line(&l.head, l.omitted, &l.tail, l.key_block, width, redactor)
         })
         .collect();
 }
@@ -376,9 +429,16 @@ struct StreamPlan {
     /// `None`: every line.
     keep: Option<Vec<u64>>,
     backticks: usize,
+    /// The session's redactor, when redacting.
+    redactor: Option<Arc<Redactor>>,
 }
 
-fn stream_plan(c: &Candidate, d: &Digest, max_lines: usize) -> StreamPlan {
+fn stream_plan(
+    c: &Candidate,
+    d: &Digest,
+    max_lines: usize,
+    redactor: Option<Arc<Redactor>>,
+) -> StreamPlan {
     let src = Source::of(c);
     let keep = if max_lines == 0 || d.lines <= max_lines as u64 {
         None
@@ -394,6 +454,7 @@ fn stream_plan(c: &Candidate, d: &Digest, max_lines: usize) -> StreamPlan {
         lines: d.lines,
         keep,
         backticks: d.backticks,
+        redactor,
     }
 }
 
@@ -456,7 +517,7 @@ fn write_streaming(
         };
         out.write_all(&rest.as_bytes()[..at])?;
         rest = &rest[at + needle.len()..];
-        write_output(out, &plan, width, line_cap, req.redact, json)?;
+        write_output(out, &plan, width, line_cap, json)?;
     }
     out.write_all(rest.as_bytes())?;
     out.flush()?;
@@ -470,7 +531,6 @@ fn write_output(
     plan: &StreamPlan,
     width: usize,
     line_cap: usize,
-    redacting: bool,
     json: bool,
 ) -> Result<()> {
     let keep = plan.keep.as_deref();
@@ -519,7 +579,7 @@ fn write_output(
                 line.tail,
                 key_block,
                 width,
-                redacting,
+                plan.redactor.as_deref(),
             );
             let result = (|| {
                 if !json && i > next_line {

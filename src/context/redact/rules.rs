@@ -1,163 +1,21 @@
-//! Redact stage: secrets out of command lines and output.
-//!
-//! [`redact`] replaces every secret found in a text (a command line, or a whole command output
-//! joined by `\n`) by `[REDACTED:<kind>]`; [`find_secrets`] returns what would be replaced.
-//!
-//! # Kinds
-//!
-//! | kind                      | what                                                              |
-//! |---------------------------|-------------------------------------------------------------------|
-//! | `private-key`             | a whole `-----BEGIN … PRIVATE KEY-----` … `-----END …-----` block (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP `PRIVATE KEY BLOCK`); an unterminated block runs to the end of the text |
-//! | `gcp-service-account-key` | the value of `"private_key": "-----BEGIN…"` in service-account JSON |
-//! | `aws-access-key`          | `AKIA`/`ASIA`/`ABIA`/`ACCA` + 16 upper-case letters or digits      |
-//! | `aws-secret-key`          | the value assigned to `aws_secret_access_key`, `AWS_SECRET_ACCESS_KEY`, `SecretAccessKey`, … |
-//! | `google-api-key`          | `AIza` + 35 characters                                            |
-//! | `github-token`            | `ghp_ gho_ ghu_ ghs_ ghr_` + 36 or more, `github_pat_…`           |
-//! | `gitlab-token`            | `glpat-…` (and `glptt- gldt- glrt- glcbt- glsoat- glffct-`)        |
-//! | `openai-key`              | `sk-…`, `sk-proj-…` (body of ≥ 20 with an upper-case letter and a digit) |
-//! | `anthropic-key`           | `sk-ant-…`                                                        |
-//! | `slack-token`             | `xoxb- xoxp- xoxa- xoxr- xoxs- xoxo- xoxe-` + digits/letters      |
-//! | `slack-webhook`           | the path after `https://hooks.slack.com/services/` (host kept)    |
-//! | `stripe-key`              | `sk_live_ sk_test_ rk_live_ rk_test_ pk_live_` + ≥ 10             |
-//! | `jwt`                     | `eyJ…`.`eyJ…`.signature                                            |
-//! | `url-password`            | the password in `scheme://user:PASSWORD@host` (scheme, user, host kept) |
-//! | `authorization`           | the credential of an `Authorization:`/`Proxy-Authorization:` header (any case, also in JSON and curl `-H`); header name and scheme word (`Bearer`, `Basic`, `token`, …) kept |
-//! | `authorization` (also)    | the password of `curl -u user:PASSWORD` / `--user` / `--proxy-user` on a line mentioning `curl`, `wget` or `http` |
-//! | `assignment`              | the value assigned to a secret-looking name (see below), and the `password` of a `.netrc` entry (`login u password p`) |
-//!
-//! # Assignments
-//!
-//! A *secret-looking name* is split into words at `_ - .` and at camelCase humps; it is secret
-//! when its last word is `token`, `secret`, `password`, `passwd`, `passphrase`, `apikey`,
-//! `credential(s)` (or a word ending in `password`/`passwd`/`token`/`secret`, e.g. `PGPASSWORD`),
-//! or `pwd`/`pass`/`key` preceded by at least one other word (`DB_PWD`, `FOO_KEY`, `api-key`).
-//! A lone `key`, `pass` or `PWD`, names with a `public`/`pub` word, and `…_key` names whose
-//! previous word is benign (`sort_key`, `primaryKey`, `cache_key`, `--recv-key`, …) are not.
-//! Recognised forms (name and operator kept, only the value replaced):
-//! shell and env files (`export NAME=v`, `NAME='v w'`, `NAME="v"`), YAML/TOML/INI/JSON
-//! (`name: v`, `name = "v"`, `"name": "v"`, `name => v`, `name := v`), header-like lines
-//! (`X-Api-Key: v`), URL query parameters (`?access_token=v&…`) and long CLI flags
-//! (`--password v`, `--password=v`, `--api-key v`; not switches such as `--no-password`,
-//! `--ask-pass` before a space). `-p` and other short flags are left alone.
-//! An unquoted value ends at whitespace or at one of ``'"`;&|<>(){}[]`` (a trailing `,` is
-//! dropped); a quoted value is replaced inside its quotes.
-//!
-//! # Not redacted
-//!
-//! * Anything not in a recognised context: bare hex (git commit ids, `sha256:` digests,
-//!   `sha256sum` output, docker image ids), UUIDs, paths (`~/.ssh/id_ed25519.pub`,
-//!   `src/token.rs`), identifiers (`tokenizer_key_test`), prose ("the key is to retry",
-//!   "password prompt", "password: (none)"). Context decides: 40 hex digits after
-//!   `Authorization: Bearer`, `token=` or `GITHUB_TOKEN=` are a secret, after `commit ` or alone
-//!   they are not.
-//! * Values that are obviously not secrets (for assignments, URL passwords and
-//!   `Authorization` credentials): empty values; `true false null nil none yes no on off
-//!   undefined empty n/a`; numbers of at most 8 digits (`KEY_SIZE`-like settings, PINs of
-//!   that length are a known gap); variable references (`$VAR`, `${VAR…}`, `$(cmd)`,
-//!   `%VAR%`); placeholders (`<token>`, `{{ token }}`, `(none)`); masks made only of
-//!   `* x X . • …` (`***`, `xxx`); paths (`~/…`, `./…`, `../…`, `/word/…`); file names with a
-//!   key/config extension (`server.key`, `sa.json`, `id_rsa.pub`); values starting with `-`
-//!   after a space-separated flag (the next option); unquoted values made only of `=`
-//!   (`token == x`) or starting with `:` (`token::Token`).
-//! * Code, not data: after `name:` an identifier followed by `) , = ; { < > ( [`
-//!   (`fn f(token: Token)`, `api_key: Option<String>`), and after `name =` an identifier
-//!   followed by `(` or `[` (`token = get_token()`, `key = os.environ["KEY"]`). `${TOKEN:-x}`
-//!   and `$TOKEN=` (references) are not assignments.
-//! * Text already redacted: an existing `[REDACTED:…]` is a barrier; detectors run separately on
-//!   the text between markers, so no match touches a marker (an unterminated private key block
-//!   runs to the next marker), `redact` is idempotent and never nests markers.
-//!
-//! # Overlaps
-//!
-//! Matches that overlap are merged into one replacement covering their union (the outermost
-//! range); its kind is the most specific one involved, in this order: `gcp-service-account-key`,
-//! `private-key`, `aws-secret-key`, the token kinds (`github-token`, `aws-access-key`, …), `jwt`,
-//! `url-password`, `authorization`, `assignment`. So `export GITHUB_TOKEN=ghp_…` becomes
-//! `export GITHUB_TOKEN=[REDACTED:github-token]`.
-//!
-//! # Speed
-//!
-//! All patterns are compiled once; a [`RegexSet`] pass decides which detectors can match at all,
-//! and only those run (per stretch between existing markers). Only the linear-time `regex` crate
-//! is used, with ASCII `\b` so the lazy DFA handles non-ASCII output; context checks (what
-//! precedes or follows a match, value rules) are done in code. A match a check rejects does not
-//! hide matches that start inside it.
+//! Detectors: the patterns that find secrets by their shape or their context, and the rules that
+//! tell a secret value from a placeholder, a reference or code.
 
 use regex::{Captures, Regex, RegexSet};
-use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::LazyLock;
 
-/// One secret found in a text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Secret {
-    /// Short lowercase kind name, as written in `[REDACTED:<kind>]`.
-    pub kind: &'static str,
-    /// Byte range of the replaced text.
-    pub range: Range<usize>,
-}
-
-/// Replace every secret in `text` by `[REDACTED:<kind>]`. Borrowed when nothing changed.
-pub fn redact(text: &str) -> Cow<'_, str> {
-    let secrets = find_secrets(text);
-    if secrets.is_empty() {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut pos = 0;
-    for s in &secrets {
-        out.push_str(&text[pos..s.range.start]);
-        out.push_str("[REDACTED:");
-        out.push_str(s.kind);
-        out.push(']');
-        pos = s.range.end;
-    }
-    out.push_str(&text[pos..]);
-    Cow::Owned(out)
-}
-
-/// The secrets [`redact`] replaces in `text`: sorted, non-overlapping, non-empty ranges.
-pub fn find_secrets(text: &str) -> Vec<Secret> {
-    // Text already redacted is a barrier: detectors run on the stretches between markers, so no
-    // match starts in, spans or swallows a marker, and `redact` is idempotent.
-    let mut cands = Vec::new();
-    let mut pos = 0;
-    if text.contains("[REDACTED:") {
-        for m in MARKER.find_iter(text) {
-            detect(text, pos..m.start(), true, &mut cands);
-            pos = m.end();
-        }
-    }
-    detect(text, pos..text.len(), false, &mut cands);
-    merge(cands)
-}
-
-/// Run every detector that can match `text[seg]`, with ranges relative to `text`.
-fn detect(text: &str, seg: Range<usize>, marker_follows: bool, out: &mut Vec<Cand>) {
-    let part = &text[seg.clone()];
-    let hits = SET.matches(part);
-    if !hits.matched_any() {
-        return;
-    }
-    let first = out.len();
-    for i in hits.iter() {
-        DETECTORS[i].run(&REGEXES[i], part, marker_follows, out);
-    }
-    for c in &mut out[first..] {
-        c.range = c.range.start + seg.start..c.range.end + seg.start;
-    }
-}
+use super::{Cand, cand, flags, tokens};
 
 /// ASCII word boundary: keeps the patterns DFA-friendly on non-ASCII text.
 const B: &str = r"(?-u:\b)";
 
 /// Value of an assignment: double-quoted (escapes allowed, closing quote optional), single-quoted,
 /// or unquoted.
-const VALUE: &str = r#""(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?|[^\s'"`;&|<>(){}\[\]]+"#;
+const VALUE: &str = r#""(?:[^"\\\r\n]|\\.)*"?|'[^'\r\n]*'?|[^\s'"`]+"#;
 
 /// Names that end in one of these words are looked at by the assignment detectors.
-const NAME_END: &str =
-    r"(?:token|secret|key|passwd|password|pwd|pass|passphrase|credentials?|apikey)";
+const NAME_END: &str = r"(?:token|secret|key|passwd|password|pwd|pass|passphrase|credentials?|apikey|key[_-]?data|key[_-]?base)";
 
 struct Detector {
     pattern: fn() -> String,
@@ -171,12 +29,6 @@ impl Detector {
     }
 }
 
-struct Cand {
-    range: Range<usize>,
-    kind: &'static str,
-    prio: u8,
-}
-
 const P_GCP: u8 = 100;
 const P_PRIVATE: u8 = 90;
 const P_AWS_SECRET: u8 = 85;
@@ -185,6 +37,7 @@ const P_JWT: u8 = 70;
 const P_URL: u8 = 60;
 const P_AUTH: u8 = 50;
 const P_ASSIGN: u8 = 40;
+pub(super) const P_LEARNED: u8 = 30;
 
 static DETECTORS: &[Detector] = &[
     Detector {
@@ -314,21 +167,158 @@ static DETECTORS: &[Detector] = &[
         },
         run: detect_user_password,
     },
+    Detector {
+        pattern: || flags::PATTERN.into(),
+        run: flags::detect,
+    },
+    Detector {
+        pattern: || format!(r#"(?i){B}(set-cookie|cookie)["']?[ \t]*:[ \t]*([^\r\n]+)"#),
+        run: detect_cookie_header,
+    },
+    Detector {
+        pattern: || r#"(?:^|[ \t])(?:-b|--cookie)[ \t]+(['"]?)([^\s'"=]+=[^'"\r\n]*)"#.into(),
+        run: detect_cookie_flag,
+    },
+    Detector {
+        pattern: || r#""auth"[ \t]*:[ \t]*"([^"\s]+)""#.into(),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let v = c.get(1).unwrap();
+                if !is_non_secret(v.as_str(), true) {
+                    out.push(cand(v.range(), "docker-auth", P_TOKEN));
+                }
+            }
+        },
+    },
+    Detector {
+        pattern: || {
+            concat!(
+                r#"(?:^|[\s'"=:,])("#,
+                r#"\$(?:1|2[abxy]?|5|6|7|y|gy|apr1|md5|sha1)\$[^\s:'"]*\$[./0-9A-Za-z]{16,}"#,
+                r#"|\$argon2(?:id|i|d)\$[^\s:'"]{20,}"#,
+                r#"|\{(?:SSHA|SHA|SHA256|SSHA256|SHA512|SSHA512|SMD5|MD5|CRYPT|PBKDF2[-A-Z0-9]*)\}[./0-9A-Za-z+=$-]{20,}"#,
+                r#"|pbkdf2_sha(?:1|256)\$[0-9]+\$[^\s$'"]+\$[0-9A-Za-z+/=]{20,}"#,
+                r#")"#
+            )
+            .into()
+        },
+        run: |re, text, _, out| simple(re, text, out, 1, "password-hash", P_TOKEN),
+    },
+    Detector {
+        pattern: || format!(r#"{B}[A-Za-z][A-Za-z0-9+.-]*://([^\s:/?#@'"<>]{{20,}})@"#),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let user = c.get(1).unwrap();
+                let u = user.as_str();
+                let letters = u.bytes().any(|b| b.is_ascii_alphabetic());
+                let digits = u.bytes().any(|b| b.is_ascii_digit());
+                if letters && digits && !u.contains('%') {
+                    out.push(cand(user.range(), "url-token", P_URL));
+                }
+            }
+        },
+    },
 ];
 
-static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+/// `Cookie: a=1; b=2` (every value) and `Set-Cookie: a=1; Path=/` (the first value only): in
+/// HTTP dumps, curl `-H`, JSON (`"Cookie": "a=1"`). A quoted header ends at its closing quote.
+fn detect_cookie_header(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
+    for c in re.captures_iter(text) {
+        let name = c.get(1).unwrap();
+        let set = name.as_str().len() > "cookie".len();
+        let v = c.get(2).unwrap();
+        let mut start = v.start();
+        let mut end = v.end();
+        let opened = text[..name.start()].chars().next_back();
+        let quote = match text[start..].chars().next() {
+            Some(q @ ('"' | '\'')) => {
+                start += 1;
+                Some(q)
+            }
+            _ => opened.filter(|&q| q == '"' || q == '\''),
+        };
+        if let Some(q) = quote {
+            end = text[start..end].find(q).map_or(end, |i| start + i);
+        }
+        cookie_pairs(text, start..end, set, out);
+    }
+}
+
+/// curl `-b 'a=1; b=2'` / `--cookie`.
+fn detect_cookie_flag(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
+    for c in re.captures_iter(text) {
+        let v = c.get(2).unwrap();
+        let q = c.get(1).unwrap().as_str();
+        let end = if q.is_empty() {
+            v.start() + v.as_str().find(char::is_whitespace).unwrap_or(v.len())
+        } else {
+            v.end()
+        };
+        cookie_pairs(text, v.start()..end, false, out);
+    }
+}
+
+fn cookie_pairs(text: &str, range: Range<usize>, first_only: bool, out: &mut Vec<Cand>) {
+    let mut pos = range.start;
+    for pair in text[range.clone()].split(';') {
+        let at = pos;
+        pos += pair.len() + 1;
+        if let Some(eq) = pair.find('=') {
+            let raw = &pair[eq + 1..];
+            let v = raw.trim();
+            let lead = raw.len() - raw.trim_start().len();
+            let start = at + eq + 1 + lead;
+            if !v.is_empty() && !is_non_secret(v, true) {
+                out.push(cand(start..start + v.len(), "cookie", P_AUTH));
+            }
+        }
+        if first_only {
+            break;
+        }
+    }
+}
+
+/// Every pattern: the detectors', then the token table's.
+fn patterns() -> impl Iterator<Item = String> {
     DETECTORS
         .iter()
-        .map(|d| Regex::new(&(d.pattern)()).expect("redact pattern"))
+        .map(|d| (d.pattern)())
+        .chain(tokens::TOKENS.iter().map(|t| t.pattern.to_string()))
+}
+
+static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+    patterns()
+        .map(|p| Regex::new(&p).expect("redact pattern"))
         .collect()
 });
 
-static SET: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new(DETECTORS.iter().map(|d| (d.pattern)())).expect("redact pattern set")
-});
+/// The prefilter: one pass over a text says which patterns can match at all.
+static SET: LazyLock<RegexSet> =
+    LazyLock::new(|| RegexSet::new(patterns()).expect("redact pattern set"));
 
-static MARKER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\[REDACTED:[a-z0-9-]+\]").expect("marker pattern"));
+/// Run every detector that can match `text[seg]`, with ranges relative to `text`.
+/// `marker_follows`: the stretch ends where an existing marker begins.
+pub(super) fn detect(text: &str, seg: Range<usize>, marker_follows: bool, out: &mut Vec<Cand>) {
+    let part = &text[seg.clone()];
+    let hits = SET.matches(part);
+    if !hits.matched_any() {
+        return;
+    }
+    let first = out.len();
+    for i in hits.iter() {
+        match DETECTORS.get(i) {
+            Some(d) => d.run(&REGEXES[i], part, marker_follows, out),
+            None => {
+                let kind = tokens::TOKENS[i - DETECTORS.len()].kind;
+                let group = usize::from(REGEXES[i].captures_len() > 1);
+                simple(&REGEXES[i], part, out, group, kind, P_TOKEN);
+            }
+        }
+    }
+    for c in &mut out[first..] {
+        c.range = c.range.start + seg.start..c.range.end + seg.start;
+    }
+}
 
 static ANY_PRIVATE_END: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----").expect("end pattern")
@@ -343,10 +333,6 @@ static KEY_FILE: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("key file pattern")
 });
-
-fn cand(range: Range<usize>, kind: &'static str, prio: u8) -> Cand {
-    Cand { range, kind, prio }
-}
 
 fn simple(re: &Regex, text: &str, out: &mut Vec<Cand>, group: usize, kind: &'static str, prio: u8) {
     for c in re.captures_iter(text) {
@@ -502,11 +488,8 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
             (&raw[1..end], value.start() + 1..value.start() + end)
         }
         None => {
-            let mut v = raw.strip_suffix(',').unwrap_or(raw);
-            // Keep the `$` of a following `${VAR}` / `$(cmd)` with its reference.
-            if text[value.end()..].starts_with(['{', '(']) {
-                v = v.strip_suffix('$').unwrap_or(v);
-            }
+            let v = &raw[..unquoted_len(raw)];
+            let v = v.strip_suffix(',').unwrap_or(v);
             (v, value.start()..value.start() + v.len())
         }
     };
@@ -535,6 +518,11 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
     if is_non_secret(inner, quote.is_some()) {
         return None;
     }
+    // A URL is not one secret: its credentials are (`url-password`, `url-token`), its host and
+    // path are not.
+    if URL_START.is_match(inner) {
+        return None;
+    }
     let prio = if kind == "aws-secret-key" {
         P_AWS_SECRET
     } else {
@@ -542,6 +530,57 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
     };
     Some(cand(range, kind, prio))
 }
+
+/// Where an unquoted value ends: at whitespace (already), at a shell operator (`; | < > \``,
+/// `&&`, a trailing `&`, `&name=` in a query string), at a reference (`${`, `$(`), at a closing bracket that closes
+/// something outside the value (`f(token=abc)`, `{password: abc}`), or at the bracket of a
+/// call or index (`get_token()`, `os.environ[`). Other brackets are part of the value, so a
+/// key containing `)` or `(` is redacted whole.
+fn unquoted_len(v: &str) -> usize {
+    let b = v.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b';' | b'|' | b'<' | b'>' | b'`' => break,
+            b'&' if i == 0
+                || b.get(i + 1).is_none_or(|&n| n == b'&')
+                || QUERY_PARAM.is_match(&v[i + 1..]) =>
+            {
+                break;
+            }
+            b'$' if matches!(b.get(i + 1), Some(b'{' | b'(')) => break,
+            b'(' | b'[' | b'{' => {
+                let rest = &v[i..];
+                let call =
+                    rest.len() == 1 || rest.trim_end_matches([';', ',']).ends_with([')', ']']);
+                if depth == 0 && i > 0 && is_identifier(&v[..i]) && call {
+                    break;
+                }
+                depth += 1;
+            }
+            b')' | b']' | b'}' => {
+                let trailing = v[i..]
+                    .bytes()
+                    .all(|c| matches!(c, b')' | b']' | b'}' | b',' | b';'));
+                if depth == 0 && trailing {
+                    break;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    i
+}
+
+/// `name=` after a `&`: the next parameter of a query string.
+static QUERY_PARAM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z0-9_.\[\]-]+=").expect("query pattern"));
+
+static URL_START: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z][A-Za-z0-9+.-]*://").expect("url pattern"));
 
 fn is_identifier(s: &str) -> bool {
     let mut bytes = s.bytes();
@@ -659,6 +698,11 @@ fn secret_name_kind(name: &str) -> Option<&'static str> {
         "token" | "secret" | "password" | "passwd" | "passphrase" | "apikey" | "credential"
         | "credentials" => true,
         "pwd" | "pass" => several,
+        // kubeconfig `client-key-data`, Rails `secret_key_base`.
+        "data" | "base" => {
+            let n = words.len();
+            n > 2 && words[n - 2] == "key" && !BENIGN_KEY_PREFIX.contains(&words[n - 3].as_str())
+        }
         "key" => several && !BENIGN_KEY_PREFIX.contains(&words[words.len() - 2].as_str()),
         w => {
             w.ends_with("password")
@@ -705,7 +749,7 @@ fn split_name(name: &str) -> Vec<String> {
 }
 
 /// Values that are obviously not secrets (see the module documentation).
-fn is_non_secret(value: &str, quoted: bool) -> bool {
+pub(super) fn is_non_secret(value: &str, quoted: bool) -> bool {
     let t = value.trim();
     if t.is_empty() {
         return true;
@@ -767,35 +811,11 @@ fn is_non_secret(value: &str, quoted: bool) -> bool {
     !quoted && t.starts_with(['{', '['])
 }
 
-/// Merge overlapping candidates into their union, keeping the most specific kind.
-fn merge(mut cands: Vec<Cand>) -> Vec<Secret> {
-    cands.retain(|c| c.range.start < c.range.end);
-    cands.sort_by_key(|c| (c.range.start, std::cmp::Reverse(c.range.end)));
-    let mut merged: Vec<Cand> = Vec::new();
-    for c in cands {
-        match merged.last_mut() {
-            Some(last) if c.range.start < last.range.end => {
-                last.range.end = last.range.end.max(c.range.end);
-                if c.prio > last.prio {
-                    last.prio = c.prio;
-                    last.kind = c.kind;
-                }
-            }
-            _ => merged.push(c),
-        }
-    }
-    merged
-        .into_iter()
-        .map(|c| Secret {
-            kind: c.kind,
-            range: c.range,
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::context::redact::{find_secrets, redact};
+    use std::borrow::Cow;
 
     fn r(text: &str) -> String {
         redact(text).into_owned()
