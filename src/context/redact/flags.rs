@@ -105,9 +105,10 @@ fn end_word(cur: &mut Option<(usize, String)>, words: &mut Vec<Word>, at: usize)
 fn value(text: &str, w: &Word, skip: usize) -> Option<Range<usize>> {
     let mut r = w.range.start + skip..w.range.end;
     let raw = text.get(r.clone())?;
-    if raw.len() >= 2 && (raw.starts_with('\'') || raw.starts_with('"')) && raw.ends_with(&raw[..1])
-    {
-        r = r.start + 1..r.end - 1;
+    if raw.starts_with(['\'', '"']) {
+        // Quoted: inside the quotes (an unclosed quote runs to the end of the word).
+        let closed = raw.len() >= 2 && raw.ends_with(&raw[..1]);
+        r = r.start + 1..r.end - usize::from(closed);
     }
     let v = &text[r.clone()];
     let quoted = r.start > w.range.start + skip;

@@ -32,7 +32,7 @@
 //! | `url-password`            | the password in `scheme://user:PASSWORD@host` (scheme, user, host kept) |
 //! | `authorization`           | the credential of an `Authorization:`/`Proxy-Authorization:` header (any case, also in JSON and curl `-H`); header name and scheme word (`Bearer`, `Basic`, `token`, …) kept |
 //! | `authorization` (also)    | the password of `curl -u user:PASSWORD` / `--user` / `--proxy-user` on a line mentioning `curl`, `wget` or `http` |
-//! | `assignment`              | the value assigned to a secret-looking name (see below), and the `password` of a `.netrc` entry (`login u password p`) |
+//! | `assignment`              | the value assigned to a secret-looking name (see below), and the `password` of a `.netrc` entry (`login u password p`, or `password p` alone on a line when `p` passes [`learnable`]) |
 //! | `password-flag`           | passwords in short flags: `mysql -pX`, `sshpass -p X`, `docker login -p X`, `redis-cli -a X`, … (see [`flags`]) |
 //! | `cookie`                  | the values of `Cookie:` (all) and `Set-Cookie:` (the first) headers, and of curl `-b`/`--cookie` |
 //! | `docker-auth`             | `"auth": "…"` in a docker `config.json`                           |

@@ -162,6 +162,18 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        // A `.netrc` password on a line of its own, as context shows it line by line.
+        pattern: || r"(?m)^[ \t]*password[ \t]+([^\s'`]+)[ \t]*$".into(),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let v = c.get(1).unwrap();
+                if super::learnable(v.as_str()) {
+                    out.push(cand(v.range(), "assignment", P_ASSIGN));
+                }
+            }
+        },
+    },
+    Detector {
         pattern: || {
             r#"(?:^|[ \t])(?:-u|--user|--proxy-user|-U)[ \t]*['"]?[^\s:'"]+:([^\s'"]+)"#.into()
         },
@@ -244,10 +256,14 @@ fn detect_cookie_header(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
     }
 }
 
-/// curl `-b 'a=1; b=2'` / `--cookie`.
+/// curl `-b 'a=1; b=2'` / `--cookie`, on a line that runs curl.
 fn detect_cookie_flag(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
     for c in re.captures_iter(text) {
         let v = c.get(2).unwrap();
+        let line_start = text[..v.start()].rfind('\n').map_or(0, |i| i + 1);
+        if !text[line_start..v.start()].contains("curl") {
+            continue;
+        }
         let q = c.get(1).unwrap().as_str();
         let end = if q.is_empty() {
             v.start() + v.as_str().find(char::is_whitespace).unwrap_or(v.len())
@@ -263,7 +279,10 @@ fn cookie_pairs(text: &str, range: Range<usize>, first_only: bool, out: &mut Vec
     for pair in text[range.clone()].split(';') {
         let at = pos;
         pos += pair.len() + 1;
-        if let Some(eq) = pair.find('=') {
+        if let Some(eq) = pair
+            .find('=')
+            .filter(|&eq| !pair[..eq].trim().contains(' '))
+        {
             let raw = &pair[eq + 1..];
             let v = raw.trim();
             let lead = raw.len() - raw.trim_start().len();
@@ -465,6 +484,11 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
     if before.ends_with('$') || before.ends_with("${") {
         return None;
     }
+    // `https://x-access-token:TOKEN@host/path`: the user part of a URL, not an assignment (the
+    // URL detectors take the password and leave host and path).
+    if before.ends_with("://") {
+        return None;
+    }
     let kind = secret_name_kind(name.as_str())?;
     // `--no-password db`, `--ask-pass site.yml`: switches, the next word is not their value.
     if flag {
@@ -533,7 +557,7 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
 
 /// Where an unquoted value ends: at whitespace (already), at a shell operator (`; | < > \``,
 /// `&&`, a trailing `&`, `&name=` in a query string), at a reference (`${`, `$(`), at a closing bracket that closes
-/// something outside the value (`f(token=abc)`, `{password: abc}`), or at the bracket of a
+/// something outside the value (`f(token=abc)`, `{password: abc}`, `f(key=x){…}`), or at the bracket of a
 /// call or index (`get_token()`, `os.environ[`). Other brackets are part of the value, so a
 /// key containing `)` or `(` is redacted whole.
 fn unquoted_len(v: &str) -> usize {
@@ -562,7 +586,8 @@ fn unquoted_len(v: &str) -> usize {
             b')' | b']' | b'}' => {
                 let trailing = v[i..]
                     .bytes()
-                    .all(|c| matches!(c, b')' | b']' | b'}' | b',' | b';'));
+                    .all(|c| matches!(c, b')' | b']' | b'}' | b',' | b';'))
+                    || matches!(b.get(i + 1), Some(b'(' | b'[' | b'{' | b'.'));
                 if depth == 0 && trailing {
                     break;
                 }
@@ -690,7 +715,10 @@ const BENIGN_KEY_PREFIX: &[&str] = &[
 fn secret_name_kind(name: &str) -> Option<&'static str> {
     let words = split_name(name);
     let last = words.last()?;
-    if words.iter().any(|w| w == "public" || w == "pub") {
+    if words
+        .iter()
+        .any(|w| w == "public" || w == "pub" || w == "publishable")
+    {
         return None;
     }
     let several = words.len() > 1;
@@ -806,6 +834,10 @@ pub(super) fn is_non_secret(value: &str, quoted: bool) -> bool {
         return true;
     }
     if KEY_FILE.is_match(t) {
+        return true;
+    }
+    // Public by design: Stripe publishable test keys, Mapbox public tokens.
+    if t.starts_with("pk_test_") || t.starts_with("pk.eyJ") {
         return true;
     }
     !quoted && t.starts_with(['{', '['])
@@ -1342,6 +1374,168 @@ mod tests {
         let found = find_secrets(&format!("a {t} b"));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].range, 2..2 + t.len());
+    }
+
+    #[test]
+    fn urls_keep_host_and_path() {
+        assert_eq!(
+            r("export GIT_TOKEN=https://ada:s3cr3tTok@git.example.com/acme/repo.git"),
+            "export GIT_TOKEN=https://ada:[REDACTED:url-password]@git.example.com/acme/repo.git"
+        );
+        let user = "Xy7abcdefghijklmnop123";
+        assert_eq!(
+            r(&format!("REPO_TOKEN=https://{user}@github.com/a/b.git x")),
+            "REPO_TOKEN=https://[REDACTED:url-token]@github.com/a/b.git x"
+        );
+        let t = format!("ghs_{}", "a1B2".repeat(9));
+        assert_eq!(
+            r(&format!(
+                "git push https://x-access-token:{t}@github.com/o/r.git HEAD"
+            )),
+            "git push https://x-access-token:[REDACTED:github-token]@github.com/o/r.git HEAD"
+        );
+        unchanged("WEBHOOK_TOKEN_URL=https://hooks.example.com/ci and https://ada@h/x");
+    }
+
+    #[test]
+    fn values_are_never_cut_at_a_bracket_inside_them() {
+        assert_eq!(
+            r("SECRET_KEY=k#3)x!a&b(*f=9+2)v end"),
+            "SECRET_KEY=[REDACTED:assignment] end"
+        );
+        assert_eq!(
+            r("call(token=abc123) && f(api_key=zz9){x}"),
+            "call(token=[REDACTED:assignment]) && f(api_key=[REDACTED:assignment]){x}"
+        );
+        assert_eq!(
+            r("{password: abc, user: x} [token=t0k]"),
+            "{password: [REDACTED:assignment], user: x} [token=[REDACTED:assignment]]"
+        );
+        assert_eq!(
+            r("TOKEN=abc;echo; PASSWORD=p4ss|cat"),
+            "TOKEN=[REDACTED:assignment];echo; PASSWORD=[REDACTED:assignment]|cat"
+        );
+        unchanged("token = get_token(); key = os.environ[\"KEY\"]; let token: Token = lex();");
+    }
+
+    #[test]
+    fn cookies() {
+        assert_eq!(
+            r("Cookie: sid=abc123; theme=dark"),
+            "Cookie: sid=[REDACTED:cookie]; theme=[REDACTED:cookie]"
+        );
+        assert_eq!(
+            r("Set-Cookie: sid=abc123; Path=/; HttpOnly"),
+            "Set-Cookie: sid=[REDACTED:cookie]; Path=/; HttpOnly"
+        );
+        assert_eq!(
+            r("curl -H 'Cookie: a=x1' -b \"b=y2; c=z3\" https://h"),
+            "curl -H 'Cookie: a=[REDACTED:cookie]' -b \"b=[REDACTED:cookie]; c=[REDACTED:cookie]\" https://h"
+        );
+        assert_eq!(
+            r("{\"Cookie\": \"s=q9\", \"Accept\": \"*/*\"}"),
+            "{\"Cookie\": \"s=[REDACTED:cookie]\", \"Accept\": \"*/*\"}"
+        );
+        unchanged("cookie: none; tar -b 20 -cf x.tar . ; ldapsearch -b dc=x,dc=y");
+    }
+
+    #[test]
+    fn docker_auth_and_kube_keys() {
+        assert_eq!(
+            r("      \"auth\": \"YWRhOnMzY3JldA==\""),
+            "      \"auth\": \"[REDACTED:docker-auth]\""
+        );
+        assert_eq!(
+            r("    client-key-data: LS0tLS1CRUdJTg=="),
+            "    client-key-data: [REDACTED:assignment]"
+        );
+        assert_eq!(
+            r("secret_key_base: 9f8e7d6c5b4a"),
+            "secret_key_base: [REDACTED:assignment]"
+        );
+        unchanged("    client-certificate-data: LS0tLS1CRUdJTg==\n  \"auths\": {}");
+        unchanged("cache_key_data: abc primary_key_base: x");
+    }
+
+    #[test]
+    fn password_hashes() {
+        let h = format!("$apr1$Ab3dE6gH${}", "Xy9".repeat(8));
+        assert_eq!(r(&format!("ada:{h}")), "ada:[REDACTED:password-hash]");
+        let b = format!("$2b$12${}", "Qw8e".repeat(13));
+        assert_eq!(
+            r(&format!("hash={b} ok")),
+            "hash=[REDACTED:password-hash] ok"
+        );
+        assert_eq!(
+            r(&format!("root:$6$s4lt${}:19700:0:::", "Zx7".repeat(20))),
+            "root:[REDACTED:password-hash]:19700:0:::"
+        );
+        unchanged("awk '{print $1$2}' file; echo $1 $2; root:*:19700:0:::");
+    }
+
+    #[test]
+    fn netrc_password_alone_on_a_line() {
+        assert_eq!(
+            r("  password Zq9-Wx8-Ab"),
+            "  password [REDACTED:assignment]"
+        );
+        unchanged("password required\n  password changeme");
+    }
+
+    #[test]
+    fn provider_tokens_alone_on_a_line() {
+        let cases = [
+            (
+                format!("hf_{}", "AbCdEfGhIj".repeat(4)),
+                "huggingface-token",
+            ),
+            (
+                format!("ya29.{}", "a0AfB_byC9".repeat(6)),
+                "google-oauth-token",
+            ),
+            (format!("HRKU-AA{}", "x1Y2z3W4v5".repeat(6)), "heroku-key"),
+            (
+                format!("AGE-SECRET-KEY-1{}", &"QPZRY9X8GF".repeat(6)[..58]),
+                "age-secret-key",
+            ),
+            (format!("dp.pt.{}", "Ab1Cd2Ef3G".repeat(5)), "doppler-token"),
+            (
+                format!("whsec_{}", "Ab1Cd2Ef3G".repeat(4)),
+                "stripe-webhook-secret",
+            ),
+            (
+                format!("glsa_{}_{}", "Ab1Cd2Ef".repeat(4), "0a1b2c3d"),
+                "grafana-token",
+            ),
+            (
+                format!("123456789:AA{}", &"Ab1Cd2Ef3G".repeat(4)[..33]),
+                "telegram-bot-token",
+            ),
+            (
+                format!("LTAI{}", "Ab1Cd2Ef3G".repeat(2)),
+                "alibaba-access-key",
+            ),
+        ];
+        for (t, kind) in cases {
+            assert_eq!(kinds(&t), [kind], "{t}");
+            assert_eq!(r(&format!("> {t}\n")), format!("> [REDACTED:{kind}]\n"));
+        }
+        let dsn = format!(
+            "https://{}@o1.ingest.sentry.io/2",
+            "0123456789abcdef".repeat(2)
+        );
+        assert_eq!(
+            r(&dsn),
+            "https://[REDACTED:sentry-dsn]@o1.ingest.sentry.io/2"
+        );
+        let sas = format!(
+            "https://a.blob.core.windows.net/c?sp=r&sig={}%3D",
+            "Ab1Cd2".repeat(7)
+        );
+        assert_eq!(
+            r(&sas),
+            "https://a.blob.core.windows.net/c?sp=r&sig=[REDACTED:azure-sas-signature]"
+        );
     }
 
     #[test]
