@@ -119,9 +119,11 @@ fn learning_reaches_back_before_the_commands_shown() {
         out.contains("-p[REDACTED:session-secret]-hdb.local"),
         "{out}"
     );
-    // The token was only ever printed by `cat app.env`, an output that is shown here, so it is
-    // learned too. (Outputs of commands outside the selection are not read: see
-    // `redact::session`.)
+    // The token was only ever printed by `cat app.env`, an output not shown with `--recent 2`:
+    // the short outputs of recent commands are learned too.
+    let out = ok_stdout(h.context(&["--recent", "2"]));
+    assert!(!out.contains("cat app.env"), "{out}");
+    assert!(!out.contains(&api_token()), "{out}");
     assert!(out.contains("token is [REDACTED:session-secret]"), "{out}");
     // One command: the command shown teaches nothing, the history does.
     let out = ok_stdout(h.context(&["--grep", "printenv"]));

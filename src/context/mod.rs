@@ -146,7 +146,14 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     let mut pre_summarized = Vec::new();
     let mut commands = Vec::with_capacity(picked.len());
     let mut plans = Vec::with_capacity(picked.len());
-    let (redactors, mut early) = learn_secrets(req, &picked);
+    // Session-aware redaction: a redactor per session, and the digests it read to learn.
+    let (redactors, mut early) = match req.redact {
+        true => {
+            let (r, early) = redact::session::learn(&picked, req.parts != Parts::CommandsOnly);
+            (Some(r), early)
+        }
+        false => (None, Vec::new()),
+    };
     for (i, c) in picked.iter().enumerate().rev() {
         let redactor = redactors.as_ref().map(|r| r.get(&c.session_dir));
         let mut ctx = base_context(c, redactor.as_deref());
@@ -208,52 +215,6 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
     out.write_all(text.as_bytes())?;
     out.flush()?;
     Ok(outcome)
-}
-
-/// Session-aware redaction (when `req.redact`): a redactor per session, taught from its command
-/// lines and from the digests of the picked outputs. The digests read here are handed back
-/// (by index into `picked`) for the caller to use, while they hold at most
-/// [`LEARN_KEPT_BYTES`]; the rest are read again from their cache or stream.
-fn learn_secrets(
-    req: &Request,
-    picked: &[Candidate],
-) -> (
-    Option<redact::session::SharedRedactors>,
-    Vec<Option<Digest>>,
-) {
-    if !req.redact {
-        return (None, Vec::new());
-    }
-    let mut redactors = redact::session::Redactors::learn_commands(picked);
-    let mut early = Vec::new();
-    if req.parts != Parts::CommandsOnly {
-        let mut kept = 0usize;
-        for c in picked {
-            if c.record.private {
-                early.push(None);
-                continue;
-            }
-            let d = read::cached_digest(c);
-            redactors.learn_output(c, &d);
-            let size = digest_bytes(&d);
-            if kept + size <= LEARN_KEPT_BYTES {
-                kept += size;
-                early.push(Some(d));
-            } else {
-                early.push(None);
-            }
-        }
-    }
-    (Some(redactors.into_shared()), early)
-}
-
-/// Digests kept in memory between learning and rendering, in bytes of line text.
-const LEARN_KEPT_BYTES: usize = 64 << 20;
-
-fn digest_bytes(d: &Digest) -> usize {
-    let line = |l: &StoredLine| l.head.len() + l.tail.len() + 64;
-    d.head.iter().chain(&d.tail).map(line).sum::<usize>()
-        + d.errors.iter().map(|(_, l)| line(l)).sum::<usize>()
 }
 
 /// Formats the document, fitting it under the budget when there is one.

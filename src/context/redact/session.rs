@@ -7,8 +7,11 @@
 //!   password even when its command is not shown.
 //! * Output: the lines of the selected commands' digests ([`Digest`]: head, tail and error
 //!   lines, each at most [`crate::context::read::LINE_CAP`] chars), which the pipeline reads
-//!   anyway; a whole output is never loaded. A secret printed in the middle of a long output
-//!   that no digest keeps is still redacted there by the detectors, but not learned.
+//!   anyway; and, in a bounded pass, the digests of the newest [`LEARN_OUTPUTS`] other commands
+//!   of the session whose output is at most [`LEARN_OUTPUT_BYTES`] long (`cat .env`, `printenv`,
+//!   `aws configure get …`: the short outputs that print credentials). A whole output is never
+//!   loaded. A secret printed in the middle of a long output that no digest keeps, or by an
+//!   older command, is still redacted there by the detectors, but not learned.
 //!
 //! Learning never crosses sessions: a value is a secret in the session that showed it.
 
@@ -17,12 +20,53 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::Redactor;
-use crate::context::read::{Digest, StoredLine};
+use crate::context::read::{self, Digest, StoredLine};
 use crate::context::select::Candidate;
 use crate::store;
 
 /// Records read back from the end of a session's `commands.jsonl` to learn from.
 pub(crate) const LEARN_RECORDS: usize = 10_000;
+/// Of those, the newest commands not selected whose output is also read.
+pub(crate) const LEARN_OUTPUTS: usize = 32;
+/// The longest output (recorded bytes) read by that pass.
+pub(crate) const LEARN_OUTPUT_BYTES: u64 = 64 * 1024;
+
+/// Redactors for the sessions of `picked`, taught from their command lines and (when
+/// `outputs`) from the digests of their outputs. The digests read here are handed back, by
+/// index into `picked`, for the pipeline to use, while they hold at most [`LEARN_KEPT_BYTES`];
+/// the rest it reads again (from their cache, or by rendering a short output again).
+pub(crate) fn learn(picked: &[Candidate], outputs: bool) -> (SharedRedactors, Vec<Option<Digest>>) {
+    let mut redactors = Redactors::learn_commands(picked);
+    let mut early = Vec::new();
+    if outputs {
+        let mut kept = 0usize;
+        for c in picked {
+            if c.record.private {
+                early.push(None);
+                continue;
+            }
+            let d = read::cached_digest(c);
+            redactors.learn_output(c, &d);
+            let size = digest_bytes(&d);
+            if kept + size <= LEARN_KEPT_BYTES {
+                kept += size;
+                early.push(Some(d));
+            } else {
+                early.push(None);
+            }
+        }
+    }
+    (redactors.into_shared(), early)
+}
+
+/// Digests kept in memory between learning and rendering, in bytes of line text.
+pub(crate) const LEARN_KEPT_BYTES: usize = 32 << 20;
+
+fn digest_bytes(d: &Digest) -> usize {
+    let line = |l: &StoredLine| l.head.len() + l.tail.len() + 64;
+    d.head.iter().chain(&d.tail).map(line).sum::<usize>()
+        + d.errors.iter().map(|(_, l)| line(l)).sum::<usize>()
+}
 
 /// The redactor of each session a selection covers.
 #[derive(Debug, Default)]
@@ -31,13 +75,15 @@ pub(crate) struct Redactors {
 }
 
 impl Redactors {
-    /// Redactors for the sessions of `picked`, taught from their command lines.
+    /// Redactors for the sessions of `picked`, taught from their command lines and from the
+    /// short outputs of recent commands that are not picked (their outputs are learned by
+    /// [`Redactors::learn_output`]).
     pub fn learn_commands(picked: &[Candidate]) -> Redactors {
         let mut by_session: HashMap<PathBuf, Redactor> = HashMap::new();
         for c in picked {
             let r = by_session.entry(c.session_dir.clone()).or_insert_with(|| {
                 let mut r = Redactor::new();
-                learn_records(&c.session_dir, &mut r);
+                learn_records(c, picked, &mut r);
                 r
             });
             if !c.record.private {
@@ -103,18 +149,42 @@ fn learn_line(r: &mut Redactor, l: &StoredLine) {
     }
 }
 
-/// Learns from the newest [`LEARN_RECORDS`] command lines of the session in `dir`. A session
+/// Learns from the newest [`LEARN_RECORDS`] command lines of the session of `c`, and from the
+/// short outputs of the newest [`LEARN_OUTPUTS`] of them that are not in `picked`. A session
 /// whose records cannot be read teaches nothing (the detectors still run).
-fn learn_records(dir: &Path, r: &mut Redactor) {
+fn learn_records(c: &Candidate, picked: &[Candidate], r: &mut Redactor) {
+    let dir = &c.session_dir;
     let Ok(mut scan) = store::RecordsBackwards::open(&dir.join(store::COMMANDS)) else {
         return;
     };
+    let mut outputs = 0;
     for _ in 0..LEARN_RECORDS {
         let Some(rec) = scan.next_record() else {
             break;
         };
-        if !rec.private {
-            r.learn(&rec.command_line);
+        if rec.private {
+            continue;
+        }
+        r.learn(&rec.command_line);
+        let shown = picked
+            .iter()
+            .any(|p| p.session_dir == *dir && p.record.seq == rec.seq);
+        if outputs < LEARN_OUTPUTS && !shown && rec.stream_length <= LEARN_OUTPUT_BYTES {
+            outputs += 1;
+            let other = Candidate {
+                record: rec,
+                running: false,
+                cut_off: false,
+                session_dir: dir.clone(),
+                rows: c.rows,
+                next_command_line: None,
+            };
+            let d = read::cached_digest(&other);
+            if d.note().is_none() {
+                for l in d.head.iter().chain(&d.tail) {
+                    learn_line(r, l);
+                }
+            }
         }
     }
 }

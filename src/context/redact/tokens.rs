@@ -116,10 +116,6 @@ pub(super) static TOKENS: &[Token] = &[
     t("notion-token", r"(?-u:\b)ntn_[0-9A-Za-z]{40,}(?-u:\b)"),
     t("notion-token", r"(?-u:\b)secret_[0-9A-Za-z]{43}(?-u:\b)"),
     t(
-        "airtable-token",
-        r"(?-u:\b)pat[0-9A-Za-z]{14}\.[0-9a-f]{64}(?-u:\b)",
-    ),
-    t(
         "discord-webhook",
         r"discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/([0-9A-Za-z_-]{60,})",
     ),
