@@ -3,7 +3,7 @@
 
 use regex::{Captures, Regex, RegexSet};
 use std::ops::Range;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use super::{Cand, cand, flags, tokens};
 
@@ -305,11 +305,17 @@ fn patterns() -> impl Iterator<Item = String> {
         .chain(tokens::TOKENS.iter().map(|t| t.pattern.to_string()))
 }
 
-static REGEXES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
-    patterns()
-        .map(|p| Regex::new(&p).expect("redact pattern"))
-        .collect()
-});
+/// Each pattern's own regex, compiled the first time the set says it can match (most runs
+/// need a handful of the patterns, and compiling all of them costs milliseconds).
+static REGEXES: LazyLock<Vec<OnceLock<Regex>>> =
+    LazyLock::new(|| patterns().map(|_| OnceLock::new()).collect());
+
+fn regex(i: usize) -> &'static Regex {
+    REGEXES[i].get_or_init(|| {
+        let p = patterns().nth(i).expect("pattern index");
+        Regex::new(&p).expect("redact pattern")
+    })
+}
 
 /// One pass over a text says which patterns can match at all.
 static SET: LazyLock<RegexSet> =
@@ -357,11 +363,12 @@ pub(super) fn detect(text: &str, seg: Range<usize>, marker_follows: bool, out: &
     let first = out.len();
     for i in hits.iter() {
         match DETECTORS.get(i) {
-            Some(d) => d.run(&REGEXES[i], part, marker_follows, out),
+            Some(d) => d.run(regex(i), part, marker_follows, out),
             None => {
                 let kind = tokens::TOKENS[i - DETECTORS.len()].kind;
-                let group = usize::from(REGEXES[i].captures_len() > 1);
-                simple(&REGEXES[i], part, out, group, kind, P_TOKEN);
+                let re = regex(i);
+                let group = usize::from(re.captures_len() > 1);
+                simple(re, part, out, group, kind, P_TOKEN);
             }
         }
     }

@@ -25,11 +25,11 @@ use crate::context::select::Candidate;
 use crate::store;
 
 /// Records read back from the end of a session's `commands.jsonl` to learn from.
-pub(crate) const LEARN_RECORDS: usize = 10_000;
+pub(crate) const LEARN_RECORDS: usize = 2_000;
 /// Of those, the newest commands not selected whose output is also read.
-pub(crate) const LEARN_OUTPUTS: usize = 32;
+pub(crate) const LEARN_OUTPUTS: usize = 16;
 /// The longest output (recorded bytes) read by that pass.
-pub(crate) const LEARN_OUTPUT_BYTES: u64 = 64 * 1024;
+pub(crate) const LEARN_OUTPUT_BYTES: u64 = 16 * 1024;
 
 /// Redactors for the sessions of `picked`, taught from their command lines and (when
 /// `outputs`) from the digests of their outputs. The digests read here are handed back, by
