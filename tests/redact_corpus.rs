@@ -1,8 +1,186 @@
 //! Corpus and property tests for `omnish::context::redact`.
 
-use omnish::context::redact::{find_secrets, redact};
+use omnish::context::redact::{Redactor, find_secrets, redact};
 use proptest::prelude::*;
 use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+/// One corpus case: its name, the input, and what redaction must turn it into.
+struct Case {
+    name: String,
+    input: String,
+    expected: String,
+    /// The secrets in the input.
+    secrets: Vec<String>,
+}
+
+/// Deterministic fake characters for `⟨cN⟩` (see tests/fixtures/redact/secrets.txt).
+struct Gen(u64);
+
+impl Gen {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn chars(&mut self, class: char, n: usize) -> String {
+        let alphabet: &str = match class {
+            'a' => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+            'L' => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+            'l' => "abcdefghijklmnopqrstuvwxyz",
+            'H' => "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+            'h' => "0123456789abcdef",
+            'd' => "0123456789",
+            'b' => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+            'j' => "abcdefghijklmnopqrstuvwxyz0123456789!@#%^&*(-_=+)",
+            'g' => "qpzry9x8gf2tvdw0s3jn54khce6mua7l",
+            'G' => "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L",
+            _ => panic!("unknown class {class}"),
+        };
+        let a: Vec<char> = alphabet.chars().collect();
+        // Mixed classes start with one of each kind, so bodies that must mix them do.
+        let mut out: String = match class {
+            'a' if n >= 3 => "aZ3".to_string(),
+            'H' if n >= 2 => "Q7".to_string(),
+            _ => String::new(),
+        };
+        while out.chars().count() < n {
+            out.push(a[(self.next() % a.len() as u64) as usize]);
+        }
+        out
+    }
+}
+
+/// Expands `⟨cN⟩` placeholders.
+fn expand(text: &str, g: &mut Gen) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('⟨') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + '⟨'.len_utf8()..];
+        let close = after.find('⟩').expect("unclosed ⟨");
+        let spec = &after[..close];
+        let class = spec.chars().next().unwrap();
+        let n: usize = spec[1..].parse().expect("⟨cN⟩");
+        out.push_str(&g.chars(class, n));
+        rest = &after[close + '⟩'.len_utf8()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The cases of a corpus file: paragraphs headed `== name: where`.
+fn corpus(file: &str) -> Vec<Case> {
+    let path = format!(
+        "{}/tests/fixtures/redact/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut cases = Vec::new();
+    for (i, block) in text.split("\n== ").skip(1).enumerate() {
+        let (head, body) = block.split_once('\n').unwrap();
+        let name = head.split(':').next().unwrap().trim().to_string();
+        let body = body.trim_end_matches('\n');
+        let body = expand(body, &mut Gen(i as u64 + 1));
+        let (mut input, mut expected, mut secrets) = (String::new(), String::new(), Vec::new());
+        let mut rest = body.as_str();
+        while let Some(open) = rest.find('«') {
+            input.push_str(&rest[..open]);
+            expected.push_str(&rest[..open]);
+            let after = &rest[open + '«'.len_utf8()..];
+            let close = after.find('»').expect("unclosed «");
+            let (kind, secret) = after[..close].split_once('|').expect("«kind|secret»");
+            input.push_str(secret);
+            expected.push_str(&format!("[REDACTED:{kind}]"));
+            secrets.push(secret.to_string());
+            rest = &after[close + '»'.len_utf8()..];
+        }
+        input.push_str(rest);
+        expected.push_str(rest);
+        cases.push(Case {
+            name,
+            input,
+            expected,
+            secrets,
+        });
+    }
+    cases
+}
+
+#[test]
+fn every_secret_kind_is_redacted_exactly() {
+    let cases = corpus("secrets.txt");
+    let names: BTreeSet<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names.len(), cases.len(), "duplicate case names");
+    assert!(cases.len() >= 60, "only {} secret kinds", cases.len());
+    let mut failures = Vec::new();
+    for c in &cases {
+        assert!(!c.secrets.is_empty(), "{}: no secret marked", c.name);
+        let out = redact(&c.input);
+        if out != c.expected {
+            failures.push(format!(
+                "{}:\n  input:    {:?}\n  got:      {:?}\n  expected: {:?}",
+                c.name, c.input, out, c.expected
+            ));
+        }
+        // Redacting again changes nothing.
+        assert_eq!(redact(&out), out, "{}", c.name);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_lookalike_is_untouched() {
+    let cases = corpus("lookalikes.txt");
+    let names: BTreeSet<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names.len(), cases.len(), "duplicate case names");
+    assert!(cases.len() >= 30, "only {} look-alike kinds", cases.len());
+    for c in &cases {
+        assert!(c.secrets.is_empty(), "{}: a look-alike has no «»", c.name);
+        assert_untouched(&c.name, &c.input);
+    }
+}
+
+/// Each secret, once seen, is redacted when printed bare later (as `printenv` or `echo` would),
+/// and a session that saw every secret still leaves every look-alike alone.
+#[test]
+fn learned_secrets_are_redacted_later_and_lookalikes_stay() {
+    let cases = corpus("secrets.txt");
+    let mut all = Redactor::new();
+    for c in &cases {
+        let mut r = Redactor::new();
+        for line in c.input.lines() {
+            r.learn(line);
+            all.learn(line);
+        }
+        for secret in c.secrets.iter().filter(|s| !s.contains('\n')) {
+            let later = format!("$ echo \"$VALUE\"\n{secret}\nvalue: {secret} (end)");
+            let out = r.redact(&later);
+            assert!(!out.contains(secret.as_str()), "{}: {out}", c.name);
+            assert!(
+                out.starts_with("$ echo \"$VALUE\"\n[REDACTED:"),
+                "{}: {out}",
+                c.name
+            );
+            assert!(out.ends_with("] (end)"), "{}: {out}", c.name);
+        }
+    }
+    assert!(all.learned() >= 60, "learned only {}", all.learned());
+    for c in corpus("lookalikes.txt") {
+        let found = all.find_secrets(&c.input);
+        assert!(
+            found.is_empty(),
+            "{}: {:?}",
+            c.name,
+            found
+                .iter()
+                .map(|s| &c.input[s.range.clone()])
+                .collect::<Vec<_>>()
+        );
+    }
+}
 
 fn assert_untouched(name: &str, text: &str) {
     let found = find_secrets(text);

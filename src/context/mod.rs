@@ -48,10 +48,12 @@ use anyhow::Result;
 use regex::Regex;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::context::format::Format;
 use crate::context::model::{CommandContext, ContextDoc, Parts};
 use crate::context::read::{Digest, Source, StoredLine};
+use crate::context::redact::Redactor;
 use crate::context::select::{Candidate, Query, SessionChoice};
 use crate::error::ExitError;
 use crate::term::render::Line;
@@ -176,12 +178,24 @@ pub(crate) fn run_with_doc(
     let mut pre_summarized = Vec::new();
     let mut commands = Vec::with_capacity(picked.len());
     let mut plans = Vec::with_capacity(picked.len());
+    // Session-aware redaction: a redactor per session, and the digests it read to learn.
+    let (redactors, mut early) = match req.redact {
+        true => {
+            let (r, early) = redact::session::learn(&picked, req.parts != Parts::CommandsOnly);
+            (Some(r), early)
+        }
+        false => (None, Vec::new()),
+    };
     // A private command's output was never stored.
     let has_output = |c: &Candidate| req.parts != Parts::CommandsOnly && !c.record.private;
-    for batch in digest_batches(&picked, &has_output) {
-        let digests = digests_of(&batch, &has_output);
-        for (&c, digest) in batch.iter().zip(digests) {
-            let mut ctx = base_context(c, req.redact);
+    let newest_first: Vec<usize> = (0..picked.len()).rev().collect();
+    for range in parallel::batches(&newest_first, |&i| is_big(&picked[i], &has_output)) {
+        let batch = &newest_first[range];
+        let digests = digests_of(&picked, batch, &mut early, &has_output);
+        for (&i, digest) in batch.iter().zip(digests) {
+            let c = &picked[i];
+            let redactor = redactors.as_ref().map(|r| r.get(&c.session_dir));
+            let mut ctx = base_context(c, redactor.as_deref());
             let Some(digest) = digest else {
                 plans.push(None);
                 commands.push(ctx);
@@ -193,7 +207,7 @@ pub(crate) fn run_with_doc(
                 ctx.output_lines = 1;
                 plans.push(None);
             } else if streaming && digest.lines > 0 {
-                let plan = stream_plan(c, &digest, max_lines);
+                let plan = stream_plan(c, &digest, max_lines, redactor);
                 ctx.output_lines = digest.lines as usize;
                 if let Some(keep) = &plan.keep {
                     ctx.gaps = truncate::gaps_of(keep, digest.lines);
@@ -208,7 +222,7 @@ pub(crate) fn run_with_doc(
                 pre_summarized.push((ctx.session_id.clone(), ctx.seq));
                 plans.push(None);
             } else {
-                fill_from_digest(&mut ctx, &digest, max_lines, width, req.redact);
+                fill_from_digest(&mut ctx, &digest, max_lines, width, redactor.as_deref());
                 kept_bytes += ctx.output.iter().map(|l| l.len() + 1).sum::<usize>();
                 plans.push(None);
             }
@@ -244,47 +258,36 @@ pub(crate) fn run_with_doc(
     Ok((outcome, Some(doc)))
 }
 
-/// Newest first, in batches read together: each holds up to [`parallel::workers`] big outputs
-/// (read in parallel) and at most [`DIGEST_BATCH`] candidates, so that the digests held at once
-/// stay few.
-fn digest_batches<'a>(
-    picked: &'a [Candidate],
-    has_output: &dyn Fn(&Candidate) -> bool,
-) -> Vec<Vec<&'a Candidate>> {
-    let workers = parallel::workers();
-    let mut batches = vec![Vec::new()];
-    let mut big = 0;
-    for c in picked.iter().rev() {
-        let last = batches.last_mut().expect("a batch");
-        last.push(c);
-        big += usize::from(is_big(c, has_output));
-        if big == workers || last.len() == DIGEST_BATCH {
-            batches.push(Vec::new());
-            big = 0;
-        }
-    }
-    batches.retain(|b| !b.is_empty());
-    batches
-}
-
-/// Candidates read together at most.
-const DIGEST_BATCH: usize = 16;
-
 fn is_big(c: &Candidate, has_output: &dyn Fn(&Candidate) -> bool) -> bool {
     has_output(c) && c.record.stream_length >= parallel::BIG_OUTPUT_BYTES
 }
 
-/// The digests of `batch` (`None` where `has_output` says there is none), big outputs read in
-/// parallel. Memory stays bounded: one digest per candidate of the batch.
+/// The digests of the candidates at `batch` (indices into `picked`; `None` where `has_output`
+/// says there is none): those already read to learn secrets (`early`) are taken from there, the
+/// others are read, big outputs in parallel. Memory stays bounded: one digest per candidate of
+/// the batch.
 fn digests_of(
-    batch: &[&Candidate],
+    picked: &[Candidate],
+    batch: &[usize],
+    early: &mut [Option<Digest>],
     has_output: &(dyn Fn(&Candidate) -> bool + Sync),
 ) -> Vec<Option<Digest>> {
-    parallel::map(
-        batch,
-        |c| is_big(c, has_output),
-        |c| has_output(c).then(|| read::cached_digest(c)),
-    )
+    let mut digests: Vec<Option<Digest>> = batch
+        .iter()
+        .map(|&i| early.get_mut(i).and_then(Option::take))
+        .collect();
+    let missing: Vec<usize> = (0..batch.len())
+        .filter(|&k| digests[k].is_none() && has_output(&picked[batch[k]]))
+        .collect();
+    let read = parallel::map(
+        &missing,
+        |&k| is_big(&picked[batch[k]], has_output),
+        |&k| read::cached_digest(&picked[batch[k]]),
+    );
+    for (k, d) in missing.into_iter().zip(read) {
+        digests[k] = Some(d);
+    }
+    digests
 }
 
 /// A document holding the sections `req` asks for (notes, environment, files) and no
@@ -408,7 +411,7 @@ fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
 pub(crate) const PRIVATE_LINE: &str = "[private command]";
 
 /// A command's context without output: what ran, where, how it ended.
-fn base_context(c: &Candidate, redacting: bool) -> CommandContext {
+fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     let r = &c.record;
     let line = if r.private {
         PRIVATE_LINE.to_string()
@@ -424,9 +427,9 @@ fn base_context(c: &Candidate, redacting: bool) -> CommandContext {
         ctx.ended_at = Some(r.ended_at);
         ctx.exit_code = r.exit_code;
     }
-    if redacting {
-        ctx.command_line = redact::redact(&ctx.command_line).into_owned();
-        ctx.cwd = redact::redact(&ctx.cwd).into_owned();
+    if let Some(r) = redactor {
+        ctx.command_line = r.redact(&ctx.command_line).into_owned();
+        ctx.cwd = r.redact(&ctx.cwd).into_owned();
     }
     ctx
 }
@@ -439,9 +442,9 @@ pub(crate) fn show_line(
     tail: &str,
     key_block: bool,
     width: usize,
-    redacting: bool,
+    redactor: Option<&Redactor>,
 ) -> String {
-    if redacting && key_block {
+    if redactor.is_some() && key_block {
         return "[REDACTED:private-key]".to_string();
     }
     let error = crate::context::truncate::is_error_line(head)
@@ -451,9 +454,9 @@ pub(crate) fn show_line(
     } else {
         width
     };
-    if redacting {
-        let h = redact::redact(head);
-        let t = redact::redact(tail);
+    if let Some(r) = redactor {
+        let h = r.redact(head);
+        let t = r.redact(tail);
         truncate::shorten(&h, omitted, &t, width)
     } else {
         truncate::shorten(head, omitted, tail, width)
@@ -467,7 +470,7 @@ fn fill_from_digest(
     d: &Digest,
     max_lines: usize,
     width: usize,
-    redacting: bool,
+    redactor: Option<&Redactor>,
 ) {
     let keep = truncate::kept_lines(d.lines, max_lines, &d.error_indices());
     ctx.output_lines = d.lines as usize;
@@ -476,7 +479,7 @@ fn fill_from_digest(
         .iter()
         .map(|&i| {
             let l = d.line(i).cloned().unwrap_or_else(StoredLine::default);
-            show_line(&l.head, l.omitted, &l.tail, l.key_block, width, redacting)
+            show_line(&l.head, l.omitted, &l.tail, l.key_block, width, redactor)
         })
         .collect();
 }
@@ -489,9 +492,16 @@ struct StreamPlan {
     /// `None`: every line.
     keep: Option<Vec<u64>>,
     backticks: usize,
+    /// The session's redactor, when redacting.
+    redactor: Option<Arc<Redactor>>,
 }
 
-fn stream_plan(c: &Candidate, d: &Digest, max_lines: usize) -> StreamPlan {
+fn stream_plan(
+    c: &Candidate,
+    d: &Digest,
+    max_lines: usize,
+    redactor: Option<Arc<Redactor>>,
+) -> StreamPlan {
     let src = Source::of(c);
     let keep = if max_lines == 0 || d.lines <= max_lines as u64 {
         None
@@ -507,6 +517,7 @@ fn stream_plan(c: &Candidate, d: &Digest, max_lines: usize) -> StreamPlan {
         lines: d.lines,
         keep,
         backticks: d.backticks,
+        redactor,
     }
 }
 
@@ -564,7 +575,7 @@ fn write_streaming(
         };
         out.write_all(&rest.as_bytes()[..at])?;
         rest = &rest[at + needle.len()..];
-        write_output(out, &plan, width, line_cap, req.redact, json)?;
+        write_output(out, &plan, width, line_cap, json)?;
     }
     out.write_all(rest.as_bytes())?;
     out.flush()?;
@@ -578,7 +589,6 @@ fn write_output(
     plan: &StreamPlan,
     width: usize,
     line_cap: usize,
-    redacting: bool,
     json: bool,
 ) -> Result<()> {
     let keep = plan.keep.as_deref();
@@ -627,7 +637,7 @@ fn write_output(
                 line.tail,
                 key_block,
                 width,
-                redacting,
+                plan.redactor.as_deref(),
             );
             let result = (|| {
                 if !json && i > next_line {

@@ -11,6 +11,28 @@ pub(crate) fn workers() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
 }
 
+/// Items read together at most, so that the results held at once stay few.
+pub(crate) const MAX_BATCH: usize = 16;
+
+/// `items` cut into consecutive ranges read together: each holds up to [`workers`] big items
+/// (per `big`) and at most [`MAX_BATCH`] items.
+pub(crate) fn batches<T>(items: &[T], big: impl Fn(&T) -> bool) -> Vec<std::ops::Range<usize>> {
+    let workers = workers();
+    let mut ranges = Vec::new();
+    let (mut start, mut n_big) = (0, 0);
+    for (i, t) in items.iter().enumerate() {
+        n_big += usize::from(big(t));
+        if n_big == workers || i + 1 - start == MAX_BATCH {
+            ranges.push(start..i + 1);
+            (start, n_big) = (i + 1, 0);
+        }
+    }
+    if start < items.len() {
+        ranges.push(start..items.len());
+    }
+    ranges
+}
+
 /// `f` of every item, in order; the items `big` says are big run on threads of their own when
 /// there are at least two of them. A panic in `f` is passed on.
 pub(crate) fn map<T: Sync, R: Send>(
@@ -61,6 +83,21 @@ mod tests {
         for (i, thread) in got {
             assert_eq!(thread == caller, i % 3 != 0, "item {i}");
         }
+    }
+
+    #[test]
+    fn batches_cover_every_item_once_with_few_big_ones_each() {
+        let items: Vec<bool> = (0..100).map(|i| i % 7 == 0 || i > 90).collect();
+        let ranges = batches(&items, |&b| b);
+        let mut next = 0;
+        for r in &ranges {
+            assert_eq!(r.start, next);
+            assert!(!r.is_empty() && r.len() <= MAX_BATCH, "{r:?}");
+            assert!(items[r.clone()].iter().filter(|&&b| b).count() <= workers());
+            next = r.end;
+        }
+        assert_eq!(next, items.len());
+        assert!(batches(&[] as &[bool], |&b| b).is_empty());
     }
 
     #[test]

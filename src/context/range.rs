@@ -13,6 +13,7 @@ use anyhow::Result;
 use std::path::Path;
 
 use crate::context::read::{self, Source};
+use crate::context::redact;
 use crate::context::select::{self, Candidate, Query, SessionChoice};
 
 /// The command numbered `seq` in the session `session` (an id or a unique prefix of one), with
@@ -58,8 +59,9 @@ pub(crate) struct OutputRange {
 }
 
 /// Lines `first .. first + count` (0-based) of `c`'s rendered output, each shortened to `width`
-/// chars (twice that for error lines; 0 = up to [`read::LINE_CAP`]) and redacted when
-/// `redacting`. Reading stops after the last line wanted.
+/// chars (twice that for error lines; 0 = up to [`read::LINE_CAP`]) and, when `redacting`,
+/// redacted with what the session taught ([`redact::session`]). Reading stops after the last
+/// line wanted.
 pub(crate) fn output_range(
     c: &Candidate,
     first: u64,
@@ -79,6 +81,10 @@ pub(crate) fn output_range(
         };
     }
     let total = digest.lines;
+    let redactor = redacting.then(|| {
+        let (redactors, _) = redact::session::learn(std::slice::from_ref(c), true);
+        redactors.get(&c.session_dir)
+    });
     let end = first.saturating_add(count as u64).min(total);
     let width = if width == 0 { read::LINE_CAP } else { width };
     let mut lines = Vec::new();
@@ -94,7 +100,7 @@ pub(crate) fn output_range(
                     line.tail,
                     key_block,
                     width,
-                    redacting,
+                    redactor.as_deref(),
                 ));
             }
             i + 1 < end

@@ -39,7 +39,7 @@ use crate::term::render::{Line, LineSink};
 
 /// Bump when what the text cache holds for a rendering changes (redaction rules, the line
 /// format); the renderer's own version ([`read::DIGEST_VERSION`]) is part of the cache's name.
-pub(crate) const TEXT_VERSION: u32 = 1;
+pub(crate) const TEXT_VERSION: u32 = 2;
 
 /// The text cache's version: renderer and text format.
 pub(crate) fn cache_version() -> String {
@@ -360,7 +360,15 @@ fn hit_of(c: &Candidate, matcher: &RegexMatcher) -> Hit {
 /// matters to a width.
 fn shown(line: &Line<'_>, key_block: bool) -> String {
     if key_block {
-        return show_line(line.head, line.omitted, line.tail, key_block, 0, true);
+        // Rule-based redaction only: a cached line cannot follow what the session learns later.
+        return show_line(
+            line.head,
+            line.omitted,
+            line.tail,
+            key_block,
+            0,
+            Some(&redact::Redactor::new()),
+        );
     }
     let head = redact::redact(line.head);
     let tail = redact::redact(line.tail);
@@ -808,7 +816,14 @@ mod tests {
             for key_block in [false, true] {
                 assert_eq!(
                     shown(&line, key_block),
-                    show_line(head, omitted, tail, key_block, 0, true),
+                    show_line(
+                        head,
+                        omitted,
+                        tail,
+                        key_block,
+                        0,
+                        Some(&redact::Redactor::new())
+                    ),
                     "{head:?} {omitted} {tail:?} {key_block}"
                 );
             }

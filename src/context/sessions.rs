@@ -63,7 +63,7 @@ pub(crate) fn commands(session: &Session) -> anyhow::Result<Vec<ShownCommand>> {
                             &l.tail,
                             l.key_block,
                             SUMMARY_WIDTH,
-                            true,
+                            Some(&crate::context::redact::Redactor::new()),
                         )
                     })
                     .unwrap_or_default()
