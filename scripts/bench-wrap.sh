@@ -3,7 +3,8 @@
 # recorded by omnish, against util-linux `script -q` recording to a file, and against
 # `script -q -c ... /dev/null` (a pty relay that records nothing: the floor for any recorder).
 # Then peak RSS, keystroke echo latency (omnish, script, a bare pty) and the time from Enter to
-# output on screen with a normal disk and with a slow one (strace delays every rename by 1 s).
+# output on screen with a normal disk and with a slow one (strace delays every rename and write
+# of omnish's writer thread by 1 s).
 # Prints figures only; asserts no timings.
 #
 # Usage (from the repo root, after `cargo build --release`):
@@ -205,30 +206,33 @@ if [ -n "$BEFORE" ]; then
 fi
 
 # Enter to output in a hooked interactive bash, with the store on a normal disk and on a slow
-# one: strace delays each rename (meta.json) by 1 s, as a hung network mount would.
+# one: strace, attached to omnish's writer thread alone, delays each of its renames and writes
+# by 1 s, as a hung network mount would (the shell and everything else run at full speed).
 printf "PS1='RDY> '\n" >"$TMP/rc"
 ENTERS=50
 echo "Enter to output on screen, \`echo \$((6*7))-out\` in interactive bash (ms: p50 p99 mean max)"
-enter() { # name, samples, command...
+enter() { # name, samples, [--slow-writer US], command...
     local name=$1 n=$2
     shift 2
+    local slow=()
+    if [ "$1" = --slow-writer ]; then
+        slow=(--slow-writer "$2")
+        shift 2
+    fi
     rm -rf "$DATA"
-    printf '  %-34s %s\n' "$name" "$(OMNISH_DATA_DIR=$DATA python3 "$LAT" enter "$n" -- "$@" 2>/dev/null)"
+    printf '  %-34s %s\n' "$name" "$(OMNISH_DATA_DIR=$DATA python3 "$LAT" enter "${slow[@]}" "$n" -- "$@" 2>/dev/null)"
 }
-SLOW=(strace -f -qq --seccomp-bpf -o /dev/null -e trace=rename,renameat,renameat2
-    -e inject=rename,renameat,renameat2:delay_enter=1000000)
 enter "bash, no recorder" $ENTERS bash --rcfile "$TMP/rc"
 enter "omnish, normal disk" $ENTERS "$OMNISH" wrap bash --rcfile "$TMP/rc"
 if command -v strace >/dev/null; then
-    enter "omnish, slow disk" $ENTERS "${SLOW[@]}" "$OMNISH" wrap bash --rcfile "$TMP/rc"
+    enter "omnish, slow disk (writes 1 s)" $ENTERS --slow-writer 1000000 "$OMNISH" wrap bash --rcfile "$TMP/rc"
 else
     echo "  (no strace: the slow disk is not measured; apt-get install strace)"
 fi
 if [ -n "$BEFORE" ]; then
     enter "before, normal disk" $ENTERS "$BEFORE" wrap bash --rcfile "$TMP/rc"
     command -v strace >/dev/null &&
-        enter "before, slow disk (5 samples)" 5 "${SLOW[@]}" "$BEFORE" wrap bash --rcfile "$TMP/rc"
+        enter "before, slow disk (writes 1 s)" $ENTERS --slow-writer 1000000 "$BEFORE" wrap bash --rcfile "$TMP/rc"
 fi
-
 echo
 echo "reproduce: cargo build --release && bash scripts/bench-wrap.sh --runs $RUNS${BEFORE:+ --before $BEFORE}"

@@ -62,7 +62,7 @@ def slow_down(tid, micros):
     tracer = subprocess.Popen(
         ["strace", "-qq", "-o", "/dev/null", "-p", str(tid), "-e", f"trace={calls}",
          "-e", f"inject={calls}:delay_enter={micros}"],
-        stdin=subprocess.DEVNULL)
+        stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     end = time.monotonic() + 10
     while time.monotonic() < end:
         with open(f"/proc/{tid}/status") as f:
