@@ -126,7 +126,8 @@ if [ -n "$HYPERFINE" ]; then
         --prepare "rm -rf $D $TS" --export-csv "$TMP/times.csv" "${ARGS[@]}" >&2
     # command,mean,stddev,median,user,system,min,max (the names hold no commas)
     for i in "${!CMDS[@]}"; do
-        RESULTS[i]=$(awk -F, -v row=$((i + 2)) 'NR == row { printf "%.4f %.4f %.4f %.4f\n", $4, $2, $3, $7 }' "$TMP/times.csv")
+        # CPU: user + system of all the processes, mean (steadier than wall time under load).
+        RESULTS[i]=$(awk -F, -v row=$((i + 2)) 'NR == row { printf "%.4f %.4f %.4f %.4f %.4f\n", $4, $2, $3, $7, $5 + $6 }' "$TMP/times.csv")
     done
 else
     echo "timing: no hyperfine (pass --install to get it); date loop, 1 warm-up + $RUNS runs per variant"
@@ -141,22 +142,24 @@ else
             t1=$(now)
             awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$TMP/t"
         done
-        RESULTS[i]=$(stats <"$TMP/t")
+        RESULTS[i]="$(stats <"$TMP/t") n/a"
     done
 fi
 
 echo
-printf '%-44s %10s %10s %10s %10s %9s\n' "cat 256 MiB through ..." "median s" "mean s" "stddev s" "min s" "MB/s"
+printf '%-44s %10s %10s %10s %10s %9s %8s\n' "cat 256 MiB through ..." "median s" "mean s" "stddev s" "min s" "MB/s" "CPU s"
 for i in "${!CMDS[@]}"; do
-    read -r med mean sd min <<<"${RESULTS[$i]}"
+    read -r med mean sd min cpu <<<"${RESULTS[$i]}"
     mbs=$(awk -v s="$SIZE" -v t="$med" 'BEGIN { printf "%.0f", s / 1e6 / t }')
-    printf '%-44s %10.3f %10.3f %10.3f %10.3f %9s\n' "${NAMES[$i]}" "$med" "$mean" "$sd" "$min" "$mbs"
+    printf '%-44s %10.3f %10.3f %10.3f %10.3f %9s %8s\n' "${NAMES[$i]}" "$med" "$mean" "$sd" "$min" "$mbs" "$cpu"
 done
 ratio() { awk -v a="${RESULTS[$1]%% *}" -v b="${RESULTS[$2]%% *}" 'BEGIN { printf "%.2f", a / b }'; }
+cpu_ratio() { awk -v a="${RESULTS[$1]##* }" -v b="${RESULTS[$2]##* }" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else printf "n/a" }'; }
 echo
 echo "median wall time against the floor: omnish bash -c $(ratio 2 0)x, script recording $(ratio 1 0)x, omnish interactive $(ratio 4 3)x"
+echo "CPU time (user + system, all processes) against the floor: omnish bash -c $(cpu_ratio 2 0)x, script recording $(cpu_ratio 1 0)x, omnish interactive $(cpu_ratio 4 3)x"
 if [ -n "$BEFORE" ]; then
-    echo "before, against the floor: bash -c $(ratio 5 0)x, interactive $(ratio 6 3)x"
+    echo "before, against the floor: bash -c $(ratio 5 0)x, interactive $(ratio 6 3)x; CPU $(cpu_ratio 5 0)x, $(cpu_ratio 6 3)x"
 fi
 
 # Peak RSS (GNU time: the largest of the process and the children it waited for) and the

@@ -104,10 +104,15 @@ fn bash_long_line_recalled_with_up_under_ignoreboth_is_exact() {
 #[test]
 fn bash_lines_read_off_the_screen_are_exact_across_widths_resizes_and_editing() {
     // With history off every line is read off the screen; earlier lines are still recalled.
+    // (Lines typed with history off are private: recorded here because the test asks.)
     let long = format!("echo {} {} end", "p".repeat(70), "q".repeat(70));
     let rc =
         format!("PS1='READY> '\nhistory -s '{long}'\nhistory -s 'echo short'\nset +o history\n");
-    let mut h = Harness::start(&["bash"], &[(".bashrc", rc.as_str())]);
+    let mut h = Harness::start_with(
+        &["bash"],
+        &[(".bashrc", rc.as_str())],
+        &[("OMNISH_RECORD_PRIVATE", "1")],
+    );
     h.wait_prompts(1);
     let check = |h: &mut Harness, want: &str| {
         let n = h.records().len() + 1;
