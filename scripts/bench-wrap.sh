@@ -3,7 +3,8 @@
 # recorded by omnish, against util-linux `script -q` recording to a file, and against
 # `script -q -c ... /dev/null` (a pty relay that records nothing: the floor for any recorder).
 # Then peak RSS, keystroke echo latency (omnish, script, a bare pty) and the time from Enter to
-# output on screen with a normal disk and with a slow one (strace delays every rename by 1 s).
+# output on screen with a normal disk and with a slow one (strace delays every rename and write
+# of omnish's writer thread by 1 s).
 # Prints figures only; asserts no timings.
 #
 # Usage (from the repo root, after `cargo build --release`):
@@ -125,7 +126,8 @@ if [ -n "$HYPERFINE" ]; then
         --prepare "rm -rf $D $TS" --export-csv "$TMP/times.csv" "${ARGS[@]}" >&2
     # command,mean,stddev,median,user,system,min,max (the names hold no commas)
     for i in "${!CMDS[@]}"; do
-        RESULTS[i]=$(awk -F, -v row=$((i + 2)) 'NR == row { printf "%.4f %.4f %.4f %.4f\n", $4, $2, $3, $7 }' "$TMP/times.csv")
+        # CPU: user + system of all the processes, mean (steadier than wall time under load).
+        RESULTS[i]=$(awk -F, -v row=$((i + 2)) 'NR == row { printf "%.4f %.4f %.4f %.4f %.4f\n", $4, $2, $3, $7, $5 + $6 }' "$TMP/times.csv")
     done
 else
     echo "timing: no hyperfine (pass --install to get it); date loop, 1 warm-up + $RUNS runs per variant"
@@ -140,22 +142,24 @@ else
             t1=$(now)
             awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$TMP/t"
         done
-        RESULTS[i]=$(stats <"$TMP/t")
+        RESULTS[i]="$(stats <"$TMP/t") n/a"
     done
 fi
 
 echo
-printf '%-44s %10s %10s %10s %10s %9s\n' "cat 256 MiB through ..." "median s" "mean s" "stddev s" "min s" "MB/s"
+printf '%-44s %10s %10s %10s %10s %9s %8s\n' "cat 256 MiB through ..." "median s" "mean s" "stddev s" "min s" "MB/s" "CPU s"
 for i in "${!CMDS[@]}"; do
-    read -r med mean sd min <<<"${RESULTS[$i]}"
+    read -r med mean sd min cpu <<<"${RESULTS[$i]}"
     mbs=$(awk -v s="$SIZE" -v t="$med" 'BEGIN { printf "%.0f", s / 1e6 / t }')
-    printf '%-44s %10.3f %10.3f %10.3f %10.3f %9s\n' "${NAMES[$i]}" "$med" "$mean" "$sd" "$min" "$mbs"
+    printf '%-44s %10.3f %10.3f %10.3f %10.3f %9s %8s\n' "${NAMES[$i]}" "$med" "$mean" "$sd" "$min" "$mbs" "$cpu"
 done
 ratio() { awk -v a="${RESULTS[$1]%% *}" -v b="${RESULTS[$2]%% *}" 'BEGIN { printf "%.2f", a / b }'; }
+cpu_ratio() { awk -v a="${RESULTS[$1]##* }" -v b="${RESULTS[$2]##* }" 'BEGIN { if (b + 0 > 0) printf "%.2f", a / b; else printf "n/a" }'; }
 echo
 echo "median wall time against the floor: omnish bash -c $(ratio 2 0)x, script recording $(ratio 1 0)x, omnish interactive $(ratio 4 3)x"
+echo "CPU time (user + system, all processes) against the floor: omnish bash -c $(cpu_ratio 2 0)x, script recording $(cpu_ratio 1 0)x, omnish interactive $(cpu_ratio 4 3)x"
 if [ -n "$BEFORE" ]; then
-    echo "before, against the floor: bash -c $(ratio 5 0)x, interactive $(ratio 6 3)x"
+    echo "before, against the floor: bash -c $(ratio 5 0)x, interactive $(ratio 6 3)x; CPU $(cpu_ratio 5 0)x, $(cpu_ratio 6 3)x"
 fi
 
 # Peak RSS (GNU time: the largest of the process and the children it waited for) and the
@@ -205,30 +209,33 @@ if [ -n "$BEFORE" ]; then
 fi
 
 # Enter to output in a hooked interactive bash, with the store on a normal disk and on a slow
-# one: strace delays each rename (meta.json) by 1 s, as a hung network mount would.
+# one: strace, attached to omnish's writer thread alone, delays each of its renames and writes
+# by 1 s, as a hung network mount would (the shell and everything else run at full speed).
 printf "PS1='RDY> '\n" >"$TMP/rc"
 ENTERS=50
 echo "Enter to output on screen, \`echo \$((6*7))-out\` in interactive bash (ms: p50 p99 mean max)"
-enter() { # name, samples, command...
+enter() { # name, samples, [--slow-writer US], command...
     local name=$1 n=$2
     shift 2
+    local slow=()
+    if [ "$1" = --slow-writer ]; then
+        slow=(--slow-writer "$2")
+        shift 2
+    fi
     rm -rf "$DATA"
-    printf '  %-34s %s\n' "$name" "$(OMNISH_DATA_DIR=$DATA python3 "$LAT" enter "$n" -- "$@" 2>/dev/null)"
+    printf '  %-34s %s\n' "$name" "$(OMNISH_DATA_DIR=$DATA python3 "$LAT" enter "${slow[@]}" "$n" -- "$@" 2>/dev/null)"
 }
-SLOW=(strace -f -qq --seccomp-bpf -o /dev/null -e trace=rename,renameat,renameat2
-    -e inject=rename,renameat,renameat2:delay_enter=1000000)
 enter "bash, no recorder" $ENTERS bash --rcfile "$TMP/rc"
 enter "omnish, normal disk" $ENTERS "$OMNISH" wrap bash --rcfile "$TMP/rc"
 if command -v strace >/dev/null; then
-    enter "omnish, slow disk" $ENTERS "${SLOW[@]}" "$OMNISH" wrap bash --rcfile "$TMP/rc"
+    enter "omnish, slow disk (writes 1 s)" $ENTERS --slow-writer 1000000 "$OMNISH" wrap bash --rcfile "$TMP/rc"
 else
     echo "  (no strace: the slow disk is not measured; apt-get install strace)"
 fi
 if [ -n "$BEFORE" ]; then
     enter "before, normal disk" $ENTERS "$BEFORE" wrap bash --rcfile "$TMP/rc"
     command -v strace >/dev/null &&
-        enter "before, slow disk (5 samples)" 5 "${SLOW[@]}" "$BEFORE" wrap bash --rcfile "$TMP/rc"
+        enter "before, slow disk (writes 1 s)" $ENTERS --slow-writer 1000000 "$BEFORE" wrap bash --rcfile "$TMP/rc"
 fi
-
 echo
 echo "reproduce: cargo build --release && bash scripts/bench-wrap.sh --runs $RUNS${BEFORE:+ --before $BEFORE}"

@@ -7,11 +7,17 @@
                                   contains RDY>; types `echo $((6*7))-out`, Enter, waits for
                                   "42-out" (which the echo of the typed line does not contain)
 
+    --slow-writer US              (before the N) once the program runs, strace delays every
+                                  rename and write of omnish's writer thread by US
+                                  microseconds: a slow disk that slows nothing else (strace
+                                  attaches to that one thread, not to the shell or its children)
+
 Prints "p50_ms p99_ms mean_ms max_ms" for N samples. Used by bench-wrap.sh.
 """
 import os
 import pty
 import select
+import subprocess
 import sys
 import time
 
@@ -35,12 +41,52 @@ def read_until(fd, want, buf, limit=30.0):
     del buf[:i]
 
 
+def writer_thread(pid, limit=10.0):
+    """The thread id of omnish's writer thread in process `pid`."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{tid}/comm") as f:
+                    if f.read().strip() == "omnish-writer":
+                        return int(tid)
+        except OSError:
+            pass
+        time.sleep(0.01)
+    raise SystemExit(f"ptylat: no omnish-writer thread in process {pid}")
+
+
+def slow_down(tid, micros):
+    """Attaches strace to one thread, delaying its renames and writes; returns the strace."""
+    calls = "rename,renameat,renameat2,write,pwrite64,writev,fsync,fdatasync"
+    tracer = subprocess.Popen(
+        ["strace", "-qq", "-o", "/dev/null", "-p", str(tid), "-e", f"trace={calls}",
+         "-e", f"inject={calls}:delay_enter={micros}"],
+        stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        with open(f"/proc/{tid}/status") as f:
+            if any(l.startswith("TracerPid:") and l.split()[1] != "0" for l in f):
+                return tracer
+        if tracer.poll() is not None:
+            raise SystemExit("ptylat: strace could not attach (is ptrace permitted?)")
+        time.sleep(0.01)
+    raise SystemExit("ptylat: strace did not attach within 10 s")
+
+
 def main():
-    mode, n = sys.argv[1], int(sys.argv[2])
-    cmd = sys.argv[sys.argv.index("--") + 1:]
+    args = sys.argv[1:]
+    slow = None
+    mode = args.pop(0)
+    if args[0] == "--slow-writer":
+        slow = int(args[1])
+        del args[:2]
+    n = int(args[0])
+    cmd = args[args.index("--") + 1:]
     pid, fd = pty.fork()
     if pid == 0:
         os.execvp(cmd[0], cmd)
+    tracer = slow_down(writer_thread(pid), slow) if slow is not None else None
     buf = bytearray()
     samples = []
     if mode == "echo":
@@ -83,6 +129,9 @@ def main():
         os.waitpid(pid, 0)
     except ChildProcessError:
         pass
+    if tracer is not None:
+        tracer.kill()
+        tracer.wait()
     samples.sort()
     ms = [s / 1e6 for s in samples]
     p = lambda q: ms[min(len(ms) - 1, int(q * len(ms)))]

@@ -184,10 +184,21 @@ __omnish_preexec_marks() {
             __omnish_escape "$line"
             builtin printf '\e]633;E;%s;%s\a' "$__omnish_esc" "$__omnish_token"
         fi
-    elif [[ :${HISTCONTROL-}: == *:ignorespace:* || :${HISTCONTROL-}: == *:ignoreboth:* ]]; then
-        # Not saved, and a leading space keeps lines out of history: if this line starts with
-        # one (omnish sees it on the screen), the user wants it private.
-        builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' "$__omnish_token"
+    elif [[ ! -o history ]]; then
+        # History is off (`set +o history`): every line is kept out on purpose.
+        builtin printf '\e]633;P;Private=1;%s\a' "$__omnish_token"
+    else
+        # Not saved: bash kept it out on purpose (a leading space under ignorespace, a
+        # HISTIGNORE pattern), unless it repeats the last entry (ignoredups). omnish reads the
+        # line off the screen and compares it with that entry.
+        local entry last=''
+        entry=$(HISTTIMEFORMAT='' builtin history 1)
+        [[ $entry =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]](.*)$ ]] && last=${BASH_REMATCH[1]}
+        __omnish_escape "$last"
+        builtin printf '\e]633;P;Unsaved=%s;%s\a' "$__omnish_esc" "$__omnish_token"
+        if [[ :${HISTCONTROL-}: == *:ignorespace:* || :${HISTCONTROL-}: == *:ignoreboth:* ]]; then
+            builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' "$__omnish_token"
+        fi
     fi
 }
 

@@ -214,7 +214,7 @@ pub(crate) const KEYS: &[Key] = &[
         kind: Kind::Bool,
         default: "true",
         env: Some(("OMNISH_RECORD_PRIVATE", EnvMap::OneMeansFalse)),
-        doc: "a command typed with a leading space where the shell keeps it out of history is private: only its times and status are recorded (OMNISH_RECORD_PRIVATE=1 sets false)",
+        doc: "a command the shell keeps out of history (leading space with ignorespace/HIST_IGNORE_SPACE, HISTIGNORE, set +o history, a refusing zshaddhistory) is private: only its times and status are recorded (OMNISH_RECORD_PRIVATE=1 sets false)",
     },
 ];
 

@@ -104,10 +104,15 @@ fn bash_long_line_recalled_with_up_under_ignoreboth_is_exact() {
 #[test]
 fn bash_lines_read_off_the_screen_are_exact_across_widths_resizes_and_editing() {
     // With history off every line is read off the screen; earlier lines are still recalled.
+    // (Lines typed with history off are private: recorded here because the test asks.)
     let long = format!("echo {} {} end", "p".repeat(70), "q".repeat(70));
     let rc =
         format!("PS1='READY> '\nhistory -s '{long}'\nhistory -s 'echo short'\nset +o history\n");
-    let mut h = Harness::start(&["bash"], &[(".bashrc", rc.as_str())]);
+    let mut h = Harness::start_with(
+        &["bash"],
+        &[(".bashrc", rc.as_str())],
+        &[("OMNISH_RECORD_PRIVATE", "1")],
+    );
     h.wait_prompts(1);
     let check = |h: &mut Harness, want: &str| {
         let n = h.records().len() + 1;
@@ -305,6 +310,66 @@ fn bash_leading_space_command_is_private_under_ignorespace_and_ignoreboth() {
     let r = h.run(" echo not-private");
     assert!(!r.private);
     assert_eq!(h.output_text(&r), "not-private\r\n");
+}
+
+#[test]
+fn bash_histignore_and_history_off_commands_are_private() {
+    let rc = "PS1='READY> '\nHISTIGNORE='*SECRET*:true'\nHISTCONTROL=ignoredups\n";
+    let mut h = Harness::start(&["bash"], &[(".bashrc", rc)]);
+    h.wait_prompts(1);
+    h.run("echo before");
+    let r = h.run("echo -pSECRET1; (exit 4)");
+    assert_private(&h, &r, 4);
+    let r = h.run("true");
+    assert_private(&h, &r, 0);
+    // A repeat ignoredups left out was saved before: not private.
+    let r = h.run("echo before");
+    assert_eq!((r.command_line.as_str(), r.private), ("echo before", false));
+    assert_eq!(h.output_text(&r), "before\r\n");
+    // `set +o history` is saved; what follows is not, until history is back on.
+    let r = h.run("set +o history");
+    assert!(!r.private, "{r:?}");
+    let r = h.run("echo SECRET2-history-off");
+    assert_private(&h, &r, 0);
+    let r = h.run("set -o history");
+    assert_private(&h, &r, 0);
+    let r = h.run("echo after");
+    assert_eq!((r.command_line.as_str(), r.private), ("echo after", false));
+    assert_eq!(h.output_text(&r), "after\r\n");
+    assert!(!session_files(&h).contains("SECRET"));
+    let shown = context(&h, &["--recent", "20"]);
+    assert!(!shown.contains("SECRET"), "{shown}");
+}
+
+#[test]
+fn zsh_lines_a_zshaddhistory_hook_refuses_are_private() {
+    if !zsh_or_skip() {
+        return;
+    }
+    // A zshaddhistory function (status 1: not saved) and a hook in the array (status 2: kept
+    // out of the history file only), as users write them to keep secrets out of history.
+    let rc = "PROMPT='READY> '\nHISTFILE=~/.zhist\nSAVEHIST=100\nHISTSIZE=100\n\
+              zshaddhistory() { [[ $1 != *SECRET* ]] }\n\
+              no_pw() { [[ $1 != *PW* ]] || return 2 }\n\
+              zshaddhistory_functions+=(no_pw)\n";
+    let mut h = Harness::start(&["zsh"], &[(".zshrc", rc)]);
+    h.wait_prompts(1);
+    h.run("echo before");
+    let r = h.run("echo SECRET1; (exit 5)");
+    assert_private(&h, &r, 5);
+    let r = h.run("echo PW2");
+    assert_private(&h, &r, 0);
+    let r = h.run("echo after");
+    assert_eq!((r.command_line.as_str(), r.private), ("echo after", false));
+    assert!(!session_files(&h).contains("SECRET1"));
+    assert!(!session_files(&h).contains("PW2"));
+    // The user's hooks still decide what zsh keeps: SECRET1 is not in its history, PW2 is
+    // (internally).
+    let r = h.run("fc -ln 1");
+    let history = h.output_text(&r);
+    assert!(!history.contains("SECRET1"), "{history}");
+    assert!(history.contains("echo PW2"), "{history}");
+    assert!(history.contains("echo after"), "{history}");
 }
 
 #[test]

@@ -198,10 +198,13 @@ fn long_command_lines_survive() {
 
 #[test]
 fn lines_kept_out_of_history_are_read_off_the_screen() {
-    let mut h = Harness::bash(&[
-        (".bash_extra", ""),
-        (".bashrc", "PS1='READY> '\nHISTCONTROL=ignoreboth\n"),
-    ]);
+    // Lines typed with history off are private: recorded here because the test asks.
+    let mut h = Harness::start_with(
+        &["bash"],
+        &[(".bashrc", "PS1='READY> '\nHISTCONTROL=ignoreboth\n")],
+        &[("OMNISH_RECORD_PRIVATE", "1")],
+    );
+    h.wait_prompts(1);
     h.run("echo visible");
     // A duplicate: ignoredups keeps it out of history.
     let r = h.run("echo visible");

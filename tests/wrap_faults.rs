@@ -376,3 +376,56 @@ fn a_stopped_terminal_does_not_block_the_keyboard() {
         assert_modes_restored(&h, shell);
     }
 }
+
+#[test]
+fn terminal_modes_are_restored_on_every_way_out_of_a_failed_start() {
+    // A shell in the test's pty sets modes of its own, saves them (`stty -g`), runs omnish,
+    // and saves them again after omnish is gone, however it ended.
+    let around = "stty -echoctl -ixon intr ^G; chmod +x badshell; : >not-a-dir; \
+                  stty -g >before; \"$@\"; echo $? >status; stty -g >after";
+    let files = [("badshell", "#!/nonexistent/interpreter\n")];
+    for (how, argv, env, want) in [
+        (
+            "a shell that cannot be found",
+            &["/nonexistent/shell"][..],
+            &[][..],
+            127,
+        ),
+        ("a shell that cannot be executed", &["./badshell"], &[], -1),
+        (
+            "a data dir that cannot be created",
+            &["sh", "-c", "exit 3"],
+            &[("OMNISH_DATA_DIR", "not-a-dir/data")][..],
+            3,
+        ),
+        (
+            "a shell that exits at once",
+            &["sh", "-c", "exit 4"],
+            &[],
+            4,
+        ),
+        (
+            "a shell killed by a signal",
+            &["sh", "-c", "kill -KILL $$"],
+            &[],
+            137,
+        ),
+    ] {
+        let mut h = Harness::start_via(&["sh", "-c", around, "sh"], argv, &files, env);
+        h.wait_exit();
+        let home = h.home.path();
+        let read = |f: &str| {
+            std::fs::read_to_string(home.join(f))
+                .unwrap_or_else(|e| panic!("{how}: {f}: {e}; screen:\n{}", h.screen()))
+        };
+        let status: i32 = read("status").trim().parse().unwrap();
+        if want >= 0 {
+            assert_eq!(status, want, "{how}; screen:\n{}", h.screen());
+        } else {
+            assert_ne!(status, 0, "{how}; screen:\n{}", h.screen());
+        }
+        let before = read("before");
+        assert!(before.contains(':'), "{how}: {before}");
+        assert_eq!(read("after"), before, "{how}; screen:\n{}", h.screen());
+    }
+}

@@ -28,10 +28,45 @@ __omnish_mark_eol() {
     fi
 }
 
+# zshaddhistory hooks decide whether a line is saved: one that returns non-zero keeps it out of
+# history (1) or out of the history file (2), on purpose, so the line is private. zsh does not
+# tell its hooks what the others returned, so omnish runs the user's hooks itself, once each:
+# their `zshaddhistory` function (renamed) and their zshaddhistory_functions, taken over at
+# every prompt; __omnish_addhistory returns the first non-zero status, as zsh would use.
+typeset -gi __omnish_unsaved=0
+typeset -ga __omnish_addhistory_functions
+__omnish_addhistory() {
+    local -i ret=0 r
+    local f
+    for f in __omnish_user_zshaddhistory "${__omnish_addhistory_functions[@]}"; do
+        (( ${+functions[$f]} )) || continue
+        "$f" "$@"
+        r=$?
+        (( ret )) || ret=r
+    done
+    __omnish_unsaved=$(( ret != 0 ))
+    return ret
+}
+
+__omnish_take_addhistory() {
+    if (( ${+functions[zshaddhistory]} )); then
+        functions[__omnish_user_zshaddhistory]=$functions[zshaddhistory]
+        unfunction zshaddhistory
+    fi
+    local f
+    for f in $zshaddhistory_functions; do
+        [[ $f == __omnish_addhistory ]] || __omnish_addhistory_functions+=($f)
+    done
+    __omnish_addhistory_functions=(${(u)__omnish_addhistory_functions})
+    zshaddhistory_functions=(__omnish_addhistory)
+}
+
 __omnish_precmd() {
     local -i st=$?
     emulate -L zsh
     __omnish_exec_undo
+    __omnish_unsaved=0
+    __omnish_take_addhistory
     # The end of the command, if one ran (omnish ignores an end without a start: empty line,
     # Ctrl-C at the prompt), the cwd, and the prompt start.
     __omnish_escape $PWD
@@ -141,6 +176,11 @@ __omnish_preexec() {
     if [[ -o hist_ignore_space && ( $1 == [[:blank:]]* || $__omnish_typed == [[:blank:]]* ) ]]; then
         builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' $__omnish_token
     fi
+    # A zshaddhistory hook kept it out of history.
+    if (( __omnish_unsaved )); then
+        builtin printf '\e]633;P;Private=1;%s\a' $__omnish_token
+        __omnish_unsaved=0
+    fi
     if [[ -n $__omnish_typed ]]; then
         __omnish_escape $__omnish_typed
         builtin printf '\e]633;P;Typed=%s;%s\a' $__omnish_esc $__omnish_token
@@ -155,9 +195,10 @@ __omnish_preexec() {
     fi
 }
 
-typeset -ga precmd_functions preexec_functions
+typeset -ga precmd_functions preexec_functions zshaddhistory_functions
 () {
     emulate -L zsh
+    __omnish_take_addhistory
     precmd_functions=(__omnish_precmd ${precmd_functions:#__omnish_precmd})
     preexec_functions=(${preexec_functions:#__omnish_preexec} __omnish_preexec)
     __omnish_mark_eol

@@ -16,6 +16,8 @@
 //! | `633;P;Typed=<escaped>;T`  | the line as typed, before history expansion (zsh)    |
 //! | `633;P;HistIgnoreSpace=1;T`| a leading space keeps this line out of history       |
 //! | `633;P;Exec=1;T`           | the hooks saw this line exec a bash or zsh           |
+//! | `633;P;Private=1;T`        | the shell kept this line out of history on purpose   |
+//! | `633;P;Unsaved=<esc>;T`    | bash did not save this line; its last entry is this  |
 //!
 //! Escaping (as VS Code's OSC 633): `\` → `\\`, `;` and bytes below 0x20 and 0x7f → `\xHH`.
 //!
@@ -56,6 +58,13 @@ pub enum Marker {
     /// The shell keeps lines starting with a space out of its history (bash `ignorespace` /
     /// `ignoreboth` for a line it did not save, zsh `HIST_IGNORE_SPACE`): such a line is private.
     HistIgnoreSpace,
+    /// The shell kept this line out of its history on purpose (bash `set +o history`, a zsh
+    /// `zshaddhistory` hook that refused it): it is private.
+    Private,
+    /// bash did not save this line; its last history entry is this. A line that repeats it
+    /// was left out as a duplicate (ignoredups); any other was kept out on purpose
+    /// (ignorespace, HISTIGNORE) and is private.
+    Unsaved(String),
     /// The hooks saw that this line replaces the shell with a bash or zsh (and prepared to hook
     /// it, or said why they cannot).
     ExecAnnounced,
@@ -103,36 +112,44 @@ impl Scanner {
 
     /// Scans `input`, calling `sink` with text runs and markers in order. Bytes of an unfinished
     /// candidate marker are held until a later call decides what they are.
+    ///
+    /// Output without our markers comes out as one text run per call, however many escape
+    /// sequences it holds: a candidate that began in this call and turns out not to be ours
+    /// stays part of the run around it, and only an OSC is ever held.
     pub fn feed(&mut self, input: &[u8], sink: &mut dyn FnMut(Piece<'_>)) {
         let mut i = 0;
         // Start of the current run of plain text inside `input`.
         let mut text_start = 0;
+        // Where the held candidate starts in `input`, when it started in this call (its bytes
+        // are then still in the text run); `None` when it was held from an earlier call.
+        let mut held_at: Option<usize> = None;
         while i < input.len() {
             match self.state {
-                State::Ground => match memchr(ESC, &input[i..]) {
-                    None => i = input.len(),
+                State::Ground => match osc_start().find(&input[i..]) {
                     Some(k) => {
                         let at = i + k;
-                        if at > text_start {
-                            sink(Piece::Text(&input[text_start..at]));
-                        }
+                        self.held.extend_from_slice(OSC_START);
+                        self.state = State::Osc;
+                        held_at = Some(at);
+                        i = at + 2;
+                    }
+                    // An ESC ending the input may start an OSC.
+                    None if input[input.len() - 1] == ESC => {
                         self.held.push(ESC);
                         self.state = State::Esc;
-                        i = at + 1;
-                        text_start = i;
+                        held_at = Some(input.len() - 1);
+                        i = input.len();
                     }
+                    None => i = input.len(),
                 },
+                // Only at the start of a call: an ESC ended the previous one.
                 State::Esc => {
-                    let b = input[i];
-                    if b == b']' {
-                        self.held.push(b);
+                    if input[i] == b']' {
+                        self.held.push(b']');
                         self.state = State::Osc;
                         i += 1;
-                        text_start = i;
                     } else {
-                        // Not an OSC: the ESC and what follows are text.
-                        self.release(sink);
-                        text_start = i;
+                        self.reject(&mut held_at, &mut text_start, i, sink);
                     }
                 }
                 State::Osc => {
@@ -140,49 +157,50 @@ impl Scanner {
                     match b {
                         BEL => {
                             i += 1;
-                            self.finish_osc(&[BEL], sink);
-                            text_start = i;
+                            self.finish_osc(&[BEL], &mut held_at, &mut text_start, i, input, sink);
                         }
                         ESC => {
                             self.held.push(ESC);
                             self.state = State::OscEsc;
                             i += 1;
-                            text_start = i;
                         }
-                        CAN | SUB => {
-                            self.release(sink);
-                            text_start = i;
-                        }
+                        CAN | SUB => self.reject(&mut held_at, &mut text_start, i, sink),
                         _ => {
                             self.held.push(b);
                             i += 1;
-                            text_start = i;
                             if !could_be_ours(&self.held[2..]) || self.held.len() > MAX_MARKER {
-                                self.release(sink);
+                                self.reject(&mut held_at, &mut text_start, i, sink);
                             }
                         }
                     }
                 }
                 State::OscEsc => {
+                    // The ESC that ended the payload, without it.
+                    self.held.pop();
                     if input[i] == b'\\' {
                         i += 1;
-                        self.held.pop();
-                        self.finish_osc(b"\x1b\\", sink);
-                        text_start = i;
+                        self.finish_osc(b"\x1b\\", &mut held_at, &mut text_start, i, input, sink);
+                    } else if i > 0 {
+                        // ESC ended the OSC (not ours: we always terminate properly); the ESC,
+                        // in this call, starts a new sequence.
+                        i -= 1;
+                        self.reject(&mut held_at, &mut text_start, i, sink);
                     } else {
-                        // ESC ended the OSC (not ours: we always terminate properly); the ESC
-                        // starts a new sequence.
-                        self.held.pop();
-                        self.release(sink);
+                        // The ESC ended the previous call: it is held alone.
+                        self.reject(&mut held_at, &mut text_start, i, sink);
                         self.held.push(ESC);
                         self.state = State::Esc;
-                        text_start = i;
                     }
                 }
             }
         }
-        if self.state == State::Ground && text_start < input.len() {
-            sink(Piece::Text(&input[text_start..]));
+        let end = match (self.state, held_at) {
+            (State::Ground, _) => input.len(),
+            (_, Some(at)) => at,
+            (_, None) => 0,
+        };
+        if end > text_start {
+            sink(Piece::Text(&input[text_start..end]));
         }
     }
 
@@ -201,24 +219,63 @@ impl Scanner {
         self.state = State::Ground;
     }
 
-    /// `held` is `ESC ] payload`, terminated by `terminator` (already consumed).
-    fn finish_osc(&mut self, terminator: &[u8], sink: &mut dyn FnMut(Piece<'_>)) {
+    /// The held candidate is not ours: its bytes are text. Begun in this call, they stay in the
+    /// text run; held from an earlier call, they go out now and a new run starts at `i`.
+    fn reject(
+        &mut self,
+        held_at: &mut Option<usize>,
+        text_start: &mut usize,
+        i: usize,
+        sink: &mut dyn FnMut(Piece<'_>),
+    ) {
+        if held_at.take().is_some() {
+            self.held.clear();
+            self.state = State::Ground;
+        } else {
+            self.release(sink);
+            *text_start = i;
+        }
+    }
+
+    /// `held` is `ESC ] payload`, terminated by `terminator`, which ends at `i` in `input`.
+    fn finish_osc(
+        &mut self,
+        terminator: &[u8],
+        held_at: &mut Option<usize>,
+        text_start: &mut usize,
+        i: usize,
+        input: &[u8],
+        sink: &mut dyn FnMut(Piece<'_>),
+    ) {
         match parse(&self.held[2..], &self.token) {
             Some(marker) => {
+                if let Some(at) = held_at.take() {
+                    if at > *text_start {
+                        sink(Piece::Text(&input[*text_start..at]));
+                    }
+                }
                 self.held.clear();
                 self.state = State::Ground;
+                *text_start = i;
                 sink(Piece::Marker(marker));
             }
             None => {
-                self.held.extend_from_slice(terminator);
-                self.release(sink);
+                if held_at.is_none() {
+                    self.held.extend_from_slice(terminator);
+                }
+                self.reject(held_at, text_start, i, sink);
             }
         }
     }
 }
 
-fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&b| b == needle)
+const OSC_START: &[u8] = b"\x1b]";
+
+/// Finds `ESC ]` without stopping at every other escape sequence (colours are frequent).
+fn osc_start() -> &'static memchr::memmem::Finder<'static> {
+    static FINDER: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    FINDER.get_or_init(|| memchr::memmem::Finder::new(OSC_START))
 }
 
 /// Whether an OSC payload seen so far can still become one of our markers.
@@ -260,6 +317,12 @@ pub fn parse(payload: &[u8], token: &[u8]) -> Option<Marker> {
     }
     if rest == b"P;Exec=1" {
         return Some(Marker::ExecAnnounced);
+    }
+    if rest == b"P;Private=1" {
+        return Some(Marker::Private);
+    }
+    if let Some(last) = rest.strip_prefix(b"P;Unsaved=") {
+        return Some(Marker::Unsaved(unescape(last)?));
     }
     None
 }
@@ -467,6 +530,26 @@ mod tests {
         }
         s.flush(&mut sink);
         assert_eq!(out, 6 + 640 * 1024);
+    }
+
+    #[test]
+    fn output_without_markers_is_one_text_run_per_read() {
+        // Colours, a title and a held ESC at the end of a read: the terminal thread copies
+        // each read once, not once per escape sequence.
+        let mut s = Scanner::new(T);
+        let mut pieces = Vec::new();
+        let mut feed = |bytes: &[u8], pieces: &mut Vec<Vec<u8>>| {
+            s.feed(bytes, &mut |p| match p {
+                Piece::Text(t) => pieces.push(t.to_vec()),
+                Piece::Marker(m) => panic!("{m:?}"),
+            })
+        };
+        let read = b"\x1b[1m\x1b[92m   Compiling\x1b[0m x\r\n\x1b]0;title\x07\x1b[32mok\x1b";
+        feed(read, &mut pieces);
+        assert_eq!(pieces, vec![read[..read.len() - 1].to_vec()]);
+        feed(b"[0m\r\n", &mut pieces);
+        assert_eq!(pieces.len(), 3);
+        assert_eq!(pieces[1..], [b"\x1b".to_vec(), b"[0m\r\n".to_vec()]);
     }
 
     #[test]

@@ -12,7 +12,7 @@
 //! makes a write fail (and recording stop) instead of killing omnish.
 
 use crate::record::marker::{Marker, Piece, Scanner};
-use crate::record::recorder::Recorder;
+use crate::record::recorder::{FRAME_DELAY, Recorder};
 use crate::store::now_ms;
 use anyhow::{Context, Result};
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
@@ -477,7 +477,7 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
             }
             let read_stdin = stdin_open && prompt_ready && to_shell.len() < READ_SIZE;
             let read_master = screen.pending() < SCREEN_LIMIT;
-            let mut fds = vec![
+            let mut fds = [
                 libc::pollfd {
                     fd: master,
                     events: if read_master { libc::POLLIN } else { 0 }
@@ -513,6 +513,18 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                 50
             } else {
                 -1
+            };
+            // Output waiting in an unfinished frame goes to the writer within FRAME_DELAY.
+            let timeout = match recorder.as_ref() {
+                Some(r) if r.frame_waiting() => {
+                    let delay = FRAME_DELAY.as_millis() as i32;
+                    if timeout < 0 {
+                        delay
+                    } else {
+                        timeout.min(delay)
+                    }
+                }
+                _ => timeout,
             };
             // SAFETY: fds is a valid slice of pollfd for the call's duration.
             let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
@@ -679,6 +691,9 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                 }
             }
             if let Some(r) = recorder.as_mut() {
+                if r.frame_waiting() {
+                    r.end_of_read(now_ms());
+                }
                 if rc_dir.is_some() && r.prompts() > 0 {
                     rc_dir = None;
                 }

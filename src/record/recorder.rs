@@ -12,8 +12,10 @@
 //! history (bash) omnish reads it off a model of the screen ([`Screen`]) from the prompt's end,
 //! row after wrapped row. What was typed is kept beside it when a history expansion changed it.
 //!
-//! Private commands: a line the user kept out of history with a leading space (the hooks say
-//! when the shell does that) is recorded without its line, cwd, keystrokes or output, unless
+//! Private commands: a line the user kept out of history on purpose (a leading space under bash
+//! ignorespace or zsh HIST_IGNORE_SPACE, a bash HISTIGNORE pattern or `set +o history`, a zsh
+//! `zshaddhistory` hook that refused it; the hooks say which lines the shell left out) is
+//! recorded without its line, cwd, keystrokes or output, unless
 //! the recorder was told to record them (`OMNISH_RECORD_PRIVATE=1`). Frames from the prompt
 //! to the output start are held back until the line is known to be private or not.
 //!
@@ -32,6 +34,11 @@ use std::time::Duration;
 /// Most bytes of frames held back while a line is typed; beyond, they are written (a line that
 /// long is not kept private).
 const HELD_CAP: usize = 4 * 1024 * 1024;
+/// An output frame is handed to the writer once it holds this much (a pty read is at most a
+/// few KiB: one frame per read would wake the writer thread for every read).
+const FRAME_TARGET: usize = 64 * 1024;
+/// How long output may wait in an unfinished frame before it goes to the writer anyway.
+pub const FRAME_DELAY: Duration = Duration::from_millis(10);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -70,6 +77,10 @@ pub struct Recorder {
     typed: Option<String>,
     /// The hooks said a leading space keeps this line out of history.
     hist_ignore_space: bool,
+    /// The hooks said the shell kept this line out of history on purpose.
+    private_line: bool,
+    /// The hooks said bash did not save this line, and what its last entry is.
+    unsaved: Option<String>,
     /// The hooks saw this line exec a shell.
     exec_announced: bool,
     /// Record private commands anyway.
@@ -125,6 +136,8 @@ impl Recorder {
             command_line: None,
             typed: None,
             hist_ignore_space: false,
+            private_line: false,
+            unsaved: None,
             exec_announced: false,
             record_private: false,
             screen: Screen::new(80, 24),
@@ -210,10 +223,21 @@ impl Recorder {
         self.write(now, store::INPUT, bytes.to_vec());
     }
 
-    /// Ends the current output frame; call after each read so frames follow the reads. The
-    /// writer puts frames on disk as soon as it has caught up.
-    pub fn end_of_read(&mut self, _now: u64) {
-        self.cut();
+    /// Call after each read: a frame that is full or has waited [`FRAME_DELAY`] goes to the
+    /// writer, which puts frames on disk as soon as it has caught up. Frames are also cut at
+    /// every marker and before input, so they still never straddle two commands.
+    pub fn end_of_read(&mut self, now: u64) {
+        if self.pending.len() >= FRAME_TARGET
+            || now.saturating_sub(self.pending_at) >= FRAME_DELAY.as_millis() as u64
+        {
+            self.cut();
+        }
+    }
+
+    /// Whether output waits in an unfinished frame: call [`Recorder::end_of_read`] again
+    /// within [`FRAME_DELAY`].
+    pub fn frame_waiting(&self) -> bool {
+        !self.pending.is_empty()
     }
 
     pub fn marker(&mut self, now: u64, marker: Marker) {
@@ -229,6 +253,8 @@ impl Recorder {
                     self.command_line = None;
                     self.typed = None;
                     self.hist_ignore_space = false;
+                    self.private_line = false;
+                    self.unsaved = None;
                     self.exec_announced = false;
                     self.start_drawing();
                     if self.held.is_none() {
@@ -262,6 +288,8 @@ impl Recorder {
             Marker::CommandLine(line) => self.command_line = Some(line),
             Marker::Typed(line) => self.typed = Some(line),
             Marker::HistIgnoreSpace => self.hist_ignore_space = true,
+            Marker::Private => self.private_line = true,
+            Marker::Unsaved(last) => self.unsaved = Some(last),
             Marker::ExecAnnounced => self.exec_announced = true,
             Marker::Cwd(cwd) => self.cwd = cwd,
             Marker::OutputStart => {
@@ -270,11 +298,17 @@ impl Recorder {
                 }
                 self.cut();
                 let (line, source, typed) = self.command_line_at_start();
-                let private = self.hist_ignore_space
+                let leading_space = self.hist_ignore_space
                     && [Some(&line), typed.as_ref()]
                         .into_iter()
                         .flatten()
                         .any(|l| l.starts_with([' ', '\t']));
+                // Not saved, and no repeat of the last entry: kept out on purpose.
+                let unsaved = self
+                    .unsaved
+                    .take()
+                    .is_some_and(|last| line.trim_end() != last.trim_end());
+                let private = leading_space || unsaved || std::mem::take(&mut self.private_line);
                 let hide = private && !self.record_private;
                 if !self.exec_announced {
                     if let Some(shell) = exec_of_a_shell(&line) {
@@ -505,8 +539,16 @@ impl Recorder {
         if self.pending.is_empty() {
             return;
         }
-        let pending = std::mem::take(&mut self.pending);
-        self.write(self.pending_at, store::OUTPUT, pending);
+        // A full frame goes as it is, a small one as a copy of its size: a queued frame never
+        // holds much more memory than its bytes, and the buffer is reused.
+        let frame = if self.pending.len() >= FRAME_TARGET / 2 {
+            std::mem::replace(&mut self.pending, Vec::with_capacity(FRAME_TARGET + 4096))
+        } else {
+            let frame = self.pending.clone();
+            self.pending.clear();
+            frame
+        };
+        self.write(self.pending_at, store::OUTPUT, frame);
     }
 
     /// Whether a frame is kept from the writer: held while a line is typed, dropped while a

@@ -244,7 +244,13 @@ impl Harness {
         rec
     }
 
+    /// The session's meta.json, once the writer thread (which the shell never waits for) has
+    /// written it.
     pub fn meta(&self) -> SessionMeta {
+        self.wait_until("meta.json", || {
+            store::list_sessions(&self.data())
+                .is_ok_and(|s| s.first().is_some_and(|d| d.join(store::META).exists()))
+        });
         store::read_meta(&self.session_dir()).unwrap()
     }
 
