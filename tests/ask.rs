@@ -335,3 +335,40 @@ fn ask_holds_at_most_a_digest_of_each_output() {
     );
     assert!(prompt.contains("lines omitted"), "{prompt}");
 }
+
+#[test]
+fn ask_prompt_carries_the_pinned_notes_first_and_no_notes_leaves_them_out() {
+    if !need_llm() {
+        return;
+    }
+    let h = failed_session();
+    let added = omnish(
+        &h,
+        "note",
+        &[
+            "add",
+            "deploys go through staging-7 first",
+            "--priority",
+            "5",
+        ],
+        &[],
+    );
+    assert!(added.status.success(), "{}", text(&added.stderr));
+    let prompt_of = |args: &[&str]| {
+        let out = omnish(&h, "ask", args, &[("OMNISH_ASK_COMMAND", "llm -m echo")]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let reply: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+        reply["prompt"].as_str().unwrap().to_string()
+    };
+    let prompt = prompt_of(&[]);
+    let note = prompt.find("deploys go through staging-7 first");
+    let command = prompt.find("$ ls /no-such-dir-omnish");
+    assert!(
+        matches!((note, command), (Some(n), Some(c)) if n < c),
+        "{prompt}"
+    );
+    let without = prompt_of(&["--no-notes"]);
+    assert!(!without.contains("staging-7"), "{without}");
+    assert!(without.contains("$ ls /no-such-dir-omnish"), "{without}");
+}
