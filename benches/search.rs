@@ -22,9 +22,9 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use support::{Rng, binary, median};
+use support::{Rng, binary, command_record, finished_meta, median};
 
-use omnish::store::{self, CommandRecord, SessionMeta, SessionState, StreamWriter};
+use omnish::store::{self, CommandRecord, SessionMeta, StreamWriter};
 
 const COLS: u16 = 120;
 const ROWS: u16 = 40;
@@ -111,21 +111,14 @@ fn build_session(root: &Path, k: u64, bytes: u64, rng: &mut Rng, plant: &[u64]) 
         }
         buf.clear();
         records.push(CommandRecord {
-            command_id: format!("{id}:{seq}"),
-            session_id: id.clone(),
-            seq,
             command_line: line,
-            cwd: "/home/dev/proj".into(),
             started_at: now,
             ended_at: now + 500,
             exit_code: Some(if failed { 101 } else { 0 }),
             stream_offset: offset,
             stream_length: s.offset() - offset,
             cols: COLS,
-            command_source: "hook".into(),
-            typed: None,
-            private: false,
-            recording_stopped: false,
+            ..command_record(&id, seq)
         });
     }
     s.flush().unwrap();
@@ -133,24 +126,9 @@ fn build_session(root: &Path, k: u64, bytes: u64, rng: &mut Rng, plant: &[u64]) 
         store::append_command(&dir, r).unwrap();
     }
     let meta = SessionMeta {
-        id: id.clone(),
-        shell: "/bin/bash".into(),
-        argv: vec!["bash".into()],
-        pid: Some(4242),
-        recorder_pid: 4241,
-        hostname: "host".into(),
-        cwd: "/home/dev/proj".into(),
-        started_at: T0,
-        ended_at: Some(now + 1000),
-        exit_status: Some(0),
-        omnish_version: env!("CARGO_PKG_VERSION").into(),
-        state: SessionState::Exited,
         cols: COLS,
         rows: ROWS,
-        hooked: true,
-        running_command: None,
-        recording_error: None,
-        recording_stopped_at: None,
+        ..finished_meta(&id, T0, now + 1000)
     };
     store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
     (s.offset(), planted)
