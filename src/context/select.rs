@@ -212,6 +212,26 @@ impl Filter for Since {
     }
 }
 
+/// The filters that read no output, as the `context` and `search` requests name them: failed
+/// commands only, commands run within a directory, commands started since a time (ms).
+pub(crate) fn cheap_filters(
+    failed: bool,
+    within: Option<&Path>,
+    since_ms: Option<u64>,
+) -> Vec<Box<dyn Filter>> {
+    let mut filters: Vec<Box<dyn Filter>> = Vec::new();
+    if failed {
+        filters.push(Box::new(Failed));
+    }
+    if let Some(dir) = within {
+        filters.push(Box::new(Within(dir.to_path_buf())));
+    }
+    if let Some(ms) = since_ms {
+        filters.push(Box::new(Since(ms)));
+    }
+    filters
+}
+
 /// Only the command numbered `seq` (one command by its id): scanning newest first, nothing
 /// older can match once a lower number is reached.
 pub(crate) struct Seq(pub u64);

@@ -79,6 +79,18 @@ pub fn open_append(path: &Path) -> io::Result<File> {
         .open(path)
 }
 
+/// Opens `path` to read and write, creating it 0600 and keeping what it holds (a lock file, a
+/// cache).
+pub fn open_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(path)
+}
+
 /// A session id: UTC start time to the millisecond, then random hex, so ids are unique and sort
 /// by start time (`20261122T183045.123Z-9f3a1c`).
 pub fn new_session_id(started_at_ms: u64) -> String {
