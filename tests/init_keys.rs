@@ -452,19 +452,35 @@ fn wrap_starts_a_login_shell_as_a_login_shell() {
         ),
     )
     .unwrap();
+    // The recorded shell read the login files itself (the variable is not exported).
+    let (out, _) = in_wrapped_login_shell(
+        h,
+        "bash -l",
+        "echo LOGIN-$PROFILE_READ-$OMNISH_INIT_WRAPPED",
+    );
+    assert!(out.starts_with("LOGIN-yes-/dev/"), "{out}");
+}
+
+/// Starts `command`, a login shell that wraps itself, in tmux with its store in `h`/data, runs
+/// `line` at its first `READY>` prompt and returns what `line` printed (as recorded) and the
+/// session's metadata. Checks that exactly one session was recorded and that it ran a login
+/// shell (its argv ends in `-l`).
+fn in_wrapped_login_shell(
+    h: &Path,
+    command: &str,
+    line: &str,
+) -> (String, omnish::store::SessionMeta) {
     let data = h.join("data");
     let t = Tmux::start(
         h,
         &[("OMNISH_DATA_DIR", data.display().to_string())],
-        "bash -l",
+        command,
     );
     t.wait("the prompt", |s| s.contains("READY>"));
-    // The recorded shell read the login files itself (the variable is not exported).
-    t.type_text("echo LOGIN-$PROFILE_READ-$OMNISH_INIT_WRAPPED");
+    t.type_text(line);
     t.keys(&["Enter"]);
     let recs = wait_records(&data, 1);
-    let out = common::output_of(&sessions(&data)[0], &recs[0]);
-    assert!(text(&out).starts_with("LOGIN-yes-/dev/"), "{}", text(&out));
+    let out = text(&common::output_of(&sessions(&data)[0], &recs[0]));
     let meta = omnish::store::read_meta(&sessions(&data)[0]).unwrap();
     assert_eq!(
         meta.argv.last().map(String::as_str),
@@ -473,6 +489,7 @@ fn wrap_starts_a_login_shell_as_a_login_shell() {
         meta.argv
     );
     assert_eq!(sessions(&data).len(), 1);
+    (out, meta)
 }
 
 #[test]
@@ -491,27 +508,13 @@ fn wrap_starts_a_login_zsh_as_a_login_zsh() {
         ),
     )
     .unwrap();
-    let data = h.join("data");
-    let t = Tmux::start(
+    let (out, meta) = in_wrapped_login_shell(
         h,
-        &[("OMNISH_DATA_DIR", data.display().to_string())],
         "zsh -l",
+        "[[ -o login ]] && echo LOGIN-$PROFILE_READ-${OMNISH_INIT_WRAPPED%%[0-9]*}",
     );
-    t.wait("the prompt", |s| s.contains("READY>"));
-    t.type_text("[[ -o login ]] && echo LOGIN-$PROFILE_READ-${OMNISH_INIT_WRAPPED%%[0-9]*}");
-    t.keys(&["Enter"]);
-    let recs = wait_records(&data, 1);
-    let out = common::output_of(&sessions(&data)[0], &recs[0]);
-    assert_eq!(text(&out), "LOGIN-yes-/dev/pts/\r\n");
-    let meta = omnish::store::read_meta(&sessions(&data)[0]).unwrap();
+    assert_eq!(out, "LOGIN-yes-/dev/pts/\r\n");
     assert!(meta.shell.ends_with("zsh"), "{}", meta.shell);
-    assert_eq!(
-        meta.argv.last().map(String::as_str),
-        Some("-l"),
-        "{:?}",
-        meta.argv
-    );
-    assert_eq!(sessions(&data).len(), 1);
 }
 
 #[test]
