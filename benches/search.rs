@@ -156,6 +156,20 @@ fn timed(program: &Path, args: &[&str], root: &Path) -> (f64, String, Option<u64
     (ms, String::from_utf8_lossy(&out.stdout).into_owned(), rss)
 }
 
+/// `RUNS` runs of `program ARGS` (see [`timed`]): the median wall ms and the highest peak RSS.
+/// `check` sees the stdout of each run.
+fn runs(program: &Path, args: &[&str], root: &Path, check: impl Fn(&str)) -> (f64, Option<u64>) {
+    let mut times = Vec::new();
+    let mut peak = None;
+    for _ in 0..RUNS {
+        let (ms, out, r) = timed(program, args, root);
+        check(&out);
+        times.push(ms);
+        peak = peak.max(r);
+    }
+    (median(times), peak)
+}
+
 fn rss(kib: Option<u64>) -> String {
     kib.map_or("?".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
 }
@@ -224,15 +238,9 @@ fn main() {
             hits, planted,
             "first search found the planted lines:\n{out}"
         );
-        let mut later = Vec::new();
-        let mut later_rss = None;
-        for _ in 0..RUNS {
-            let (ms, out, r) = timed(&bin, &search, &root);
+        let (later, later_rss) = runs(&bin, &search, &root, |out| {
             assert_eq!(out.matches(&format!(": {NEEDLE}")).count(), planted);
-            later.push(ms);
-            later_rss = later_rss.max(r);
-        }
-        let later = median(later);
+        });
         println!(
             "  omnish search, first (renders, writes the cache): {:>9.1} ms   peak RSS {}",
             first_ms,
@@ -247,14 +255,7 @@ fn main() {
             Some(rg) => {
                 let mut a = vec!["-a", pattern];
                 a.extend(streams.iter().map(String::as_str));
-                let mut times = Vec::new();
-                let mut rg_rss = None;
-                for _ in 0..RUNS {
-                    let (ms, _, r) = timed(rg, &a, &root);
-                    times.push(ms);
-                    rg_rss = rg_rss.max(r);
-                }
-                let rg_ms = median(times);
+                let (rg_ms, rg_rss) = runs(rg, &a, &root, |_| {});
                 println!(
                     "  rg -a over the raw stream.bin (median of {RUNS}):   {:>9.1} ms   peak RSS {}",
                     rg_ms,
