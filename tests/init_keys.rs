@@ -300,6 +300,11 @@ fn stand_in(home: &Path) -> String {
     path.display().to_string()
 }
 
+/// The line of a startup file that makes `shell` wrap itself: `eval "$(omnish init SHELL --wrap)"`.
+fn wrap_line(shell: &str) -> String {
+    format!("eval \"$({} init {shell} --wrap)\"\n", omnish_bin())
+}
+
 /// Presses the keys in a shell started by `init --wrap` and checks the screen and the records.
 fn keys_in_a_wrapped_shell(shell: &str) {
     if skip_without(&["tmux", shell]) {
@@ -307,7 +312,7 @@ fn keys_in_a_wrapped_shell(shell: &str) {
     }
     let home = tempfile::tempdir().unwrap();
     let h = home.path();
-    let rc = format!("eval \"$({} init {shell} --wrap)\"\n", omnish_bin());
+    let rc = wrap_line(shell);
     match shell {
         "bash" => std::fs::write(h.join(".bashrc"), format!("PS1='READY> '\n{rc}")).unwrap(),
         _ => std::fs::write(h.join(".zshrc"), format!("PROMPT='READY> '\n{rc}")).unwrap(),
@@ -446,10 +451,7 @@ fn wrap_starts_a_login_shell_as_a_login_shell() {
     let h = home.path();
     std::fs::write(
         h.join(".bash_profile"),
-        format!(
-            "PS1='READY> '\nPROFILE_READ=yes\neval \"$({} init bash --wrap)\"\n",
-            omnish_bin()
-        ),
+        format!("PS1='READY> '\nPROFILE_READ=yes\n{}", wrap_line("bash")),
     )
     .unwrap();
     // The recorded shell read the login files itself (the variable is not exported).
@@ -502,10 +504,7 @@ fn wrap_starts_a_login_zsh_as_a_login_zsh() {
     std::fs::write(h.join(".zprofile"), "PROFILE_READ=yes\n").unwrap();
     std::fs::write(
         h.join(".zshrc"),
-        format!(
-            "PROMPT='READY> '\neval \"$({} init zsh --wrap)\"\n",
-            omnish_bin()
-        ),
+        format!("PROMPT='READY> '\n{}", wrap_line("zsh")),
     )
     .unwrap();
     let (out, meta) = in_wrapped_login_shell(
@@ -527,10 +526,7 @@ fn wrap_never_starts_for_scripts_or_non_interactive_shells() {
     let data = h.join("data");
     std::fs::write(
         h.join("script.sh"),
-        format!(
-            "eval \"$({} init bash --wrap)\"\necho script-went-on\n",
-            omnish_bin()
-        ),
+        format!("{}echo script-went-on\n", wrap_line("bash")),
     )
     .unwrap();
     // On a terminal (tmux), yet not interactive: `bash -c`, a script, `zsh -c`.
@@ -550,10 +546,7 @@ fn wrap_never_starts_for_scripts_or_non_interactive_shells() {
 
 #[test]
 fn inside_a_recorded_shell_init_wrap_installs_the_keys_only() {
-    let rc = format!(
-        "PS1='READY> '\neval \"$({} init bash --wrap)\"\n",
-        omnish_bin()
-    );
+    let rc = format!("PS1='READY> '\n{}", wrap_line("bash"));
     let mut h = Harness::bash(&[(".bashrc", &rc)]);
     let r = h.run("bind -X | grep -c __omnish_; echo $OMNISH_SESSION_ID");
     let out = h.output_text(&r);
@@ -581,10 +574,7 @@ fn wrap_falls_back_to_the_plain_shell_with_one_line_when_omnish_cannot_record() 
     let h = home.path();
     std::fs::write(
         h.join(".bashrc"),
-        format!(
-            "PS1='READY> '\neval \"$({} init bash --wrap)\"\n",
-            omnish_bin()
-        ),
+        format!("PS1='READY> '\n{}", wrap_line("bash")),
     )
     .unwrap();
     // The store cannot be created under a regular file.
