@@ -310,13 +310,12 @@ fn keys_in_a_wrapped_shell(shell: &str) {
     if skip_without(&["tmux", shell]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
-    let h = home.path();
     let rc = wrap_line(shell);
-    match shell {
-        "bash" => std::fs::write(h.join(".bashrc"), format!("PS1='READY> '\n{rc}")).unwrap(),
-        _ => std::fs::write(h.join(".zshrc"), format!("PROMPT='READY> '\n{rc}")).unwrap(),
-    }
+    let home = match shell {
+        "bash" => home_with(&[(".bashrc", &format!("PS1='READY> '\n{rc}"))]),
+        _ => home_with(&[(".zshrc", &format!("PROMPT='READY> '\n{rc}"))]),
+    };
+    let h = home.path();
     let data = h.join("data");
     let llm = stand_in(h);
     let t = Tmux::start(
@@ -447,13 +446,11 @@ fn wrap_starts_a_login_shell_as_a_login_shell() {
     if skip_without(&["tmux"]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
+    let home = home_with(&[(
+        ".bash_profile",
+        &format!("PS1='READY> '\nPROFILE_READ=yes\n{}", wrap_line("bash")),
+    )]);
     let h = home.path();
-    std::fs::write(
-        h.join(".bash_profile"),
-        format!("PS1='READY> '\nPROFILE_READ=yes\n{}", wrap_line("bash")),
-    )
-    .unwrap();
     // The recorded shell read the login files itself (the variable is not exported).
     let (out, _) = in_wrapped_login_shell(
         h,
@@ -499,14 +496,11 @@ fn wrap_starts_a_login_zsh_as_a_login_zsh() {
     if skip_without(&["tmux", "zsh"]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
+    let home = home_with(&[
+        (".zprofile", "PROFILE_READ=yes\n"),
+        (".zshrc", &format!("PROMPT='READY> '\n{}", wrap_line("zsh"))),
+    ]);
     let h = home.path();
-    std::fs::write(h.join(".zprofile"), "PROFILE_READ=yes\n").unwrap();
-    std::fs::write(
-        h.join(".zshrc"),
-        format!("PROMPT='READY> '\n{}", wrap_line("zsh")),
-    )
-    .unwrap();
     let (out, meta) = in_wrapped_login_shell(
         h,
         "zsh -l",
@@ -521,14 +515,12 @@ fn wrap_never_starts_for_scripts_or_non_interactive_shells() {
     if skip_without(&["tmux", "zsh"]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
+    let home = home_with(&[(
+        "script.sh",
+        &format!("{}echo script-went-on\n", wrap_line("bash")),
+    )]);
     let h = home.path();
     let data = h.join("data");
-    std::fs::write(
-        h.join("script.sh"),
-        format!("{}echo script-went-on\n", wrap_line("bash")),
-    )
-    .unwrap();
     // On a terminal (tmux), yet not interactive: `bash -c`, a script, `zsh -c`.
     let cmd = format!(
         "sh -c 'bash -c \"eval \\\"\\$({b} init bash --wrap)\\\"; echo bash-c-went-on\"; bash {s}; zsh -c \"eval \\\"\\$({b} init zsh --wrap)\\\"; echo zsh-c-went-on\"; echo ALL-DONE; sleep 30'",
@@ -570,15 +562,12 @@ fn wrap_falls_back_to_the_plain_shell_with_one_line_when_omnish_cannot_record() 
     if skip_without(&["tmux"]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
-    let h = home.path();
-    std::fs::write(
-        h.join(".bashrc"),
-        format!("PS1='READY> '\n{}", wrap_line("bash")),
-    )
-    .unwrap();
     // The store cannot be created under a regular file.
-    std::fs::write(h.join("file"), "").unwrap();
+    let home = home_with(&[
+        (".bashrc", &format!("PS1='READY> '\n{}", wrap_line("bash"))),
+        ("file", ""),
+    ]);
+    let h = home.path();
     let t = Tmux::start(
         h,
         &[("OMNISH_DATA_DIR", h.join("file/data").display().to_string())],
