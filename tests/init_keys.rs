@@ -83,27 +83,31 @@ fn printed_scripts_pass_bash_n_zsh_n_and_shellcheck() {
 
 /// Bindings (`"key": what`) of a fresh, plain shell's keymaps, one per line.
 fn plain_bash_bindings(home: &Path) -> String {
-    let out = Command::new("bash")
-        .args([
+    shell_stdout(
+        "bash",
+        &[
             "--norc",
             "--noprofile",
             "-i",
             "-c",
             "bind -p; bind -s; bind -X",
-        ])
-        .env_clear()
-        .env("HOME", home)
-        .env("TERM", "xterm-256color")
-        .env("PATH", std::env::var("PATH").unwrap())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    text(&out.stdout)
+        ],
+        home,
+    )
 }
 
 fn zsh_bindings(home: &Path, keymap: &str, rc: &str) -> String {
-    let out = Command::new("zsh")
-        .args(["-f", "-i", "-c", &format!("{rc}\nbindkey -M {keymap}")])
+    shell_stdout(
+        "zsh",
+        &["-f", "-i", "-c", &format!("{rc}\nbindkey -M {keymap}")],
+        home,
+    )
+}
+
+/// The stdout of `shell ARGS` in a clean environment with `home` as HOME, on no terminal.
+fn shell_stdout(shell: &str, args: &[&str], home: &Path) -> String {
+    let out = Command::new(shell)
+        .args(args)
         .env_clear()
         .env("HOME", home)
         .env("TERM", "xterm-256color")
