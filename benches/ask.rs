@@ -16,9 +16,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{SystemTime, UNIX_EPOCH};
-use support::{CRATES, Rng, binary, median};
+use support::{CRATES, Rng, binary, command_record, finished_meta, median};
 
-use omnish::store::{self, CommandRecord, SessionMeta, SessionState, StreamWriter};
+use omnish::store::{self, CommandRecord, SessionMeta, StreamWriter};
 
 const COMMANDS: u64 = 10_000;
 const RUNS: usize = 25;
@@ -81,9 +81,6 @@ fn build(root: &Path, commands: u64) -> u64 {
         }
         let end = stream.offset();
         records.push(CommandRecord {
-            command_id: format!("{id}:{seq}"),
-            session_id: id.clone(),
-            seq,
             command_line: line.into(),
             cwd: "/home/dev/src/omnish".into(),
             started_at: now,
@@ -91,11 +88,7 @@ fn build(root: &Path, commands: u64) -> u64 {
             exit_code: Some(if failed { 101 } else { 0 }),
             stream_offset: offset,
             stream_length: end - offset,
-            cols: 120,
-            command_source: "hook".into(),
-            typed: None,
-            private: false,
-            recording_stopped: false,
+            ..command_record(&id, seq)
         });
     }
     stream.flush().unwrap();
@@ -103,24 +96,9 @@ fn build(root: &Path, commands: u64) -> u64 {
         store::append_command(&dir, r).expect("commands.jsonl");
     }
     let meta = SessionMeta {
-        id: id.clone(),
-        shell: "/bin/bash".into(),
-        argv: vec!["bash".into()],
-        pid: Some(4242),
-        recorder_pid: 4241,
         hostname: "build-host".into(),
         cwd: "/home/dev/src/omnish".into(),
-        started_at: T0,
-        ended_at: Some(now + 100),
-        exit_status: Some(0),
-        omnish_version: env!("CARGO_PKG_VERSION").into(),
-        state: SessionState::Exited,
-        cols: 120,
-        rows: 40,
-        hooked: true,
-        running_command: None,
-        recording_error: None,
-        recording_stopped_at: None,
+        ..finished_meta(&id, T0, now + 100)
     };
     store::write_json_atomic(&dir.join(store::META), &meta).expect("meta.json");
     stream.offset()

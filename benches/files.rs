@@ -11,7 +11,7 @@ use omnish::store::{self, CommandRecord, StreamWriter};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use support::{binary, median};
+use support::{binary, command_record, finished_meta, median};
 
 const RUNS: usize = 5;
 const TOP: usize = 20;
@@ -50,24 +50,14 @@ fn build_session(data: &Path, cwd: &Path) {
     let dir = store::sessions_dir(data).join(&id);
     store::create_private_dir(&dir).unwrap();
     let meta = store::SessionMeta {
-        id: id.clone(),
-        shell: "/bin/bash".into(),
-        argv: vec!["bash".into()],
         pid: None,
         recorder_pid: 1,
         hostname: "bench".into(),
         cwd: cwd.display().to_string(),
-        started_at: now - 60_000,
-        ended_at: Some(now - 40_000),
-        exit_status: Some(0),
         omnish_version: "bench".into(),
-        state: store::SessionState::Exited,
         cols: 80,
         rows: 24,
-        hooked: true,
-        running_command: None,
-        recording_error: None,
-        recording_stopped_at: None,
+        ..finished_meta(&id, now - 60_000, now - 40_000)
     };
     store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
     let mut w = StreamWriter::create(&dir.join(store::STREAM)).unwrap();
@@ -76,9 +66,6 @@ fn build_session(data: &Path, cwd: &Path) {
         .unwrap();
     w.flush().unwrap();
     let record = CommandRecord {
-        command_id: format!("{id}:1"),
-        session_id: id.clone(),
-        seq: 1,
         command_line: "cargo build".into(),
         cwd: cwd.display().to_string(),
         started_at: now - 50_000,
@@ -87,10 +74,7 @@ fn build_session(data: &Path, cwd: &Path) {
         stream_offset: offset,
         stream_length: w.offset() - offset,
         cols: 80,
-        command_source: "hook".into(),
-        typed: None,
-        private: false,
-        recording_stopped: false,
+        ..command_record(&id, 1)
     };
     store::append_command(&dir, &record).unwrap();
 }

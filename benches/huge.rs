@@ -21,9 +21,9 @@
 mod support;
 use std::path::Path;
 use std::time::Instant;
-use support::{Rng, binary, median, omnish, rss_by_time};
+use support::{Rng, binary, command_record, finished_meta, median, omnish, rss_by_time};
 
-use omnish::store::{self, CommandRecord, SessionMeta, SessionState, StreamWriter};
+use omnish::store::{self, CommandRecord, SessionMeta, StreamWriter};
 
 const COLS: u16 = 120;
 const ROWS: u16 = 40;
@@ -81,21 +81,14 @@ impl Builder {
         }
         let seq = self.records.len() as u64 + 1;
         self.records.push(CommandRecord {
-            command_id: format!("{}:{seq}", self.id),
-            session_id: self.id.clone(),
-            seq,
             command_line: line.to_string(),
-            cwd: "/home/dev/proj".into(),
             started_at,
             ended_at: self.now + 500,
             exit_code: Some(exit),
             stream_offset: offset,
             stream_length: s.offset() - offset,
             cols: COLS,
-            command_source: "hook".into(),
-            typed: None,
-            private: false,
-            recording_stopped: false,
+            ..command_record(&self.id, seq)
         });
     }
 
@@ -105,24 +98,9 @@ impl Builder {
             store::append_command(&self.dir, r).unwrap();
         }
         let meta = SessionMeta {
-            id: self.id.clone(),
-            shell: "/bin/bash".into(),
-            argv: vec!["bash".into()],
-            pid: Some(4242),
-            recorder_pid: 4241,
-            hostname: "host".into(),
-            cwd: "/home/dev/proj".into(),
-            started_at: T0,
-            ended_at: Some(self.now + 1000),
-            exit_status: Some(0),
-            omnish_version: env!("CARGO_PKG_VERSION").into(),
-            state: SessionState::Exited,
             cols: COLS,
             rows: ROWS,
-            hooked: true,
-            running_command: None,
-            recording_error: None,
-            recording_stopped_at: None,
+            ..finished_meta(&self.id, T0, self.now + 1000)
         };
         store::write_json_atomic(&self.dir.join(store::META), &meta).unwrap();
         self.stream.offset()

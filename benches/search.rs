@@ -22,9 +22,9 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use support::{Rng, binary, median};
+use support::{Rng, binary, command_record, finished_meta, median};
 
-use omnish::store::{self, CommandRecord, SessionMeta, SessionState, StreamWriter};
+use omnish::store::{self, CommandRecord, SessionMeta, StreamWriter};
 
 const COLS: u16 = 120;
 const ROWS: u16 = 40;
@@ -111,21 +111,14 @@ fn build_session(root: &Path, k: u64, bytes: u64, rng: &mut Rng, plant: &[u64]) 
         }
         buf.clear();
         records.push(CommandRecord {
-            command_id: format!("{id}:{seq}"),
-            session_id: id.clone(),
-            seq,
             command_line: line,
-            cwd: "/home/dev/proj".into(),
             started_at: now,
             ended_at: now + 500,
             exit_code: Some(if failed { 101 } else { 0 }),
             stream_offset: offset,
             stream_length: s.offset() - offset,
             cols: COLS,
-            command_source: "hook".into(),
-            typed: None,
-            private: false,
-            recording_stopped: false,
+            ..command_record(&id, seq)
         });
     }
     s.flush().unwrap();
@@ -133,24 +126,9 @@ fn build_session(root: &Path, k: u64, bytes: u64, rng: &mut Rng, plant: &[u64]) 
         store::append_command(&dir, r).unwrap();
     }
     let meta = SessionMeta {
-        id: id.clone(),
-        shell: "/bin/bash".into(),
-        argv: vec!["bash".into()],
-        pid: Some(4242),
-        recorder_pid: 4241,
-        hostname: "host".into(),
-        cwd: "/home/dev/proj".into(),
-        started_at: T0,
-        ended_at: Some(now + 1000),
-        exit_status: Some(0),
-        omnish_version: env!("CARGO_PKG_VERSION").into(),
-        state: SessionState::Exited,
         cols: COLS,
         rows: ROWS,
-        hooked: true,
-        running_command: None,
-        recording_error: None,
-        recording_stopped_at: None,
+        ..finished_meta(&id, T0, now + 1000)
     };
     store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
     (s.offset(), planted)
@@ -176,6 +154,20 @@ fn timed(program: &Path, args: &[&str], root: &Path) -> (f64, String, Option<u64
     let stderr = String::from_utf8_lossy(&out.stderr);
     let rss = stderr.lines().last().and_then(|l| l.trim().parse().ok());
     (ms, String::from_utf8_lossy(&out.stdout).into_owned(), rss)
+}
+
+/// `RUNS` runs of `program ARGS` (see [`timed`]): the median wall ms and the highest peak RSS.
+/// `check` sees the stdout of each run.
+fn runs(program: &Path, args: &[&str], root: &Path, check: impl Fn(&str)) -> (f64, Option<u64>) {
+    let mut times = Vec::new();
+    let mut peak = None;
+    for _ in 0..RUNS {
+        let (ms, out, r) = timed(program, args, root);
+        check(&out);
+        times.push(ms);
+        peak = peak.max(r);
+    }
+    (median(times), peak)
 }
 
 fn rss(kib: Option<u64>) -> String {
@@ -246,15 +238,9 @@ fn main() {
             hits, planted,
             "first search found the planted lines:\n{out}"
         );
-        let mut later = Vec::new();
-        let mut later_rss = None;
-        for _ in 0..RUNS {
-            let (ms, out, r) = timed(&bin, &search, &root);
+        let (later, later_rss) = runs(&bin, &search, &root, |out| {
             assert_eq!(out.matches(&format!(": {NEEDLE}")).count(), planted);
-            later.push(ms);
-            later_rss = later_rss.max(r);
-        }
-        let later = median(later);
+        });
         println!(
             "  omnish search, first (renders, writes the cache): {:>9.1} ms   peak RSS {}",
             first_ms,
@@ -269,14 +255,7 @@ fn main() {
             Some(rg) => {
                 let mut a = vec!["-a", pattern];
                 a.extend(streams.iter().map(String::as_str));
-                let mut times = Vec::new();
-                let mut rg_rss = None;
-                for _ in 0..RUNS {
-                    let (ms, _, r) = timed(rg, &a, &root);
-                    times.push(ms);
-                    rg_rss = rg_rss.max(r);
-                }
-                let rg_ms = median(times);
+                let (rg_ms, rg_rss) = runs(rg, &a, &root, |_| {});
                 println!(
                     "  rg -a over the raw stream.bin (median of {RUNS}):   {:>9.1} ms   peak RSS {}",
                     rg_ms,

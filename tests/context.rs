@@ -11,16 +11,6 @@ fn context(h: &Harness, args: &[&str]) -> Output {
     h.context(args)
 }
 
-fn ok_stdout(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "status {:?}, stderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 fn fake_aws_key() -> String {
     format!("AKIA{}", "Q7XZ3MPLK2JD9W4N")
 }

@@ -1,6 +1,10 @@
 //! `omnish context` budgets and model names, on a session store built by hand (no shell runs).
 
-use omnish::store::{self, CommandRecord, SessionMeta, SessionState, StreamWriter};
+#[path = "../benches/support/records.rs"]
+mod records;
+
+use omnish::store::{self, CommandRecord, SessionMeta, StreamWriter};
+use records::{command_record, finished_meta};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -28,9 +32,6 @@ fn store_with_session() -> tempfile::TempDir {
         store::append_command(
             &dir,
             &CommandRecord {
-                command_id: format!("{id}:{seq}"),
-                session_id: id.clone(),
-                seq,
                 command_line: format!("cargo build -p crate{seq}"),
                 cwd: "/home/dev/src".into(),
                 started_at: now,
@@ -38,35 +39,15 @@ fn store_with_session() -> tempfile::TempDir {
                 exit_code: Some(if seq == 10 { 148 } else { 0 }),
                 stream_offset: offset,
                 stream_length: end - offset,
-                cols: 120,
-                command_source: "hook".into(),
-                typed: None,
-                private: false,
-                recording_stopped: false,
+                ..command_record(&id, seq)
             },
         )
         .unwrap();
     }
     stream.flush().unwrap();
     let meta = SessionMeta {
-        id: id.clone(),
-        shell: "/bin/bash".into(),
-        argv: vec!["bash".into()],
-        pid: Some(4242),
-        recorder_pid: 4241,
-        hostname: "host".into(),
         cwd: "/home/dev/src".into(),
-        started_at: T0,
-        ended_at: Some(now + 100),
-        exit_status: Some(0),
-        omnish_version: env!("CARGO_PKG_VERSION").into(),
-        state: SessionState::Exited,
-        cols: 120,
-        rows: 40,
-        hooked: true,
-        running_command: None,
-        recording_error: None,
-        recording_stopped_at: None,
+        ..finished_meta(&id, T0, now + 100)
     };
     store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
     root

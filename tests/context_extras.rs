@@ -8,16 +8,6 @@ use common::*;
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn ok_stdout(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "status {:?}, stderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// `omnish ARGS` from a second terminal in `dir`, on the harness's store.
 fn omnish_in(h: &Harness, dir: &Path, args: &[&str]) -> Output {
     Command::new(omnish_bin())

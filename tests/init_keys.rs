@@ -83,27 +83,31 @@ fn printed_scripts_pass_bash_n_zsh_n_and_shellcheck() {
 
 /// Bindings (`"key": what`) of a fresh, plain shell's keymaps, one per line.
 fn plain_bash_bindings(home: &Path) -> String {
-    let out = Command::new("bash")
-        .args([
+    shell_stdout(
+        "bash",
+        &[
             "--norc",
             "--noprofile",
             "-i",
             "-c",
             "bind -p; bind -s; bind -X",
-        ])
-        .env_clear()
-        .env("HOME", home)
-        .env("TERM", "xterm-256color")
-        .env("PATH", std::env::var("PATH").unwrap())
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    text(&out.stdout)
+        ],
+        home,
+    )
 }
 
 fn zsh_bindings(home: &Path, keymap: &str, rc: &str) -> String {
-    let out = Command::new("zsh")
-        .args(["-f", "-i", "-c", &format!("{rc}\nbindkey -M {keymap}")])
+    shell_stdout(
+        "zsh",
+        &["-f", "-i", "-c", &format!("{rc}\nbindkey -M {keymap}")],
+        home,
+    )
+}
+
+/// The stdout of `shell ARGS` in a clean environment with `home` as HOME, on no terminal.
+fn shell_stdout(shell: &str, args: &[&str], home: &Path) -> String {
+    let out = Command::new(shell)
+        .args(args)
         .env_clear()
         .env("HOME", home)
         .env("TERM", "xterm-256color")
@@ -300,18 +304,22 @@ fn stand_in(home: &Path) -> String {
     path.display().to_string()
 }
 
+/// The line of a startup file that makes `shell` wrap itself: `eval "$(omnish init SHELL --wrap)"`.
+fn wrap_line(shell: &str) -> String {
+    format!("eval \"$({} init {shell} --wrap)\"\n", omnish_bin())
+}
+
 /// Presses the keys in a shell started by `init --wrap` and checks the screen and the records.
 fn keys_in_a_wrapped_shell(shell: &str) {
     if skip_without(&["tmux", shell]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
+    let rc = wrap_line(shell);
+    let home = match shell {
+        "bash" => home_with(&[(".bashrc", &format!("PS1='READY> '\n{rc}"))]),
+        _ => home_with(&[(".zshrc", &format!("PROMPT='READY> '\n{rc}"))]),
+    };
     let h = home.path();
-    let rc = format!("eval \"$({} init {shell} --wrap)\"\n", omnish_bin());
-    match shell {
-        "bash" => std::fs::write(h.join(".bashrc"), format!("PS1='READY> '\n{rc}")).unwrap(),
-        _ => std::fs::write(h.join(".zshrc"), format!("PROMPT='READY> '\n{rc}")).unwrap(),
-    }
     let data = h.join("data");
     let llm = stand_in(h);
     let t = Tmux::start(
@@ -442,29 +450,40 @@ fn wrap_starts_a_login_shell_as_a_login_shell() {
     if skip_without(&["tmux"]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
+    let home = home_with(&[(
+        ".bash_profile",
+        &format!("PS1='READY> '\nPROFILE_READ=yes\n{}", wrap_line("bash")),
+    )]);
     let h = home.path();
-    std::fs::write(
-        h.join(".bash_profile"),
-        format!(
-            "PS1='READY> '\nPROFILE_READ=yes\neval \"$({} init bash --wrap)\"\n",
-            omnish_bin()
-        ),
-    )
-    .unwrap();
+    // The recorded shell read the login files itself (the variable is not exported).
+    let (out, _) = in_wrapped_login_shell(
+        h,
+        "bash -l",
+        "echo LOGIN-$PROFILE_READ-$OMNISH_INIT_WRAPPED",
+    );
+    assert!(out.starts_with("LOGIN-yes-/dev/"), "{out}");
+}
+
+/// Starts `command`, a login shell that wraps itself, in tmux with its store in `h`/data, runs
+/// `line` at its first `READY>` prompt and returns what `line` printed (as recorded) and the
+/// session's metadata. Checks that exactly one session was recorded and that it ran a login
+/// shell (its argv ends in `-l`).
+fn in_wrapped_login_shell(
+    h: &Path,
+    command: &str,
+    line: &str,
+) -> (String, omnish::store::SessionMeta) {
     let data = h.join("data");
     let t = Tmux::start(
         h,
         &[("OMNISH_DATA_DIR", data.display().to_string())],
-        "bash -l",
+        command,
     );
     t.wait("the prompt", |s| s.contains("READY>"));
-    // The recorded shell read the login files itself (the variable is not exported).
-    t.type_text("echo LOGIN-$PROFILE_READ-$OMNISH_INIT_WRAPPED");
+    t.type_text(line);
     t.keys(&["Enter"]);
     let recs = wait_records(&data, 1);
-    let out = common::output_of(&sessions(&data)[0], &recs[0]);
-    assert!(text(&out).starts_with("LOGIN-yes-/dev/"), "{}", text(&out));
+    let out = text(&common::output_of(&sessions(&data)[0], &recs[0]));
     let meta = omnish::store::read_meta(&sessions(&data)[0]).unwrap();
     assert_eq!(
         meta.argv.last().map(String::as_str),
@@ -473,6 +492,7 @@ fn wrap_starts_a_login_shell_as_a_login_shell() {
         meta.argv
     );
     assert_eq!(sessions(&data).len(), 1);
+    (out, meta)
 }
 
 #[test]
@@ -480,38 +500,18 @@ fn wrap_starts_a_login_zsh_as_a_login_zsh() {
     if skip_without(&["tmux", "zsh"]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
+    let home = home_with(&[
+        (".zprofile", "PROFILE_READ=yes\n"),
+        (".zshrc", &format!("PROMPT='READY> '\n{}", wrap_line("zsh"))),
+    ]);
     let h = home.path();
-    std::fs::write(h.join(".zprofile"), "PROFILE_READ=yes\n").unwrap();
-    std::fs::write(
-        h.join(".zshrc"),
-        format!(
-            "PROMPT='READY> '\neval \"$({} init zsh --wrap)\"\n",
-            omnish_bin()
-        ),
-    )
-    .unwrap();
-    let data = h.join("data");
-    let t = Tmux::start(
+    let (out, meta) = in_wrapped_login_shell(
         h,
-        &[("OMNISH_DATA_DIR", data.display().to_string())],
         "zsh -l",
+        "[[ -o login ]] && echo LOGIN-$PROFILE_READ-${OMNISH_INIT_WRAPPED%%[0-9]*}",
     );
-    t.wait("the prompt", |s| s.contains("READY>"));
-    t.type_text("[[ -o login ]] && echo LOGIN-$PROFILE_READ-${OMNISH_INIT_WRAPPED%%[0-9]*}");
-    t.keys(&["Enter"]);
-    let recs = wait_records(&data, 1);
-    let out = common::output_of(&sessions(&data)[0], &recs[0]);
-    assert_eq!(text(&out), "LOGIN-yes-/dev/pts/\r\n");
-    let meta = omnish::store::read_meta(&sessions(&data)[0]).unwrap();
+    assert_eq!(out, "LOGIN-yes-/dev/pts/\r\n");
     assert!(meta.shell.ends_with("zsh"), "{}", meta.shell);
-    assert_eq!(
-        meta.argv.last().map(String::as_str),
-        Some("-l"),
-        "{:?}",
-        meta.argv
-    );
-    assert_eq!(sessions(&data).len(), 1);
 }
 
 #[test]
@@ -519,17 +519,12 @@ fn wrap_never_starts_for_scripts_or_non_interactive_shells() {
     if skip_without(&["tmux", "zsh"]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
+    let home = home_with(&[(
+        "script.sh",
+        &format!("{}echo script-went-on\n", wrap_line("bash")),
+    )]);
     let h = home.path();
     let data = h.join("data");
-    std::fs::write(
-        h.join("script.sh"),
-        format!(
-            "eval \"$({} init bash --wrap)\"\necho script-went-on\n",
-            omnish_bin()
-        ),
-    )
-    .unwrap();
     // On a terminal (tmux), yet not interactive: `bash -c`, a script, `zsh -c`.
     let cmd = format!(
         "sh -c 'bash -c \"eval \\\"\\$({b} init bash --wrap)\\\"; echo bash-c-went-on\"; bash {s}; zsh -c \"eval \\\"\\$({b} init zsh --wrap)\\\"; echo zsh-c-went-on\"; echo ALL-DONE; sleep 30'",
@@ -547,10 +542,7 @@ fn wrap_never_starts_for_scripts_or_non_interactive_shells() {
 
 #[test]
 fn inside_a_recorded_shell_init_wrap_installs_the_keys_only() {
-    let rc = format!(
-        "PS1='READY> '\neval \"$({} init bash --wrap)\"\n",
-        omnish_bin()
-    );
+    let rc = format!("PS1='READY> '\n{}", wrap_line("bash"));
     let mut h = Harness::bash(&[(".bashrc", &rc)]);
     let r = h.run("bind -X | grep -c __omnish_; echo $OMNISH_SESSION_ID");
     let out = h.output_text(&r);
@@ -574,18 +566,12 @@ fn wrap_falls_back_to_the_plain_shell_with_one_line_when_omnish_cannot_record() 
     if skip_without(&["tmux"]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
-    let h = home.path();
-    std::fs::write(
-        h.join(".bashrc"),
-        format!(
-            "PS1='READY> '\neval \"$({} init bash --wrap)\"\n",
-            omnish_bin()
-        ),
-    )
-    .unwrap();
     // The store cannot be created under a regular file.
-    std::fs::write(h.join("file"), "").unwrap();
+    let home = home_with(&[
+        (".bashrc", &format!("PS1='READY> '\n{}", wrap_line("bash"))),
+        ("file", ""),
+    ]);
+    let h = home.path();
     let t = Tmux::start(
         h,
         &[("OMNISH_DATA_DIR", h.join("file/data").display().to_string())],

@@ -5,17 +5,6 @@
 mod common;
 
 use common::*;
-use std::process::Output;
-
-fn ok_stdout(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "status {:?}, stderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 // Fake secrets, built at run time so that no literal secret sits in the source.
 fn db_password() -> String {

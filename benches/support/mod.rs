@@ -6,7 +6,10 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use omnish::store::{self, CommandRecord, SessionMeta, SessionState, StreamWriter};
+use omnish::store::{self, StreamWriter};
+
+mod records;
+pub use records::{command_record, finished_meta};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -304,10 +307,7 @@ pub fn build_session(root: &Path, commands: u64, huge: &[u64], seed: u64) -> (St
             rest = &rest[take..];
         }
         let end = stream.offset();
-        records.push(CommandRecord {
-            command_id: format!("{id}:{seq}"),
-            session_id: id.clone(),
-            seq,
+        records.push(store::CommandRecord {
             command_line: command_line.to_string(),
             cwd: "/home/dev/src/omnish".into(),
             started_at,
@@ -316,10 +316,7 @@ pub fn build_session(root: &Path, commands: u64, huge: &[u64], seed: u64) -> (St
             stream_offset: offset,
             stream_length: end - offset,
             cols: COLS,
-            command_source: "hook".into(),
-            typed: None,
-            private: false,
-            recording_stopped: false,
+            ..command_record(&id, seq)
         });
         now += 10;
     }
@@ -336,25 +333,12 @@ pub fn build_session(root: &Path, commands: u64, huge: &[u64], seed: u64) -> (St
     for r in &records {
         store::append_command(&dir, r).expect("commands.jsonl");
     }
-    let meta = SessionMeta {
-        id: id.clone(),
-        shell: "/bin/bash".into(),
-        argv: vec!["bash".into()],
-        pid: Some(4242),
-        recorder_pid: 4241,
+    let meta = store::SessionMeta {
         hostname: "build-host".into(),
         cwd: "/home/dev/src/omnish".into(),
-        started_at: T0,
-        ended_at: Some(now + 100),
-        exit_status: Some(0),
-        omnish_version: env!("CARGO_PKG_VERSION").into(),
-        state: SessionState::Exited,
         cols: COLS,
         rows: ROWS,
-        hooked: true,
-        running_command: None,
-        recording_error: None,
-        recording_stopped_at: None,
+        ..finished_meta(&id, T0, now + 100)
     };
     store::write_json_atomic(&dir.join(store::META), &meta).expect("meta.json");
     (id, stream_len)

@@ -428,21 +428,13 @@ mod tests {
             w.write(1000 + seq, store::OUTPUT, out.as_bytes()).unwrap();
             w.flush().unwrap();
             let record = CommandRecord {
-                command_id: format!("s:{seq}"),
-                session_id: "s".into(),
-                seq,
                 command_line: line.to_string(),
-                cwd: "/".into(),
                 started_at: 1_700_000_000_000 + seq * 1000,
                 ended_at: 1_700_000_000_500 + seq * 1000,
                 exit_code: Some(*exit),
                 stream_offset: offset,
                 stream_length: w.offset() - offset,
-                cols: 80,
-                command_source: "hook".into(),
-                typed: None,
-                private: false,
-                recording_stopped: false,
+                ..store::testing::command_record("s", seq)
             };
             store::append_command(dir, &record).unwrap();
         }

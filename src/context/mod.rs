@@ -334,16 +334,7 @@ fn pick(
     sessions: &[select::Session],
     outcome: &mut Outcome,
 ) -> Result<Vec<Candidate>> {
-    let mut filters: Vec<Box<dyn select::Filter>> = Vec::new();
-    if req.failed {
-        filters.push(Box::new(select::Failed));
-    }
-    if let Some(dir) = &req.within {
-        filters.push(Box::new(select::Within(dir.clone())));
-    }
-    if let Some(ms) = req.since_ms {
-        filters.push(Box::new(select::Since(ms)));
-    }
+    let filters = select::cheap_filters(req.failed, req.within.as_deref(), req.since_ms);
     let grep = req.grep.as_ref().map(|re| {
         move |c: &Candidate| {
             re.is_match(&c.record.command_line) || read::command_output_matches(c, re)

@@ -138,21 +138,12 @@ mod tests {
             store::append_command(
                 &dir,
                 &CommandRecord {
-                    command_id: format!("{ID}:{seq}"),
-                    session_id: ID.into(),
-                    seq,
                     command_line: format!("cmd {seq}"),
-                    cwd: "/".into(),
                     started_at: seq,
                     ended_at: seq,
-                    exit_code: Some(0),
                     stream_offset: offset,
                     stream_length: w.offset() - offset,
-                    cols: 80,
-                    command_source: "hook".into(),
-                    typed: None,
-                    private: false,
-                    recording_stopped: false,
+                    ..store::testing::command_record(ID, seq)
                 },
             )
             .unwrap();

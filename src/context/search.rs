@@ -171,16 +171,7 @@ fn candidates_of(
     req: &SearchRequest,
     session: &Session,
 ) -> anyhow::Result<(Vec<Candidate>, Vec<bool>)> {
-    let mut filters: Vec<Box<dyn select::Filter>> = Vec::new();
-    if req.failed {
-        filters.push(Box::new(select::Failed));
-    }
-    if let Some(dir) = &req.within {
-        filters.push(Box::new(select::Within(dir.clone())));
-    }
-    if let Some(ms) = req.since_ms {
-        filters.push(Box::new(select::Since(ms)));
-    }
+    let filters = select::cheap_filters(req.failed, req.within.as_deref(), req.since_ms);
     let query = Query {
         filters,
         output_filter: None,

@@ -87,25 +87,14 @@ pub(crate) fn sessions(
     current: Option<&str>,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Session>> {
-    let dirs = store::list_sessions(root).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot list sessions in {}: {e}",
-            store::sessions_dir(root).display()
-        )
-    })?;
+    let dirs = store::session_dirs(root)?;
     if dirs.is_empty() {
         bail!(
             "no recorded sessions in {}; start one with `omnish wrap`",
             store::sessions_dir(root).display()
         );
     }
-    let name = |d: &PathBuf| {
-        d.file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned()
-    };
-    let current = current.filter(|id| dirs.iter().any(|d| &name(d) == id));
+    let current = current.filter(|id| dirs.iter().any(|d| store::dir_id(d) == *id));
     let mut open = |dir: &PathBuf| -> Option<Session> {
         match Session::open(dir, current) {
             Ok(Some(s)) => {
@@ -125,7 +114,10 @@ pub(crate) fn sessions(
             }
             Ok(None) => None,
             Err(e) => {
-                warnings.push(format!("session {}: cannot be read: {e}", name(dir)));
+                warnings.push(format!(
+                    "session {}: cannot be read: {e}",
+                    store::dir_id(dir)
+                ));
                 None
             }
         }
@@ -218,6 +210,26 @@ impl Filter for Since {
     fn exhausted(&self, c: &Candidate) -> bool {
         c.record.started_at < self.0
     }
+}
+
+/// The filters that read no output, as the `context` and `search` requests name them: failed
+/// commands only, commands run within a directory, commands started since a time (ms).
+pub(crate) fn cheap_filters(
+    failed: bool,
+    within: Option<&Path>,
+    since_ms: Option<u64>,
+) -> Vec<Box<dyn Filter>> {
+    let mut filters: Vec<Box<dyn Filter>> = Vec::new();
+    if failed {
+        filters.push(Box::new(Failed));
+    }
+    if let Some(dir) = within {
+        filters.push(Box::new(Within(dir.to_path_buf())));
+    }
+    if let Some(ms) = since_ms {
+        filters.push(Box::new(Since(ms)));
+    }
+    filters
 }
 
 /// Only the command numbered `seq` (one command by its id): scanning newest first, nothing
@@ -393,21 +405,12 @@ mod tests {
 
     fn record(seq: u64, started_at: u64, exit: Option<i32>, cwd: &str) -> CommandRecord {
         CommandRecord {
-            command_id: format!("s:{seq}"),
-            session_id: "s".into(),
-            seq,
             command_line: format!("cmd {seq}"),
             cwd: cwd.into(),
             started_at,
             ended_at: started_at + 1,
             exit_code: exit,
-            stream_offset: 0,
-            stream_length: 0,
-            cols: 80,
-            command_source: "hook".into(),
-            typed: None,
-            private: false,
-            recording_stopped: false,
+            ..store::testing::command_record("s", seq)
         }
     }
 

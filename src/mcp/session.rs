@@ -51,21 +51,15 @@ pub(crate) fn last_cwd(s: &OpenSession) -> String {
 /// The session a call without a `session` argument reads (see the module docs).
 pub(crate) fn choose(config: &Config) -> Result<Chosen> {
     let root = &config.data_root;
-    let dirs = store::list_sessions(root)?;
+    let dirs = store::session_dirs(root)?;
     if dirs.is_empty() {
         bail!(
             "no recorded sessions in {}; the user starts one with `omnish wrap`",
             store::sessions_dir(root).display()
         );
     }
-    let name = |d: &PathBuf| {
-        d.file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned()
-    };
     if let Some(id) = &config.env_session {
-        if dirs.iter().any(|d| &name(d) == id) {
+        if dirs.iter().any(|d| &store::dir_id(d) == id) {
             return Ok(Chosen {
                 id: id.clone(),
                 reason: "the agent runs inside this recorded terminal (OMNISH_SESSION_ID)".into(),
@@ -133,21 +127,8 @@ mod tests {
         store::append_command(
             &dir,
             &CommandRecord {
-                command_id: format!("{id}:1"),
-                session_id: id.into(),
-                seq: 1,
-                command_line: "ls".into(),
                 cwd: cwd.into(),
-                started_at: 1,
-                ended_at: 2,
-                exit_code: Some(0),
-                stream_offset: 0,
-                stream_length: 0,
-                cols: 80,
-                command_source: "hook".into(),
-                typed: None,
-                private: false,
-                recording_stopped: false,
+                ..store::testing::command_record(id, 1)
             },
         )
         .unwrap();

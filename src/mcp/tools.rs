@@ -934,12 +934,7 @@ fn command_output(config: &Config, args: &Args<'_>) -> ToolResult {
 fn list_sessions(config: &Config, args: &Args<'_>) -> ToolResult {
     let count = args.int("count")?.unwrap_or(20) as usize;
     let budget = args.budget()?;
-    let dirs = store::list_sessions(&config.data_root).map_err(|e| {
-        format!(
-            "cannot list sessions in {}: {e}",
-            store::sessions_dir(&config.data_root).display()
-        )
-    })?;
+    let dirs = store::session_dirs(&config.data_root).map_err(|e| e.to_string())?;
     let current = session::choose(config).ok();
     let mut rows = Vec::new();
     for dir in dirs.iter().rev() {

@@ -27,8 +27,8 @@ pub mod text;
 pub use commands::RecordsBackwards;
 pub use frames::{FrameError, FrameHeader, Frames};
 pub use sessions::{
-    OpenSession, id_suffix, is_session_id, list_sessions, match_id, open_session, process_alive,
-    resolve_session,
+    OpenSession, dir_id, id_suffix, is_session_id, list_sessions, match_id, open_session,
+    process_alive, resolve_session, session_dirs,
 };
 pub use summary::{SessionSummary, disk_usage, summarize, summarize_all};
 
@@ -75,6 +75,18 @@ pub fn open_append(path: &Path) -> io::Result<File> {
     OpenOptions::new()
         .append(true)
         .create(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// Opens `path` to read and write, creating it 0600 and keeping what it holds (a lock file, a
+/// cache).
+pub fn open_private(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
         .mode(0o600)
         .open(path)
 }
@@ -411,7 +423,7 @@ pub fn read_commands(dir: &Path) -> io::Result<Vec<CommandRecord>> {
 /// Builders shared by unit tests across the crate.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{SessionMeta, SessionState};
+    use super::{CommandRecord, SessionMeta, SessionState};
 
     /// The metadata of a running bash session `id` in an 80x24 terminal, started at 1000 in `/`.
     pub(crate) fn session_meta(id: &str) -> SessionMeta {
@@ -434,6 +446,28 @@ pub(crate) mod testing {
             running_command: None,
             recording_error: None,
             recording_stopped_at: None,
+        }
+    }
+
+    /// Command `seq` of session `session_id`: `ls` in `/`, hooked, started at 1 and ended at 2
+    /// with status 0 in an 80-column terminal, with no output. Adjust with struct update syntax.
+    pub(crate) fn command_record(session_id: &str, seq: u64) -> CommandRecord {
+        CommandRecord {
+            command_id: format!("{session_id}:{seq}"),
+            session_id: session_id.into(),
+            seq,
+            command_line: "ls".into(),
+            cwd: "/".into(),
+            started_at: 1,
+            ended_at: 2,
+            exit_code: Some(0),
+            stream_offset: 0,
+            stream_length: 0,
+            cols: 80,
+            command_source: "hook".into(),
+            typed: None,
+            private: false,
+            recording_stopped: false,
         }
     }
 }
@@ -484,23 +518,7 @@ mod tests {
     #[test]
     fn torn_last_command_line_is_skipped() {
         let dir = tempfile::tempdir().unwrap();
-        let rec = CommandRecord {
-            command_id: "s:1".into(),
-            session_id: "s".into(),
-            seq: 1,
-            command_line: "ls".into(),
-            cwd: "/".into(),
-            started_at: 1,
-            ended_at: 2,
-            exit_code: Some(0),
-            stream_offset: 0,
-            stream_length: 0,
-            cols: 80,
-            command_source: "hook".into(),
-            typed: None,
-            private: false,
-            recording_stopped: false,
-        };
+        let rec = testing::command_record("s", 1);
         append_command(dir.path(), &rec).unwrap();
         let mut f = open_append(&dir.path().join(COMMANDS)).unwrap();
         f.write_all(b"{\"command_id\":\"s:2\",\"sess").unwrap();

@@ -13,9 +13,7 @@
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
-use std::fs::OpenOptions;
 use std::io;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 pub const NOTES: &str = "notes.json";
@@ -115,13 +113,7 @@ pub fn update<T>(
     super::create_private_dir(root)
         .with_context(|| format!("cannot create the data directory {}", root.display()))?;
     let lock_path = root.join(NOTES_LOCK);
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(&lock_path)
+    let file = super::open_private(&lock_path)
         .with_context(|| format!("cannot open {}", lock_path.display()))?;
     let _lock = nix::fcntl::Flock::lock(file, nix::fcntl::FlockArg::LockExclusive)
         .map_err(|(_, e)| io::Error::from(e))

@@ -20,9 +20,9 @@
 
 use crate::store::{self, SessionState, SessionSummary};
 use nix::fcntl::{Flock, FlockArg};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 /// The store-wide lock file, beside the session directories.
@@ -112,13 +112,7 @@ pub fn plan(sessions: &[SessionSummary], policy: &Policy, protect: Option<&str>)
 pub struct CreationLock(#[allow(dead_code)] Option<Flock<File>>);
 
 fn lock_file(sessions_dir: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(sessions_dir.join(LOCK))
+    store::open_private(&sessions_dir.join(LOCK))
 }
 
 /// Takes the store's lock shared before creating the session directory `dir` (creating its

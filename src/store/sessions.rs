@@ -40,6 +40,24 @@ pub fn list_sessions(root: &Path) -> io::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+/// [`list_sessions`], with an error in one line naming the directory that could not be listed.
+pub fn session_dirs(root: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    list_sessions(root).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot list sessions in {}: {e}",
+            store::sessions_dir(root).display()
+        )
+    })
+}
+
+/// The id of the session in `dir`: the directory's name, whatever the files inside claim.
+pub fn dir_id(dir: &Path) -> String {
+    dir.file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// The random suffix of a session id: the part after its last `-`, what a person reads and types.
 pub fn id_suffix(id: &str) -> &str {
     id.rsplit('-').next().unwrap_or(id)
@@ -76,21 +94,7 @@ pub fn match_id<'a>(ids: &[&'a str], given: &str) -> Result<&'a str, Vec<&'a str
 /// The directory of the session `given` names among those under `root` (see [`match_id`]),
 /// or an error in one line saying what matched.
 pub fn resolve_session(root: &Path, given: &str) -> anyhow::Result<PathBuf> {
-    let dirs = list_sessions(root).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot list sessions in {}: {e}",
-            store::sessions_dir(root).display()
-        )
-    })?;
-    let names: Vec<String> = dirs
-        .iter()
-        .map(|d| {
-            d.file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
+    let names: Vec<String> = session_dirs(root)?.iter().map(|d| dir_id(d)).collect();
     let ids: Vec<&str> = names.iter().map(String::as_str).collect();
     match match_id(&ids, given) {
         Ok(id) => Ok(store::sessions_dir(root).join(id)),
@@ -133,11 +137,7 @@ pub struct OpenSession {
 impl OpenSession {
     /// The session's id: its directory's name, whatever the files inside claim.
     pub fn id(&self) -> String {
-        self.dir
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned()
+        dir_id(&self.dir)
     }
 
     /// The recorder is still running (its process is alive and it has not sealed meta.json).
@@ -152,11 +152,7 @@ impl OpenSession {
 /// read from its commands and stream, and `meta_problem` says what was wrong. `Ok(None)` for a
 /// directory that holds none of the three files (a session being created right now).
 pub fn open_session(dir: &Path) -> io::Result<Option<OpenSession>> {
-    let id = dir
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
+    let id = dir_id(dir);
     let problem = match fs::read(dir.join(store::META)) {
         Ok(bytes) => match serde_json::from_slice::<SessionMeta>(&bytes) {
             Ok(mut meta) => {

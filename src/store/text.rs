@@ -12,9 +12,8 @@
 
 use crate::store;
 use nix::fcntl::{Flock, FlockArg};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Bytes of one [`Entry`] in the index.
@@ -106,13 +105,7 @@ impl TextCache {
     pub fn append(&self) -> io::Result<Appender> {
         let dir = store::cache::dir(&self.session_dir);
         store::create_private_dir(&dir)?;
-        let lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(dir.join("text.lock"))?;
+        let lock = store::open_private(&dir.join("text.lock"))?;
         let lock = Flock::lock(lock, FlockArg::LockExclusive)
             .map_err(|(_, e)| io::Error::other(format!("cannot lock the text cache: {e}")))?;
         if let Ok(rd) = fs::read_dir(&dir) {
@@ -124,16 +117,7 @@ impl TextCache {
                 }
             }
         }
-        let open = |p: &Path| {
-            OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .mode(0o600)
-                .open(p)
-        };
-        let index = open(&self.index)?;
+        let index = store::open_private(&self.index)?;
         let whole = index.metadata()?.len() / ENTRY_LEN as u64 * ENTRY_LEN as u64;
         index.set_len(whole)?;
         let end = self
@@ -142,7 +126,7 @@ impl TextCache {
             .map(|e| e.offset + e.len)
             .max()
             .unwrap_or(0);
-        let mut text = open(&self.text)?;
+        let mut text = store::open_private(&self.text)?;
         text.set_len(end)?;
         text.seek(SeekFrom::Start(end))?;
         let mut index = index;

@@ -306,6 +306,17 @@ pub fn all_frames(dir: &Path) -> Vec<store::StreamEntry> {
     store::read_range(&dir.join(store::STREAM), 0, None).unwrap()
 }
 
+/// The stdout of a run that must have succeeded; else the test fails showing its stderr.
+pub fn ok_stdout(out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "status {:?}, stderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 pub fn have(program: &str) -> bool {
     std::process::Command::new("sh")
         .args(["-c", &format!("command -v {program}")])

@@ -324,21 +324,9 @@ fn grep_over_a_large_output_leaves_its_digest_cached() {
     let text: String = (0..200_000).map(|i| format!("row {i}\r\n")).collect();
     let (tmp, src) = stream(&[(O, text.as_bytes())], None);
     let record = store::CommandRecord {
-        command_id: "s:1".into(),
-        session_id: "s".into(),
-        seq: 1,
         command_line: "seq".into(),
-        cwd: "/".into(),
-        started_at: 1,
-        ended_at: 2,
-        exit_code: Some(0),
-        stream_offset: 0,
         stream_length: src.length.unwrap(),
-        cols: 80,
-        command_source: "hook".into(),
-        typed: None,
-        private: false,
-        recording_stopped: false,
+        ..store::testing::command_record("s", 1)
     };
     let c = Candidate {
         record,
