@@ -100,6 +100,12 @@ pub struct Recorder {
     open: Option<Open>,
     pending: Vec<u8>,
     pending_at: u64,
+    /// Frames handed over but not yet posted to the writer thread: they go together, within
+    /// [`FRAME_DELAY`] or once [`FRAME_TARGET`] bytes wait, so that typing does not wake the
+    /// writer at every key (which, on two cores, delays the echo the user waits for).
+    outbox: Vec<(u64, u8, Vec<u8>)>,
+    outbox_bytes: usize,
+    outbox_at: u64,
     cols: u16,
     rows: u16,
     prompts: u64,
@@ -149,6 +155,9 @@ impl Recorder {
             open: None,
             pending: Vec::new(),
             pending_at: 0,
+            outbox: Vec::new(),
+            outbox_bytes: 0,
+            outbox_at: 0,
             prompts: 0,
             warning: None,
         }
@@ -182,11 +191,13 @@ impl Recorder {
 
     /// Lets the writer finish what is queued, waiting at most `limit`; true if it did.
     pub fn close_writer(&mut self, limit: Duration) -> bool {
+        self.post();
         self.writer.close(limit)
     }
 
     /// Waits until everything handed to the writer so far is done (tests).
     pub fn sync(&mut self) {
+        self.post();
         self.writer.sync();
     }
 
@@ -227,17 +238,19 @@ impl Recorder {
     /// writer, which puts frames on disk as soon as it has caught up. Frames are also cut at
     /// every marker and before input, so they still never straddle two commands.
     pub fn end_of_read(&mut self, now: u64) {
-        if self.pending.len() >= FRAME_TARGET
-            || now.saturating_sub(self.pending_at) >= FRAME_DELAY.as_millis() as u64
-        {
+        let delay = FRAME_DELAY.as_millis() as u64;
+        if self.pending.len() >= FRAME_TARGET || now.saturating_sub(self.pending_at) >= delay {
             self.cut();
+        }
+        if !self.outbox.is_empty() && now.saturating_sub(self.outbox_at) >= delay {
+            self.post();
         }
     }
 
-    /// Whether output waits in an unfinished frame: call [`Recorder::end_of_read`] again
-    /// within [`FRAME_DELAY`].
+    /// Whether output waits in an unfinished frame, or frames wait to be posted: call
+    /// [`Recorder::end_of_read`] again within [`FRAME_DELAY`].
     pub fn frame_waiting(&self) -> bool {
-        !self.pending.is_empty()
+        !self.pending.is_empty() || !self.outbox.is_empty()
     }
 
     pub fn marker(&mut self, now: u64, marker: Marker) {
@@ -506,6 +519,7 @@ impl Recorder {
         self.dropping = false;
         self.phase = Phase::Idle;
         // The writer puts the frames on disk before the record that points at them.
+        self.post();
         self.writer.command(record);
         self.meta.running_command = None;
         self.write_meta();
@@ -588,15 +602,33 @@ impl Recorder {
             return;
         }
         self.offset += store::frame_len(at, data.len());
-        self.writer.frame(at, direction, data);
+        if self.outbox.is_empty() {
+            self.outbox_at = at;
+        }
+        self.outbox_bytes += data.len();
+        self.outbox.push((at, direction, data));
+        if self.outbox_bytes >= FRAME_TARGET {
+            self.post();
+        }
+    }
+
+    /// Posts the frames waiting in the outbox to the writer, in order. Every other job for the
+    /// writer is posted after them, so the writer sees everything in the order it happened.
+    fn post(&mut self) {
+        self.outbox_bytes = 0;
+        for (at, direction, data) in std::mem::take(&mut self.outbox) {
+            self.writer.frame(at, direction, data);
+        }
     }
 
     /// Asks the writer to put the frames on disk now (it also does whenever it catches up).
     fn flush(&mut self, _now: u64) {
+        self.post();
         self.writer.flush();
     }
 
     fn write_meta(&mut self) {
+        self.post();
         self.writer.meta(&self.meta);
     }
 }
@@ -682,6 +714,47 @@ mod tests {
         assert_eq!(output_of(&dir, rec), b"a b\r\nc\r\n");
         let all = store::read_range(&dir.join(store::STREAM), 0, None).unwrap();
         assert!(all.contains(&StreamEntry(2, store::INPUT, b"typed".to_vec())));
+    }
+
+    #[test]
+    fn typing_posts_frames_to_the_writer_together_and_in_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        let stream = dir.join(store::STREAM);
+        // What the writer has put on disk (without posting what waits in the outbox).
+        let on_disk = |r: &mut Recorder| {
+            r.writer.sync();
+            store::read_range(&stream, 0, None).unwrap()
+        };
+        // Keys and their echoes within FRAME_DELAY: nothing reaches the writer yet.
+        let start = 100;
+        for (i, key) in [b"a", b"b", b"c"].into_iter().enumerate() {
+            let t = start + i as u64;
+            r.input(t, key);
+            r.output(t, key);
+            r.end_of_read(t);
+        }
+        assert_eq!(on_disk(&mut r), Vec::new());
+        assert!(r.frame_waiting());
+        // Once the first has waited FRAME_DELAY, all go, in the order they happened.
+        r.end_of_read(start + FRAME_DELAY.as_millis() as u64);
+        let want: Vec<StreamEntry> = [b"a", b"b", b"c"]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(i, key)| {
+                let t = start + i as u64;
+                [
+                    StreamEntry(t, store::INPUT, key.to_vec()),
+                    StreamEntry(t, store::OUTPUT, key.to_vec()),
+                ]
+            })
+            .collect();
+        // The last echo is still an unfinished frame: it goes after its own delay.
+        assert_eq!(on_disk(&mut r), want[..5].to_vec());
+        r.end_of_read(start + 2 + FRAME_DELAY.as_millis() as u64);
+        assert_eq!(on_disk(&mut r), want);
+        assert!(!r.frame_waiting());
     }
 
     #[test]
