@@ -198,12 +198,11 @@ impl ActiveLoop {
 }
 
 /// Newest commands looked at by [`active`].
-#[allow(dead_code)]
 const ACTIVE_WINDOW: usize = 64;
 
 /// Whether the session in `session_dir` ends with a loop: its newest finished commands (at most
 /// the last 64) fold into a loop of at least `settings.threshold` failed attempts, and no
-/// success came after it. Reads only those commands' digests (cached).
+/// success came after it. Reads the digests (cached) of the failures after the last success only.
 pub(crate) fn active(session_dir: &Path, settings: &LoopSettings) -> Result<Option<ActiveLoop>> {
     if settings.threshold == 0 {
         return Ok(None);
@@ -218,14 +217,29 @@ pub(crate) fn active(session_dir: &Path, settings: &LoopSettings) -> Result<Opti
     };
     let found = query.select(&session)?;
     let full_window = found.commands.len() >= ACTIVE_WINDOW;
+    let finished: Vec<(&select::Candidate, CommandContext)> = found
+        .commands
+        .iter()
+        .filter(|c| !c.running)
+        .map(|c| {
+            let r = &c.record;
+            let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, r.command_line.clone());
+            ctx.started_at = r.started_at;
+            ctx.exit_code = if c.cut_off { None } else { r.exit_code };
+            ctx.recording_stopped = r.recording_stopped;
+            (c, ctx)
+        })
+        .collect();
+    // Only the failures after the last command that did not fail can make an active loop:
+    // only their outputs are read (for their hashes), so a session that just succeeded costs
+    // no output at all.
+    let tail = finished
+        .iter()
+        .rposition(|(_, ctx)| !failed(ctx))
+        .map_or(0, |i| i + 1);
     let mut cmds: Vec<(CommandContext, ())> = Vec::new();
-    for c in found.commands.iter().filter(|c| !c.running) {
-        let r = &c.record;
-        let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, r.command_line.clone());
-        ctx.started_at = r.started_at;
-        ctx.exit_code = if c.cut_off { None } else { r.exit_code };
-        ctx.recording_stopped = r.recording_stopped;
-        if !r.private {
+    for (c, mut ctx) in finished.into_iter().skip(tail) {
+        if !c.record.private {
             ctx.output_hash = read::cached_digest(c).hash;
         }
         cmds.push((ctx, ()));
@@ -249,7 +263,7 @@ pub(crate) fn active(session_dir: &Path, settings: &LoopSettings) -> Result<Opti
         same_error: info.same_error,
         last_exit: last.exit_code,
         // The loop may have started before the window.
-        at_least: full_window && folded.len() == 1,
+        at_least: full_window && tail == 0 && folded.len() == 1,
     }))
 }
 

@@ -81,9 +81,12 @@ pub(crate) fn output_range(
         };
     }
     let total = digest.lines;
+    // What the session taught, from its command lines and this output's digest (already read:
+    // `learn` would read it a second time).
     let redactor = redacting.then(|| {
-        let (redactors, _) = redact::session::learn(std::slice::from_ref(c), true);
-        redactors.get(&c.session_dir)
+        let mut redactors = redact::session::Redactors::learn_commands(std::slice::from_ref(c));
+        redactors.learn_output(c, &digest);
+        redactors.into_shared().get(&c.session_dir)
     });
     let end = first.saturating_add(count as u64).min(total);
     let width = if width == 0 { read::LINE_CAP } else { width };
