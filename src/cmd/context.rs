@@ -119,7 +119,7 @@ pub(crate) fn request(
         .filter(|s| !s.is_empty());
     // Notes, environment and files describe where this runs.
     let cwd = std::env::current_dir().ok();
-    let project = cwd.as_deref().map(files::project_root);
+    let project = cwd.as_deref().map(select::git_root_or);
     let env = if opts.env {
         let cwd = cwd
             .clone()

@@ -8,7 +8,7 @@ use crate::store::{self, SessionState};
 use anyhow::Result;
 use serde_json::json;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 impl Run for StatusArgs {
     fn run(self) -> Result<i32> {
@@ -60,7 +60,7 @@ impl Status {
                 .map(store::summarize)
         });
         let cwd = std::env::current_dir().ok();
-        let project_root = cwd.as_deref().and_then(git_root);
+        let project_root = cwd.as_deref().and_then(crate::context::select::git_root);
         let sessions = store::list_sessions(&data_dir).map_or(0, |s| s.len());
         let settings = crate::context::loops::LoopSettings {
             threshold: cfg.int("loops.threshold"),
@@ -203,11 +203,4 @@ impl Status {
         }
         Ok(())
     }
-}
-
-/// The root of the git work tree holding `dir`, if any.
-fn git_root(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map(Path::to_path_buf)
 }

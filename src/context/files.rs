@@ -16,7 +16,7 @@
 //! started), newest first.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
@@ -396,14 +396,10 @@ pub(crate) fn section(
     })
 }
 
-/// The project root of `dir`: the git work tree holding it, else `dir`.
-pub(crate) fn project_root(dir: &Path) -> PathBuf {
-    crate::context::select::git_root_or(dir)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn touch(root: &Path, rel: &str) {
         let p = root.join(rel);

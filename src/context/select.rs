@@ -391,10 +391,14 @@ pub(crate) fn parse_duration(s: &str) -> Result<u64> {
 
 /// The root of the git work tree holding `dir`, else `dir` itself.
 pub(crate) fn git_root_or(dir: &Path) -> PathBuf {
+    git_root(dir).unwrap_or_else(|| dir.to_path_buf())
+}
+
+/// The root of the git work tree holding `dir`, if any.
+pub(crate) fn git_root(dir: &Path) -> Option<PathBuf> {
     dir.ancestors()
         .find(|d| d.join(".git").exists())
-        .unwrap_or(dir)
-        .to_path_buf()
+        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]

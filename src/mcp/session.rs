@@ -8,7 +8,7 @@
 //! 3. Else the most recent session, saying that no live one was found in the project.
 
 use anyhow::{Result, bail};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::context::select;
 use crate::mcp::Config;
@@ -19,12 +19,6 @@ use crate::store::{self, OpenSession};
 pub(crate) struct Chosen {
     pub id: String,
     pub reason: String,
-}
-
-/// The project the server works in: the git work tree holding its directory, else that
-/// directory.
-pub(crate) fn project_root(cwd: &Path) -> PathBuf {
-    select::git_root_or(cwd)
 }
 
 /// Where the terminal of `s` was last seen: the running command's directory, else the newest
@@ -66,7 +60,7 @@ pub(crate) fn choose(config: &Config) -> Result<Chosen> {
             });
         }
     }
-    let project = project_root(&config.cwd);
+    let project = select::git_root_or(&config.cwd);
     let mut newest: Option<OpenSession> = None;
     for dir in dirs.iter().rev() {
         let Ok(Some(s)) = store::open_session(dir) else {

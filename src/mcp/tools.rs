@@ -599,7 +599,7 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
             }
             Some(p)
         }
-        (None, true) => Some(session::project_root(&config.cwd)),
+        (None, true) => Some(select::git_root_or(&config.cwd)),
         (None, false) => None,
     };
     let since_ms = match args.string("since")? {
@@ -631,7 +631,7 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
         budget: None,
         format: Format::Text,
         notes: Some(crate::context::notes::NotesScope {
-            project: Some(crate::context::files::project_root(&config.cwd)),
+            project: Some(select::git_root_or(&config.cwd)),
         }),
         env: None,
         files: None,
@@ -1100,7 +1100,7 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
     let project = if cwd.is_empty() {
         String::new()
     } else {
-        session::project_root(std::path::Path::new(&cwd))
+        select::git_root_or(std::path::Path::new(&cwd))
             .display()
             .to_string()
     };
