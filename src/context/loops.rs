@@ -456,6 +456,23 @@ mod tests {
     }
 
     #[test]
+    fn an_active_loop_reads_only_the_outputs_of_the_failures_since_the_last_success() {
+        // Outputs of 1 MiB or more get a cached digest when read: the cache tells which were.
+        let big = "x".repeat(1 << 20) + "\r\n";
+        let cmds = [("build", 0, big.as_str()), ("make", 2, big.as_str())];
+        let s = session(&cmds);
+        assert_eq!(active(s.path(), &settings(3)).unwrap(), None);
+        let cached =
+            |dir: &tempfile::TempDir, seq| crate::store::cache::path(dir.path(), seq).exists();
+        assert!(!cached(&s, 1), "the success before the failures was read");
+        assert!(cached(&s, 2));
+        // A session that ends with a success reads no output at all.
+        let s = session(&[cmds[1], cmds[0]]);
+        assert_eq!(active(s.path(), &settings(3)).unwrap(), None);
+        assert!(!cached(&s, 1) && !cached(&s, 2));
+    }
+
+    #[test]
     fn active_loop_at_the_end_of_a_session() {
         let err = "make: *** [all] Error 2\r\n";
         let mut cmds = vec![("ls", 0, "a\r\n")];
