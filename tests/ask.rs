@@ -50,11 +50,7 @@ fn need_llm() -> bool {
     if have("llm") {
         return true;
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "the llm CLI with llm-echo is required in CI"
-    );
-    eprintln!("skipped: llm is not on PATH (PATH=/work/ci-venv/bin:$PATH)");
+    skip("the llm CLI with llm-echo is not on PATH (.ci/run installs it in target/ci-venv)");
     false
 }
 

@@ -7,12 +7,7 @@ use common::*;
 use std::time::Duration;
 
 fn zsh_or_skip() -> bool {
-    if have("zsh") {
-        return true;
-    }
-    assert!(std::env::var_os("CI").is_none(), "zsh is required in CI");
-    eprintln!("zsh not installed: skipping");
-    false
+    require("zsh")
 }
 
 const UP: &[u8] = b"\x1b[A";

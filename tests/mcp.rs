@@ -358,11 +358,9 @@ fn the_official_python_sdk_as_client() {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !has_sdk {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "the MCP Python SDK is missing in {python}; CI installs it (.ci/run)"
-        );
-        eprintln!("skipped: no MCP Python SDK in {python} (set OMNISH_TEST_PYTHON)");
+        skip(&format!(
+            "the MCP Python SDK is missing in {python} (.ci/run installs it; set OMNISH_TEST_PYTHON)"
+        ));
         return;
     }
     let h = recorded();

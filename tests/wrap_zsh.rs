@@ -5,13 +5,7 @@ mod common;
 use common::*;
 
 fn zsh_or_skip() -> bool {
-    if have("zsh") {
-        return true;
-    }
-    // CI installs zsh (.ci/run); a developer machine without it skips loudly.
-    assert!(std::env::var_os("CI").is_none(), "zsh is required in CI");
-    eprintln!("zsh not installed: skipping");
-    false
+    require("zsh")
 }
 
 #[test]

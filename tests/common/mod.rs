@@ -317,6 +317,35 @@ pub fn ok_stdout(out: std::process::Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// A prerequisite of the calling test is missing (a program, a fault that cannot be set up).
+/// The test fails, unless skipping was asked for with `OMNISH_ALLOW_SKIP=1`: then this says
+/// "skipped" on the terminal where `cargo test` shows its results (not into the captured
+/// output, which only a failure shows) and the caller returns.
+pub fn skip(why: &str) {
+    let allowed = std::env::var("OMNISH_ALLOW_SKIP").is_ok_and(|v| v == "1");
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("this test")
+        .to_string();
+    assert!(
+        allowed,
+        "{test}: {why}. The README's test command installs every prerequisite; \
+         set OMNISH_ALLOW_SKIP=1 to skip such tests instead"
+    );
+    // Not eprintln!: the harness captures that; this reaches the terminal.
+    let _ = writeln!(std::io::stderr(), "skipped: {test}: {why}");
+}
+
+/// Whether `program` is on PATH; when it is not, [`skip`] (which fails the test unless
+/// skipping was asked for) and false.
+pub fn require(program: &str) -> bool {
+    if have(program) {
+        return true;
+    }
+    skip(&format!("{program} is not installed"));
+    false
+}
+
 pub fn have(program: &str) -> bool {
     std::process::Command::new("sh")
         .args(["-c", &format!("command -v {program}")])
