@@ -6,3 +6,4 @@
 
 mod lines;
 pub mod render;
+pub mod visible;
