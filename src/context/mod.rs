@@ -414,6 +414,8 @@ fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     ctx.started_at = r.started_at;
     ctx.running = c.running;
     ctx.recording_stopped = r.recording_stopped;
+    ctx.private = r.private;
+    ctx.ended_shell = c.ended_shell;
     if !c.running && !c.cut_off {
         ctx.ended_at = Some(r.ended_at);
         ctx.exit_code = r.exit_code;

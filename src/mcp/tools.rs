@@ -293,7 +293,12 @@ fn definition(name: &str) -> Option<Definition> {
                             "live": {"type": "boolean"},
                             "shell": {"type": "string"},
                             "hostname": {"type": "string"},
-                            "started_at": {"type": "integer"}
+                            "started_at": {"type": "integer"},
+                            "ended_with": {"type": ["object", "null"], "description": "the command that ended the shell (exit, logout): its status is the shell's, so it is never the last (failed) command", "properties": {
+                                "id": {"type": "string"},
+                                "command_line": {"type": "string"},
+                                "exit_code": {"type": ["integer", "null"]}
+                            }}
                         },
                         "required": ["id", "reason", "live", "shell", "hostname", "started_at"]
                     },
@@ -1064,8 +1069,13 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
     .map_err(|e| e.to_string())?
     .commands;
     let running = recent.iter().rev().find(|c| c.running);
-    let finished: Vec<&select::Candidate> =
-        recent.iter().filter(|c| !c.running && !c.cut_off).collect();
+    // The command that ended the shell (`exit`) is not the last command: its status is the
+    // shell's (after a failure, that failure's). The session line says how it ended.
+    let ended_with = recent.iter().rev().find(|c| c.ended_shell);
+    let finished: Vec<&select::Candidate> = recent
+        .iter()
+        .filter(|c| !c.running && !c.cut_off && !c.ended_shell)
+        .collect();
     let last = finished.last();
     let shown_line = |c: &select::Candidate| {
         if c.record.private {
@@ -1120,6 +1130,13 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
             "started_at": r.record.started_at,
         })
     });
+    let ended_json = ended_with.map(|e| {
+        json!({
+            "id": format!("{}:{}", s.id(), e.record.seq),
+            "command_line": shown_line(e),
+            "exit_code": e.record.exit_code,
+        })
+    });
     let structured = json!({
         "session": {
             "id": s.id(),
@@ -1128,6 +1145,7 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
             "shell": s.meta.shell,
             "hostname": s.meta.hostname,
             "started_at": s.meta.started_at,
+            "ended_with": ended_json,
         },
         "cwd": redact::redact(&cwd),
         "project_root": redact::redact(&project),

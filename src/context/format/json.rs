@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Formatter, explain_status};
+use super::{Formatter, exit_explanation};
 use crate::context::model::{
     CommandContext, ContextDoc, EnvSection, FilesSection, GitState, LoopInfo, NoteEntry, Parts,
     TreeKind,
@@ -208,7 +208,7 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
         started_at: c.started_at,
         ended_at: c.ended_at,
         exit_code: c.exit_code,
-        exit_explanation: c.exit_code.and_then(explain_status),
+        exit_explanation: exit_explanation(c),
         running: c.running,
         output: with_output.then(|| c.output.join("\n")),
         gaps: if with_output {

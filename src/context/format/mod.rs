@@ -214,6 +214,21 @@ pub(crate) fn explain_status(code: i32) -> Option<String> {
     }
 }
 
+/// What a command's exit status means ([`explain_status`]); for the command that ended the
+/// shell (`exit`), whose status is the shell's (after a failure, that failure's), it says so.
+pub(crate) fn exit_explanation(c: &CommandContext) -> Option<String> {
+    let code = c.exit_code?;
+    let why = explain_status(code);
+    if !c.ended_shell || code == 0 {
+        return why;
+    }
+    const SHELL: &str = "the shell ended with this status";
+    Some(match why {
+        Some(why) => format!("{why}; {SHELL}"),
+        None => SHELL.to_string(),
+    })
+}
+
 /// The status note for a command, without brackets: `exit 2`, `exit 127: command not found`,
 /// `still running`, `exit status unknown`; `None` for success.
 fn status_note(c: &CommandContext) -> Option<String> {
@@ -225,7 +240,7 @@ fn status_note(c: &CommandContext) -> Option<String> {
     }
     match c.exit_code {
         Some(0) => None,
-        Some(code) => Some(match explain_status(code) {
+        Some(code) => Some(match exit_explanation(c) {
             Some(why) => format!("exit {code}: {why}"),
             None => format!("exit {code}"),
         }),
