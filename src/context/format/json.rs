@@ -267,7 +267,9 @@ impl Formatter for JsonFormatter {
                 tokenizer: r.tokenizer.as_deref(),
             }),
         };
-        let mut s = serde_json::to_string_pretty(&v).expect("plain structs always serialize");
+        // Escapes C1 controls and bidi overrides too: no byte of it controls a terminal.
+        let mut s =
+            crate::term::visible::json_string(&v, true).expect("plain structs always serialize");
         s.push('\n');
         s
     }
