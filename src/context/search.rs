@@ -809,6 +809,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn highlights_cover_what_is_shown_of_each_match() {
+        let matcher = RegexMatcherBuilder::new().build(r"\x1b\]52|é").unwrap();
+        let mut out = Vec::new();
+        let mut p = TextPrinter {
+            out: &mut out,
+            color: true,
+            first: true,
+        };
+        let text = "a\x1b]52;c;eA==\x07b\u{202e}é\tc";
+        assert_eq!(
+            p.highlighted(text, &matcher),
+            format!("a{MATCH}^[]52{RESET};c;eA==^Gb<U+202E>{MATCH}é{RESET}\tc")
+        );
+        p.color = false;
+        assert_eq!(
+            p.highlighted(text, &matcher),
+            "a^[]52;c;eA==^Gb<U+202E>é\tc"
+        );
+        // A byte-level match inside a char is widened to the whole char.
+        let bytes = RegexMatcherBuilder::new().build(r"(?-u:\xA9)").unwrap();
+        assert_eq!(match_ranges(&bytes, "xéy"), [(1, 3)]);
+    }
+
+    #[test]
     fn search_lines_are_what_context_shows_with_no_width_limit() {
         let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB";
         let cases = [
