@@ -20,7 +20,7 @@ impl Run for ContextArgs {
         let outcome =
             context::run(&request, &mut out).map_err(|e| with_budget_flag(e, &self.opts))?;
         for w in &outcome.warnings {
-            eprintln!("omnish: warning: {w}");
+            eprintln!("omnish: warning: {}", crate::term::visible::line(w));
         }
         if let Some(note) = outcome.nothing_matched {
             // grep's convention: nothing found is status 1, so `omnish context --failed | llm`

@@ -108,7 +108,7 @@ impl Run for NoteArgs {
                     file.notes.iter().filter(|n| !n.expired(now)).collect();
                 shown.sort_by_key(|n| std::cmp::Reverse(n.priority));
                 if json {
-                    serde_json::to_writer_pretty(&mut out, &shown)?;
+                    crate::term::visible::json_writer(&mut out, &shown, true)?;
                     writeln!(out)?;
                     return Ok(0);
                 }
@@ -121,15 +121,17 @@ impl Run for NoteArgs {
                     if let Some(t) = n.expires_at {
                         about.push(format!("expires in {}", remaining(t.saturating_sub(now))));
                     }
+                    // A note shows control characters visibly, as `context` shows it.
+                    use crate::term::visible;
                     if let Some(p) = &n.project {
-                        about.push(format!("only in {p}"));
+                        about.push(format!("only in {}", visible::line(p)));
                     }
                     if let Some(s) = &n.source {
-                        about.push(format!("source {s}"));
+                        about.push(format!("source {}", visible::line(s)));
                     }
-                    writeln!(out, "{}  [{}]", n.key, about.join(", "))?;
+                    writeln!(out, "{}  [{}]", visible::line(&n.key), about.join(", "))?;
                     for line in n.text.lines() {
-                        writeln!(out, "    {line}")?;
+                        writeln!(out, "    {}", visible::text(line))?;
                     }
                 }
                 Ok(0)

@@ -18,7 +18,7 @@ impl Run for SearchArgs {
         let outcome = search::search(&request, &mut out)?;
         drop(out);
         for w in &outcome.warnings {
-            eprintln!("omnish: warning: {w}");
+            eprintln!("omnish: warning: {}", crate::term::visible::line(w));
         }
         if outcome.hits == 0 {
             return Ok(1);

@@ -1,5 +1,8 @@
 //! `omnish sessions list|show|rm|prune`: the session store from the command line, and the
 //! automatic prune a recorded shell starts in the background ([`prune_in_background`]).
+//!
+//! Recorded fields (directories, command lines, hosts, summaries) show control characters
+//! visibly ([`visible`]); JSON escapes them.
 
 use crate::cli::{PlainFormat, SessionsArgs, SessionsCommand};
 use crate::cmd::Run;
@@ -7,6 +10,7 @@ use crate::context::select::{self, SessionChoice};
 use crate::context::sessions::{self, human_duration, human_size, local_time};
 use crate::error::ExitError;
 use crate::store::{self, SessionState, SessionSummary, prune};
+use crate::term::visible;
 use anyhow::Result;
 use serde_json::json;
 use std::io::Write;
@@ -117,7 +121,11 @@ fn list(root: &Path, format: PlainFormat, out: &mut dyn Write) -> Result<i32> {
     all.reverse();
     if format == PlainFormat::Json {
         let sessions: Vec<_> = all.iter().map(summary_json).collect();
-        serde_json::to_writer_pretty(&mut *out, &json!({"version": 1, "sessions": sessions}))?;
+        visible::json_writer(
+            &mut *out,
+            &json!({"version": 1, "sessions": sessions}),
+            true,
+        )?;
         writeln!(out)?;
         return Ok(0);
     }
@@ -136,13 +144,13 @@ fn list(root: &Path, format: PlainFormat, out: &mut dyn Write) -> Result<i32> {
                 s.id(),
                 local_time(m.started_at),
                 local_time(s.last_activity),
-                shell_name(&m.shell).to_string(),
-                m.hostname.clone(),
+                visible::line(shell_name(&m.shell)).into_owned(),
+                visible::line(&m.hostname).into_owned(),
                 s.commands.to_string(),
                 s.failed.to_string(),
                 human_size(s.bytes),
                 state_name(s.state).to_string(),
-                m.cwd.clone(),
+                visible::line(&m.cwd).into_owned(),
             ]
         })
         .collect();
@@ -218,7 +226,7 @@ fn show(
         doc["recorder_pid"] = json!(summary.session.meta.recorder_pid);
         doc["recording_error"] = json!(summary.session.meta.recording_error);
         doc["command_list"] = serde_json::to_value(&commands)?;
-        serde_json::to_writer_pretty(&mut *out, &doc)?;
+        visible::json_writer(&mut *out, &doc, true)?;
         writeln!(out)?;
         return Ok(0);
     }
@@ -230,11 +238,11 @@ fn show(
     };
     writeln!(out, "session  {} ({status})", summary.id())?;
     if let Some(p) = &summary.session.meta_problem {
-        writeln!(out, "note     {p}")?;
+        writeln!(out, "note     {}", visible::line(p))?;
     }
-    writeln!(out, "shell    {}", m.argv.join(" "))?;
-    writeln!(out, "host     {}", m.hostname)?;
-    writeln!(out, "cwd      {}", m.cwd)?;
+    writeln!(out, "shell    {}", visible::line(&m.argv.join(" ")))?;
+    writeln!(out, "host     {}", visible::line(&m.hostname))?;
+    writeln!(out, "cwd      {}", visible::line(&m.cwd))?;
     writeln!(out, "started  {}", local_time(m.started_at))?;
     if let Some(end) = m.ended_at {
         writeln!(
@@ -262,7 +270,7 @@ fn show(
         if m.hooked { "loaded" } else { "not loaded" }
     )?;
     if let Some(e) = &m.recording_error {
-        writeln!(out, "recording stopped: {e}")?;
+        writeln!(out, "recording stopped: {}", visible::line(e))?;
     }
     writeln!(out)?;
     for c in &commands {
@@ -292,11 +300,11 @@ fn show(
             local_time(c.started_at),
             duration,
             status,
-            if c.cwd.is_empty() { "?" } else { &c.cwd },
-            c.command_line.replace('\n', " ↵ "),
+            visible::line(if c.cwd.is_empty() { "?" } else { &c.cwd }),
+            visible::line(&c.command_line.replace('\n', " ↵ ")),
         )?;
         if !c.summary.is_empty() {
-            writeln!(out, "      {}", c.summary)?;
+            writeln!(out, "      {}", visible::text(&c.summary))?;
         }
     }
     Ok(0)

@@ -1,10 +1,12 @@
 //! `omnish status`: the session this shell records (if any), the project, the session store,
-//! and the settings in use.
+//! and the settings in use. Paths, the shell and the loop's command line show control
+//! characters visibly ([`visible`]); JSON escapes them.
 
 use crate::cli::{PlainFormat, StatusArgs};
 use crate::cmd::Run;
 use crate::context::sessions::{human_size, local_time};
 use crate::store::{self, SessionState};
+use crate::term::visible;
 use anyhow::Result;
 use serde_json::json;
 use std::io::Write;
@@ -16,7 +18,7 @@ impl Run for StatusArgs {
         let mut out = std::io::stdout().lock();
         match self.format {
             PlainFormat::Json => {
-                serde_json::to_writer_pretty(&mut out, &status.json())?;
+                visible::json_writer(&mut out, &status.json(), true)?;
                 writeln!(out)?;
             }
             PlainFormat::Text => status.write_text(&mut out)?,
@@ -138,17 +140,18 @@ impl Status {
             )?,
             (Some(id), None) => writeln!(
                 out,
-                "session   {id}: not found in {}",
-                store::sessions_dir(&self.data_dir).display()
+                "session   {}: not found in {}",
+                visible::line(id),
+                visible::line(&store::sessions_dir(&self.data_dir).display().to_string())
             )?,
             (Some(_), Some(s)) => {
                 let m = &s.session.meta;
                 writeln!(out, "session   {}", s.id())?;
-                writeln!(out, "shell     {}", m.shell)?;
+                writeln!(out, "shell     {}", visible::line(&m.shell))?;
                 writeln!(out, "started   {}", local_time(m.started_at))?;
                 writeln!(out, "commands  {} ({} failed)", s.commands, s.failed)?;
                 if let Some(l) = &self.retry_loop {
-                    writeln!(out, "loop      {}", l.describe())?;
+                    writeln!(out, "loop      {}", visible::line(&l.describe()))?;
                 }
                 writeln!(out, "size      {}", human_size(s.bytes))?;
                 writeln!(
@@ -172,34 +175,31 @@ impl Status {
                 )?;
             }
         }
-        let shown = |p: &Option<PathBuf>| {
-            p.as_ref()
-                .map_or_else(|| "-".to_string(), |p| p.display().to_string())
-        };
+        let path = |p: &std::path::Path| visible::line(&p.display().to_string()).into_owned();
+        let shown = |p: &Option<PathBuf>| p.as_deref().map_or_else(|| "-".to_string(), path);
         writeln!(out, "cwd       {}", shown(&self.cwd))?;
         writeln!(
             out,
             "project   {}",
-            self.project_root.as_ref().map_or_else(
-                || "none (not in a git work tree)".to_string(),
-                |p| p.display().to_string()
-            )
+            self.project_root
+                .as_deref()
+                .map_or_else(|| "none (not in a git work tree)".to_string(), path)
         )?;
         writeln!(
             out,
             "data dir  {} ({} sessions, {})",
-            self.data_dir.display(),
+            path(&self.data_dir),
             self.sessions,
             human_size(self.data_bytes)
         )?;
         if let Some(c) = &self.ask_command {
-            writeln!(out, "ask       {c}")?;
+            writeln!(out, "ask       {}", visible::line(c))?;
         }
         if let Some(m) = &self.ask_model {
-            writeln!(out, "model     {m}")?;
+            writeln!(out, "model     {}", visible::line(m))?;
         }
         if let Some(f) = &self.config_file {
-            writeln!(out, "config    {}", f.display())?;
+            writeln!(out, "config    {}", path(f))?;
         }
         Ok(())
     }

@@ -12,7 +12,9 @@
 //!   status, command line when it differed, and its first error line.
 //!
 //! A success ends a loop, and so does any command in between (one a selection left out
-//! too); running commands never join one. [`active`] tells whether a session's
+//! too); running commands never join one, nor do private commands (their lines were never
+//! recorded: nothing says two of them are the same thing), nor the command that ended the
+//! shell (`exit` carries the status of the failure before it, it is no attempt of its own). [`active`] tells whether a session's
 //! newest commands form a loop right now (for `omnish status` and the MCP server).
 
 use std::path::Path;
@@ -44,7 +46,10 @@ impl Default for LoopSettings {
 }
 
 fn failed(c: &CommandContext) -> bool {
-    !c.running && !c.recording_stopped && matches!(c.exit_code, Some(code) if code != 0)
+    !c.running
+        && !c.recording_stopped
+        && !c.ended_shell
+        && matches!(c.exit_code, Some(code) if code != 0)
 }
 
 /// Whether `b` continues the loop `run` (failed attempts, oldest first): it failed too, right
@@ -55,10 +60,14 @@ fn continues<T>(run: &[(CommandContext, T)], b: &CommandContext) -> bool {
         return false;
     };
     failed(b)
+        && !a.private
+        && !b.private
         && a.session_id == b.session_id
         && b.first_seq() == a.seq + 1
         && ((a.output_hash != 0 && a.output_hash == b.output_hash)
-            || run.iter().any(|(c, _)| c.command_line == b.command_line))
+            || run
+                .iter()
+                .any(|(c, _)| !c.private && c.command_line == b.command_line))
 }
 
 /// `14:02` (local time by `offset`), with the date in front when it is not the day of `now`.
@@ -217,16 +226,19 @@ pub(crate) fn active(session_dir: &Path, settings: &LoopSettings) -> Result<Opti
     };
     let found = query.select(&session)?;
     let full_window = found.commands.len() >= ACTIVE_WINDOW;
+    // The command that ended the shell (`exit`) is no attempt: the loop before it is the
+    // session's last.
     let finished: Vec<(&select::Candidate, CommandContext)> = found
         .commands
         .iter()
-        .filter(|c| !c.running)
+        .filter(|c| !c.running && !c.ended_shell)
         .map(|c| {
             let r = &c.record;
             let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, r.command_line.clone());
             ctx.started_at = r.started_at;
             ctx.exit_code = if c.cut_off { None } else { r.exit_code };
             ctx.recording_stopped = r.recording_stopped;
+            ctx.private = r.private;
             (c, ctx)
         })
         .collect();
@@ -420,6 +432,41 @@ mod tests {
             fail(3, "m", &[], 1),
         ];
         assert_eq!(fold(cmds, &settings(0), NOW).len(), 3);
+    }
+
+    #[test]
+    fn private_commands_and_the_shell_exit_are_no_attempts() {
+        // Failing private commands share a line and an (unrecorded) output: no loop.
+        let private = |seq| {
+            let (mut c, x) = fail(seq, crate::context::PRIVATE_LINE, &[], 0);
+            c.private = true;
+            (c, x)
+        };
+        let out = fold(vec![private(1), private(2), private(3)], &settings(3), NOW);
+        assert_eq!(out.len(), 3);
+        assert!(out.iter().all(|(c, _)| c.attempts.is_none()));
+        // Nor do they continue a loop of public attempts.
+        let cmds = vec![
+            fail(1, "make", &["e"], 1),
+            fail(2, "make", &["e"], 1),
+            private(3),
+        ];
+        assert!(
+            fold(cmds, &settings(3), NOW)
+                .iter()
+                .all(|(c, _)| c.attempts.is_none())
+        );
+        // `exit` after two failures carries their status: no third attempt.
+        let (mut exit, x) = fail(3, "make", &["e"], 1);
+        exit.ended_shell = true;
+        let cmds = vec![
+            fail(1, "make", &["e"], 1),
+            fail(2, "make", &["e"], 1),
+            (exit, x),
+        ];
+        let out = fold(cmds, &settings(3), NOW);
+        assert_eq!(out.len(), 3);
+        assert!(out.iter().all(|(c, _)| c.attempts.is_none()));
     }
 
     /// A finished session of `cmds` (command line, exit status, output) written through the

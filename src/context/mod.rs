@@ -414,6 +414,8 @@ fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     ctx.started_at = r.started_at;
     ctx.running = c.running;
     ctx.recording_stopped = r.recording_stopped;
+    ctx.private = r.private;
+    ctx.ended_shell = c.ended_shell;
     if !c.running && !c.cut_off {
         ctx.ended_at = Some(r.ended_at);
         ctx.exit_code = r.exit_code;
@@ -514,7 +516,8 @@ fn stream_plan(
 
 /// The placeholder standing for output `k` in the formatted document; its backticks make a
 /// markdown fence as long as the real output needs. `nonce` is random, so no command line can
-/// spell a placeholder (rendered output never holds the control character around it).
+/// spell a placeholder (rendered output never holds the control character around it; text and
+/// markdown show it visibly, as they show every output line).
 fn placeholder(nonce: &str, k: usize, backticks: usize) -> String {
     format!(
         "\u{1}omnish-output-{nonce}-{k}\u{1}{}",
@@ -532,6 +535,7 @@ fn write_streaming(
     out: &mut dyn Write,
 ) -> Result<()> {
     let json = req.format == Format::Json;
+    let markdown = req.format == Format::Markdown;
     let mut commands = Vec::with_capacity(folded.len());
     let mut streams = Vec::new();
     let nonce = crate::store::random_hex(8);
@@ -543,11 +547,12 @@ fn write_streaming(
                 // Text and markdown print gap lines among the output: the stream writes them.
                 ctx.gaps.clear();
             }
+            // The placeholder as the formatter writes it.
             let needle = if json {
-                let quoted = serde_json::to_string(&mark)?;
+                let quoted = crate::term::visible::json_string(&mark, false)?;
                 quoted[1..quoted.len() - 1].to_string()
             } else {
-                mark
+                crate::term::visible::text(&mark).into_owned()
             };
             streams.push((needle, plan));
         }
@@ -566,22 +571,52 @@ fn write_streaming(
         };
         out.write_all(&rest.as_bytes()[..at])?;
         rest = &rest[at + needle.len()..];
-        write_output(out, &plan, width, line_cap, json)?;
+        let style = match (json, markdown) {
+            (true, _) => Style::Json,
+            (false, true) => Style::Markdown,
+            (false, false) => Style::Text,
+        };
+        write_output(out, &plan, width, line_cap, style)?;
     }
     out.write_all(rest.as_bytes())?;
     out.flush()?;
     Ok(())
 }
 
-/// Writes one streamed output: its kept lines, joined by newlines (escaped for json), with gap
-/// lines where lines were left out (text and markdown).
+/// How a streamed output is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Text,
+    /// Text inside a fence made longer than the digest's longest backtick run.
+    Markdown,
+    Json,
+}
+
+/// Whether `line` would close a markdown fence of more than `backticks` backticks: up to three
+/// spaces, a longer run of backticks, nothing after it but blanks (CommonMark's closing fence).
+fn closes_fence(line: &str, backticks: usize) -> bool {
+    let rest = line.trim_start_matches(' ');
+    if line.len() - rest.len() > 3 {
+        return false;
+    }
+    let run = rest.len() - rest.trim_start_matches('`').len();
+    run > backticks && rest[run..].trim_matches([' ', '\t']).is_empty()
+}
+
+/// Writes one streamed output: its kept lines, shown visibly and joined by newlines (escaped
+/// for json), with gap lines where lines were left out (text and markdown).
+///
+/// The markdown fence around it was made from the digest's longest backtick run; a line the
+/// digest did not account for (a cache that does not match the stream) that would close the
+/// fence is indented by four spaces, which no closing fence can be.
 fn write_output(
     out: &mut dyn Write,
     plan: &StreamPlan,
     width: usize,
     line_cap: usize,
-    json: bool,
+    style: Style,
 ) -> Result<()> {
+    let json = style == Style::Json;
     let keep = plan.keep.as_deref();
     let mut k = 0usize; // next index into keep
     let mut next_line = 0u64; // the line after the last one written or skipped
@@ -594,11 +629,19 @@ fn write_output(
             out.write_all(sep)?;
         }
         *first = false;
-        if json {
-            let q = serde_json::to_string(s).map_err(std::io::Error::other)?;
-            out.write_all(&q.as_bytes()[1..q.len() - 1])
-        } else {
-            out.write_all(s.as_bytes())
+        match style {
+            Style::Json => {
+                let q =
+                    crate::term::visible::json_string(s, false).map_err(std::io::Error::other)?;
+                out.write_all(&q.as_bytes()[1..q.len() - 1])
+            }
+            Style::Markdown if closes_fence(s, plan.backticks) => {
+                out.write_all(b"    ")?;
+                out.write_all(crate::term::visible::text(s).as_bytes())
+            }
+            Style::Markdown | Style::Text => {
+                out.write_all(crate::term::visible::text(s).as_bytes())
+            }
         }
     };
     read::for_each_line(
@@ -653,4 +696,27 @@ fn write_output(
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod stream_tests {
+    use super::closes_fence;
+
+    #[test]
+    fn only_a_closing_fence_longer_than_the_digest_said_is_caught() {
+        assert!(closes_fence("```", 0));
+        assert!(closes_fence("   ````  ", 3));
+        assert!(closes_fence("```\t", 2));
+        assert!(!closes_fence("```", 3), "the fence is longer");
+        assert!(
+            !closes_fence("    ````", 0),
+            "indented four spaces: code, no fence"
+        );
+        assert!(
+            !closes_fence("```rust", 0),
+            "an info string opens, never closes"
+        );
+        assert!(!closes_fence("a ```", 0));
+        assert!(!closes_fence("", 0));
+    }
 }

@@ -50,6 +50,12 @@ pub(crate) struct CommandContext {
     /// This entry stands for a run of failed attempts ([`crate::context::loops`]): it is the
     /// last attempt, and this says how many came before and how they went.
     pub attempts: Option<LoopInfo>,
+    /// A command kept out of history on purpose: its line and output were never recorded, so
+    /// nothing says two of them are the same (they are never folded together).
+    pub private: bool,
+    /// The command that ended the shell (`exit`, `logout`, zsh's `bye`): its status is the
+    /// shell's, not a failure of its own (see [`crate::store::ended_the_shell`]).
+    pub ended_shell: bool,
 }
 
 /// A run of consecutive failed attempts folded into its last one.
@@ -105,6 +111,8 @@ impl CommandContext {
             output_hash: 0,
             recording_stopped: false,
             attempts: None,
+            private: false,
+            ended_shell: false,
         }
     }
 }

@@ -19,6 +19,10 @@
 //!
 //! Hits come oldest first, session by session, each written as soon as it is found: memory does
 //! not grow with the number of hits or the size of an output.
+//!
+//! The pattern matches the text as recorded; the text format then shows control characters
+//! visibly ([`crate::term::visible`]), each match highlighted in what is shown of it, and
+//! JSON escapes them (the `ranges` are byte offsets into the exact recorded text).
 
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
@@ -36,6 +40,7 @@ use crate::context::{redact, show_line, truncate};
 use crate::error::ExitError;
 use crate::store::{self, text::TextCache};
 use crate::term::render::{Line, LineSink};
+use crate::term::visible;
 
 /// Bump when what the text cache holds for a rendering changes (redaction rules, the line
 /// format); the renderer's own version ([`read::DIGEST_VERSION`]) is part of the cache's name.
@@ -565,12 +570,24 @@ impl Sink for Emit<'_> {
     }
 }
 
-/// Byte ranges of the matches in `text`.
+/// Byte ranges of the matches in `text`, widened to whole chars (a byte-level pattern can match
+/// inside one).
 fn match_ranges(matcher: &RegexMatcher, text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
+    let mut out: Vec<(usize, usize)> = Vec::new();
     let _ = matcher.find_iter(text.as_bytes(), |m| {
-        if m.start() < m.end() {
-            out.push((m.start(), m.end()));
+        let mut start = m.start().min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = m.end().min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        if start < end {
+            match out.last_mut() {
+                Some(last) if last.1 >= start => last.1 = last.1.max(end),
+                _ => out.push((start, end)),
+            }
         }
         true
     });
@@ -602,20 +619,22 @@ struct TextPrinter<'a> {
 }
 
 impl TextPrinter<'_> {
+    /// `text` shown visibly, its matches highlighted when colouring: each piece is shown on its
+    /// own, so a highlight covers exactly what is shown of its match (`^[` for an ESC).
     fn highlighted(&self, text: &str, matcher: &RegexMatcher) -> String {
         if !self.color {
-            return text.to_string();
+            return visible::text(text).into_owned();
         }
         let mut s = String::with_capacity(text.len() + 16);
         let mut at = 0;
         for (a, b) in match_ranges(matcher, text) {
-            s.push_str(&text[at..a]);
+            s.push_str(&visible::text(&text[at..a]));
             s.push_str(MATCH);
-            s.push_str(&text[a..b]);
+            s.push_str(&visible::text(&text[a..b]));
             s.push_str(RESET);
             at = b;
         }
-        s.push_str(&text[at..]);
+        s.push_str(&visible::text(&text[at..]));
         s
     }
 }
@@ -650,7 +669,7 @@ impl Printer for TextPrinter<'_> {
             h.session_id,
             h.seq,
             local_time(h.started_at),
-            cwd,
+            visible::line(cwd),
             status_text(h)
         );
         if self.color {
@@ -662,7 +681,7 @@ impl Printer for TextPrinter<'_> {
             let shown = if h.command_matched {
                 self.highlighted(l, matcher)
             } else {
-                l.to_string()
+                visible::text(l).into_owned()
             };
             writeln!(self.out, "{} {shown}", if i == 0 { "$" } else { ">" })?;
         }
@@ -680,7 +699,7 @@ impl Printer for TextPrinter<'_> {
         let text = if matched {
             self.highlighted(text, matcher)
         } else {
-            text.to_string()
+            visible::text(text).into_owned()
         };
         if self.color {
             writeln!(self.out, "{NUMBER}{n}{RESET}{sep}{text}")
@@ -737,7 +756,7 @@ impl Printer for JsonPrinter<'_> {
             Vec::new()
         };
         v["command_ranges"] = serde_json::to_value(ranges).map_err(io::Error::other)?;
-        let text = serde_json::to_string(&v).map_err(io::Error::other)?;
+        let text = visible::json_string(&v, false).map_err(io::Error::other)?;
         // The object stays open for its lines.
         write!(
             self.out,
@@ -768,7 +787,7 @@ impl Printer for JsonPrinter<'_> {
                 Vec::new()
             },
         };
-        serde_json::to_writer(&mut *self.out, &line).map_err(io::Error::other)
+        visible::json_writer(&mut *self.out, &line, false).map_err(io::Error::other)
     }
 
     fn gap(&mut self) -> io::Result<()> {
@@ -788,6 +807,30 @@ impl Printer for JsonPrinter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn highlights_cover_what_is_shown_of_each_match() {
+        let matcher = RegexMatcherBuilder::new().build(r"\x1b\]52|é").unwrap();
+        let mut out = Vec::new();
+        let mut p = TextPrinter {
+            out: &mut out,
+            color: true,
+            first: true,
+        };
+        let text = "a\x1b]52;c;eA==\x07b\u{202e}é\tc";
+        assert_eq!(
+            p.highlighted(text, &matcher),
+            format!("a{MATCH}^[]52{RESET};c;eA==^Gb<U+202E>{MATCH}é{RESET}\tc")
+        );
+        p.color = false;
+        assert_eq!(
+            p.highlighted(text, &matcher),
+            "a^[]52;c;eA==^Gb<U+202E>é\tc"
+        );
+        // A byte-level match inside a char is widened to the whole char.
+        let bytes = RegexMatcherBuilder::new().build(r"(?-u:\xA9)").unwrap();
+        assert_eq!(match_ranges(&bytes, "xéy"), [(1, 3)]);
+    }
 
     #[test]
     fn search_lines_are_what_context_shows_with_no_width_limit() {

@@ -167,6 +167,9 @@ pub(crate) struct Candidate {
     /// The command line of the command that ran next in the session, if any: keys typed ahead
     /// for it are echoed into this command's output (see [`crate::context::read`]).
     pub next_command_line: Option<String>,
+    /// The command that ended the shell (`exit`): its status is the shell's, never a failure
+    /// ([`store::ended_the_shell`]).
+    pub ended_shell: bool,
 }
 
 impl Candidate {
@@ -185,11 +188,12 @@ pub(crate) trait Filter {
     }
 }
 
-/// Only commands with a known, non-zero exit status.
+/// Only commands with a known, non-zero exit status, but for the one that ended the shell
+/// (`exit` after a failure carries that failure's status).
 pub(crate) struct Failed;
 impl Filter for Failed {
     fn keep(&self, c: &Candidate) -> bool {
-        !c.running && c.record.exit_code.is_some_and(|s| s != 0)
+        !c.running && !c.ended_shell && c.record.exit_code.is_some_and(|s| s != 0)
     }
 }
 
@@ -336,7 +340,14 @@ impl Query<'_> {
 fn candidate(session: &Session, mut record: CommandRecord) -> Candidate {
     // A record's session is the directory it lives in, whatever its fields claim.
     record.session_id = session.id().to_string();
+    let ended_shell = store::ended_the_shell(
+        record.ended_at,
+        record.exit_code,
+        &record.command_source,
+        &session.meta,
+    );
     Candidate {
+        ended_shell,
         record,
         running: false,
         cut_off: false,

@@ -236,9 +236,13 @@ pub(crate) fn fold_repeats_with<T>(cmds: Vec<(CommandContext, T)>) -> Vec<(Comma
     out
 }
 
+/// Whether `b` ran `a` again with the same result. Private commands never do: their lines were
+/// never recorded, so two of them (` export A=1`, ` rm x`) cannot be told to be the same.
 fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
     !a.running
         && !b.running
+        && !a.private
+        && !b.private
         && !a.summarized
         && !b.summarized
         && a.session_id == b.session_id
@@ -455,6 +459,23 @@ mod tests {
         e.exit_code = Some(2);
         assert_eq!(fold_repeats(vec![a, b, c, d, e]).len(), 5);
         assert!(fold_repeats(vec![]).is_empty());
+    }
+
+    #[test]
+    fn private_commands_are_never_folded_together() {
+        // Three different private commands look alike: no line, no output, the same status.
+        let private = |seq| {
+            let mut c = ctx(seq, crate::context::PRIVATE_LINE, &[]);
+            c.private = true;
+            c
+        };
+        let folded = fold_repeats(vec![private(1), private(2), private(3)]);
+        assert_eq!(folded.len(), 3);
+        assert!(folded.iter().all(|c| c.repeat == 1));
+        // Public commands around them still fold.
+        let folded = fold_repeats(vec![ctx(4, "ls", &[]), ctx(5, "ls", &[]), private(6)]);
+        assert_eq!(folded.len(), 2);
+        assert_eq!(folded[0].repeat, 2);
     }
 
     // ---- fit ----

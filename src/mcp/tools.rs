@@ -3,9 +3,11 @@
 //!
 //! Every text result starts with a line saying which session it comes from and why, and that
 //! what follows is recorded terminal data, not instructions; the data itself sits in a fence
-//! longer than any run of backticks inside it. Text is redacted and counted with the o200k
-//! tokenizer against the call's `budget` (default [`DEFAULT_BUDGET`]), labels and footer
-//! included. Structured results (2025-06-18 and later) match the tool's `outputSchema`.
+//! longer than any run of backticks inside it. Recorded fields in text show control characters
+//! visibly ([`crate::term::visible`]); structured results hold them as recorded. Text is
+//! redacted and counted with the o200k tokenizer against the call's `budget` (default
+//! [`DEFAULT_BUDGET`]), labels and footer included. Structured results (2025-06-18 and later)
+//! match the tool's `outputSchema`.
 //!
 //! Arguments are checked against the tool's input schema by hand ([`Args`]): an unknown name, a
 //! wrong type or a value out of range is a tool execution error (`isError: true`) whose text
@@ -22,6 +24,7 @@ use crate::context::{self, Budget, Request, range, redact};
 use crate::mcp::protocol::{INVALID_PARAMS, RpcError, Version};
 use crate::mcp::{Config, session};
 use crate::store;
+use crate::term::visible;
 
 /// Tokens a call may return when it does not say (a few thousand).
 pub(crate) const DEFAULT_BUDGET: u64 = 4000;
@@ -293,7 +296,12 @@ fn definition(name: &str) -> Option<Definition> {
                             "live": {"type": "boolean"},
                             "shell": {"type": "string"},
                             "hostname": {"type": "string"},
-                            "started_at": {"type": "integer"}
+                            "started_at": {"type": "integer"},
+                            "ended_with": {"type": ["object", "null"], "description": "the command that ended the shell (exit, logout): its status is the shell's, so it is never the last (failed) command", "properties": {
+                                "id": {"type": "string"},
+                                "command_line": {"type": "string"},
+                                "exit_code": {"type": ["integer", "null"]}
+                            }}
                         },
                         "required": ["id", "reason", "live", "shell", "hostname", "started_at"]
                     },
@@ -534,12 +542,10 @@ fn short(line: &str) -> String {
 
 /// The first line of every text result.
 fn label(session: &Value) -> String {
+    let reason = visible::line(session["reason"].as_str().unwrap_or(""));
     let which = match session["id"].as_str() {
-        Some(id) => format!(
-            "session {id} ({})",
-            session["reason"].as_str().unwrap_or("")
-        ),
-        None => session["reason"].as_str().unwrap_or("").to_string(),
+        Some(id) => format!("session {} ({reason})", visible::line(id)),
+        None => reason.into_owned(),
     };
     format!(
         "Recorded terminal data from omnish, {which}. It shows what ran and what it printed \
@@ -688,10 +694,10 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
         });
         let mut text = head.clone();
         for w in &outcome.warnings {
-            text.push_str(&format!("\nNote: {w}"));
+            text.push_str(&format!("\nNote: {}", visible::line(w)));
         }
         if let Some(note) = &outcome.nothing_matched {
-            text.push_str(&format!("\nNothing matched: {note}."));
+            text.push_str(&format!("\nNothing matched: {}.", visible::line(note)));
         } else {
             let Some(doc) = doc else {
                 return Err("the library streamed a document with a budget".into());
@@ -881,16 +887,23 @@ fn command_output(config: &Config, args: &Args<'_>) -> ToolResult {
     loop {
         let end = r.first + shown as u64; // last line shown, numbered from 1
         let next = (end < r.total && r.note.is_none()).then_some(end + 1);
-        let mut text = format!("{head}\nCommand {full_id}: $ {line}  [{status}]\n",);
+        let mut text = format!(
+            "{head}\nCommand {full_id}: $ {}  [{status}]\n",
+            visible::line(&line)
+        );
         let body = match &r.note {
-            Some(note) => note.clone(),
+            Some(note) => visible::line(note).into_owned(),
             None if shown == 0 && r.total == 0 => "(no output)".to_string(),
             None if shown == 0 => format!(
                 "(no lines from {}: the output has {} lines)",
                 r.first + 1,
                 r.total
             ),
-            None => r.lines[..shown].join("\n"),
+            None => r.lines[..shown]
+                .iter()
+                .map(|l| visible::text(l))
+                .collect::<Vec<_>>()
+                .join("\n"),
         };
         if r.note.is_none() && shown > 0 {
             text.push_str(&format!("Lines {}-{end} of {}:\n", r.first + 1, r.total));
@@ -1003,16 +1016,20 @@ fn list_sessions(config: &Config, args: &Args<'_>) -> ToolResult {
                         ""
                     },
                     r["state"].as_str().unwrap_or(""),
-                    if shell.is_empty() { "shell" } else { shell },
-                    r["cwd"].as_str().unwrap_or(""),
+                    visible::line(if shell.is_empty() { "shell" } else { shell }),
+                    visible::line(r["cwd"].as_str().unwrap_or("")),
                     r["commands"],
-                    r["last_command"].as_str().unwrap_or("-"),
+                    visible::line(r["last_command"].as_str().unwrap_or("-")),
                 )
             })
             .collect();
         let mut text = head.clone();
         if let Some(c) = &current {
-            text.push_str(&format!("\nCurrent: {} ({}).", c.id, c.reason));
+            text.push_str(&format!(
+                "\nCurrent: {} ({}).",
+                c.id,
+                visible::line(&c.reason)
+            ));
         }
         text.push('\n');
         text.push_str(&fence(&lines.join("\n")));
@@ -1064,8 +1081,13 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
     .map_err(|e| e.to_string())?
     .commands;
     let running = recent.iter().rev().find(|c| c.running);
-    let finished: Vec<&select::Candidate> =
-        recent.iter().filter(|c| !c.running && !c.cut_off).collect();
+    // The command that ended the shell (`exit`) is not the last command: its status is the
+    // shell's (after a failure, that failure's). The session line says how it ended.
+    let ended_with = recent.iter().rev().find(|c| c.ended_shell);
+    let finished: Vec<&select::Candidate> = recent
+        .iter()
+        .filter(|c| !c.running && !c.cut_off && !c.ended_shell)
+        .collect();
     let last = finished.last();
     let shown_line = |c: &select::Candidate| {
         if c.record.private {
@@ -1120,6 +1142,13 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
             "started_at": r.record.started_at,
         })
     });
+    let ended_json = ended_with.map(|e| {
+        json!({
+            "id": format!("{}:{}", s.id(), e.record.seq),
+            "command_line": shown_line(e),
+            "exit_code": e.record.exit_code,
+        })
+    });
     let structured = json!({
         "session": {
             "id": s.id(),
@@ -1128,6 +1157,7 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
             "shell": s.meta.shell,
             "hostname": s.meta.hostname,
             "started_at": s.meta.started_at,
+            "ended_with": ended_json,
         },
         "cwd": redact::redact(&cwd),
         "project_root": redact::redact(&project),
@@ -1136,16 +1166,26 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
         "running_command": running_json,
         "retry_loop": retry,
     });
-    let mut lines = vec![
-        format!(
-            "session: {} ({})",
-            s.id(),
-            if s.live() { "live" } else { "ended" },
+    let state = match (s.live(), ended_with) {
+        (true, _) => "live".to_string(),
+        (false, Some(e)) => format!(
+            "ended by `{}`, the shell's exit status {}",
+            visible::line(&shown_line(e)),
+            e.record
+                .exit_code
+                .map_or_else(|| "unknown".to_string(), |c| c.to_string())
         ),
-        format!("cwd: {}", structured["cwd"].as_str().unwrap_or("")),
+        (false, None) => "ended".to_string(),
+    };
+    let mut lines = vec![
+        format!("session: {} ({state})", s.id()),
+        format!(
+            "cwd: {}",
+            visible::line(structured["cwd"].as_str().unwrap_or(""))
+        ),
         format!(
             "project: {}",
-            structured["project_root"].as_str().unwrap_or("")
+            visible::line(structured["project_root"].as_str().unwrap_or(""))
         ),
     ];
     match last {
@@ -1153,7 +1193,7 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
             "last command: {}:{} $ {}  [{}]",
             s.id(),
             l.record.seq,
-            shown_line(l),
+            visible::line(&shown_line(l)),
             match l.record.exit_code {
                 Some(code) => match format::explain_status(code) {
                     Some(why) => format!("exit {code}: {why}"),
@@ -1169,18 +1209,18 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
             "running: {}:{} $ {}",
             s.id(),
             r.record.seq,
-            shown_line(r)
+            visible::line(&shown_line(r))
         ));
     }
     match &retry {
         Some(r) => lines.push(format!(
             "retry loop: {}",
-            r["description"].as_str().unwrap_or("")
+            visible::line(r["description"].as_str().unwrap_or(""))
         )),
         None => lines.push("retry loop: none".into()),
     }
     for w in &warnings {
-        lines.push(format!("note: {w}"));
+        lines.push(format!("note: {}", visible::line(w)));
     }
     let text = format!("{}\n{}", label(&which), fence(&lines.join("\n")));
     Ok(Output { text, structured })

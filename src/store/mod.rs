@@ -30,7 +30,7 @@ pub use sessions::{
     OpenSession, dir_id, id_suffix, is_session_id, list_sessions, match_id, open_session,
     process_alive, resolve_session, session_dirs,
 };
-pub use summary::{SessionSummary, disk_usage, summarize, summarize_all};
+pub use summary::{SessionSummary, disk_usage, ended_the_shell, summarize, summarize_all};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};

@@ -21,7 +21,8 @@ pub struct SessionSummary {
     pub recorder_alive: bool,
     /// Commands recorded, the one running included.
     pub commands: u64,
-    /// Commands with a known non-zero exit status.
+    /// Commands with a known non-zero exit status, but for the one that ended the shell
+    /// ([`ended_the_shell`]).
     pub failed: u64,
     /// The latest time anything happened (ms): a command ended or started, the stream grew,
     /// the session ended.
@@ -38,7 +39,27 @@ impl SessionSummary {
     }
 }
 
-/// The two fields of a record a summary needs.
+/// Whether a record of the session whose metadata is `meta` is that of the command that ended
+/// the shell: `exit` (or `logout`, zsh's `bye`, a private ` exit`, a command still running when
+/// the terminal closed). The recorder closes that command as the shell ends, with the shell's
+/// exit status, at the very time it seals `meta.json`; for `exit` without an argument that
+/// status is the one of the command before it. So it is never a failed command of its own:
+/// not counted as failed, not the "last failed command" of `ask`, `fix` and the MCP server,
+/// never part of a loop. A whole run recorded as one command (`omnish wrap bash -c ...`, an
+/// unhooked shell: `command_source` `argv`) keeps its status: it is the command's.
+pub fn ended_the_shell(
+    ended_at: u64,
+    exit_code: Option<i32>,
+    command_source: &str,
+    meta: &store::SessionMeta,
+) -> bool {
+    command_source != "argv"
+        && meta.ended_at == Some(ended_at)
+        && meta.exit_status == exit_code
+        && meta.state != SessionState::Running
+}
+
+/// The fields of a record a summary needs.
 #[derive(Deserialize)]
 struct Brief {
     #[serde(default)]
@@ -47,6 +68,8 @@ struct Brief {
     ended_at: u64,
     #[serde(default)]
     exit_code: Option<i32>,
+    #[serde(default)]
+    command_source: String,
 }
 
 /// Summarizes an opened session.
@@ -57,7 +80,15 @@ pub fn summarize(session: OpenSession) -> SessionSummary {
         for line in BufReader::new(file).split(b'\n').map_while(Result::ok) {
             if let Ok(b) = serde_json::from_slice::<Brief>(&line) {
                 commands += 1;
-                failed += u64::from(b.exit_code.is_some_and(|c| c != 0));
+                failed += u64::from(
+                    b.exit_code.is_some_and(|c| c != 0)
+                        && !ended_the_shell(
+                            b.ended_at,
+                            b.exit_code,
+                            &b.command_source,
+                            &session.meta,
+                        ),
+                );
                 last_seq = last_seq.max(b.seq);
                 last_end = last_end.max(b.ended_at);
             }
@@ -169,5 +200,35 @@ mod tests {
         assert!(!s.recorder_alive);
         assert!(s.bytes >= 100_000, "the cache counts: {}", s.bytes);
         assert!(s.last_activity >= 5004);
+    }
+
+    #[test]
+    fn the_command_that_ended_the_shell_is_not_a_failure() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("20261122T183045.123Z-9f3a1c");
+        store::create_private_dir(&dir).unwrap();
+        let mut meta = session_meta("x");
+        meta.state = SessionState::Exited;
+        meta.ended_at = Some(6000);
+        meta.exit_status = Some(1);
+        store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
+        // `false`, then `exit`: closed as the shell ended, with its status (that of `false`).
+        let lines = [
+            serde_json::json!({"seq": 1, "ended_at": 5000, "exit_code": 1, "command_source": "hook"}),
+            serde_json::json!({"seq": 2, "ended_at": 6000, "exit_code": 1, "command_source": "hook"}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        fs::write(dir.join(store::COMMANDS), text).unwrap();
+        let s = summarize(store::open_session(&dir).unwrap().unwrap());
+        assert_eq!((s.commands, s.failed), (2, 1));
+        assert!(ended_the_shell(6000, Some(1), "hook", &meta));
+        assert!(ended_the_shell(6000, Some(1), "screen", &meta));
+        assert!(!ended_the_shell(5000, Some(1), "hook", &meta));
+        // A whole run recorded as one command keeps its status: it is the command's.
+        assert!(!ended_the_shell(6000, Some(1), "argv", &meta));
+        // A live session has no such command yet.
+        meta.state = SessionState::Running;
+        meta.ended_at = None;
+        assert!(!ended_the_shell(6000, Some(1), "hook", &meta));
     }
 }

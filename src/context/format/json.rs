@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{Formatter, explain_status};
+use super::{Formatter, exit_explanation};
 use crate::context::model::{
     CommandContext, ContextDoc, EnvSection, FilesSection, GitState, LoopInfo, NoteEntry, Parts,
     TreeKind,
@@ -208,7 +208,7 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
         started_at: c.started_at,
         ended_at: c.ended_at,
         exit_code: c.exit_code,
-        exit_explanation: c.exit_code.and_then(explain_status),
+        exit_explanation: exit_explanation(c),
         running: c.running,
         output: with_output.then(|| c.output.join("\n")),
         gaps: if with_output {
@@ -267,7 +267,9 @@ impl Formatter for JsonFormatter {
                 tokenizer: r.tokenizer.as_deref(),
             }),
         };
-        let mut s = serde_json::to_string_pretty(&v).expect("plain structs always serialize");
+        // Escapes C1 controls and bidi overrides too: no byte of it controls a terminal.
+        let mut s =
+            crate::term::visible::json_string(&v, true).expect("plain structs always serialize");
         s.push('\n');
         s
     }

@@ -6,6 +6,7 @@ use super::{
     summary_note, tree_line,
 };
 use crate::context::model::{ContextDoc, Parts};
+use crate::term::visible;
 
 /// Markdown: one `console` fenced block per command.
 pub(crate) struct MarkdownFormatter;
@@ -49,13 +50,13 @@ fn code_span(text: &str) -> String {
 
 impl Formatter for MarkdownFormatter {
     fn format(&self, doc: &ContextDoc) -> String {
-        let header = |id: &str| format!("## Session {id}");
+        let header = |id: &str| format!("## Session {}", visible::line(id));
         let mut blocks = collect_blocks(doc, &header, true, &|c, cwd_changed| {
             let mut b = Vec::new();
             let mut body: Vec<String> = Vec::new();
             if doc.parts != Parts::ResultsOnly {
                 if cwd_changed {
-                    b.push(format!("cwd: {}", code_span(&c.cwd)));
+                    b.push(format!("cwd: {}", code_span(&visible::line(&c.cwd))));
                 }
                 for (i, l) in command_lines(c).into_iter().enumerate() {
                     body.push(if i == 0 {
@@ -94,7 +95,7 @@ impl Formatter for MarkdownFormatter {
             }
             if doc.parts != Parts::ResultsOnly {
                 // The attempts become a list under the note.
-                let lines = loop_lines(c, !c.summarized);
+                let lines = loop_lines(c, !c.summarized, &|cmd| code_span(cmd));
                 if lines.len() > 1 {
                     b.push(String::new());
                 }
@@ -143,14 +144,17 @@ fn section_blocks(doc: &ContextDoc) -> Vec<Vec<String>> {
         let b: Vec<String> = env
             .facts()
             .into_iter()
-            .map(|(k, v)| format!("- {k}: {}", code_span(&v)))
+            .map(|(k, v)| format!("- {k}: {}", code_span(&visible::line(&v))))
             .collect();
         if !b.is_empty() {
             blocks.push(b);
         }
         if !env.vars.is_empty() && !env.vars_dropped {
             blocks.push(fenced(
-                env.vars.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                env.vars
+                    .iter()
+                    .map(|(k, v)| format!("{}={}", visible::line(k), visible::line(v)))
+                    .collect(),
             ));
         }
     }

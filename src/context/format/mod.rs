@@ -7,6 +7,12 @@
 //! All three print the commands in the order given (oldest first) and say what the budget stage
 //! did. Statuses are explained where the number alone says little ([`explain_status`]).
 //!
+//! Every recorded or derived field (command lines, directories, output lines, notes, the
+//! environment, file names) goes through [`crate::term::visible`] as it is printed in text and
+//! markdown, so a directory named with `ESC [2J` or a tampered cache cannot control the
+//! terminal that shows the document; JSON escapes them ([`crate::term::visible::json_writer`]).
+//! The document itself keeps the recorded text.
+//!
 //! ## Text (default)
 //!
 //! ```text
@@ -100,6 +106,8 @@ pub(crate) use markdown::MarkdownFormatter;
 pub(crate) use text::TextFormatter;
 
 use crate::context::model::{CommandContext, ContextDoc, Parts};
+use crate::term::visible;
+use std::borrow::Cow;
 
 /// Output format of a context document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,6 +222,21 @@ pub(crate) fn explain_status(code: i32) -> Option<String> {
     }
 }
 
+/// What a command's exit status means ([`explain_status`]); for the command that ended the
+/// shell (`exit`), whose status is the shell's (after a failure, that failure's), it says so.
+pub(crate) fn exit_explanation(c: &CommandContext) -> Option<String> {
+    let code = c.exit_code?;
+    let why = explain_status(code);
+    if !c.ended_shell || code == 0 {
+        return why;
+    }
+    const SHELL: &str = "the shell ended with this status";
+    Some(match why {
+        Some(why) => format!("{why}; {SHELL}"),
+        None => SHELL.to_string(),
+    })
+}
+
 /// The status note for a command, without brackets: `exit 2`, `exit 127: command not found`,
 /// `still running`, `exit status unknown`; `None` for success.
 fn status_note(c: &CommandContext) -> Option<String> {
@@ -225,7 +248,7 @@ fn status_note(c: &CommandContext) -> Option<String> {
     }
     match c.exit_code {
         Some(0) => None,
-        Some(code) => Some(match explain_status(code) {
+        Some(code) => Some(match exit_explanation(c) {
             Some(why) => format!("exit {code}: {why}"),
             None => format!("exit {code}"),
         }),
@@ -246,7 +269,8 @@ fn summary_note(c: &CommandContext) -> String {
 
 /// The loop note of a command and, with `earlier`, one line per earlier attempt (see
 /// [`crate::context::loops`]): `failed 5 times in a row with the same error since 14:02`.
-fn loop_lines(c: &CommandContext, earlier: bool) -> Vec<String> {
+/// `quote` shows an earlier attempt's command line (in backticks, or a markdown code span).
+fn loop_lines(c: &CommandContext, earlier: bool, quote: &dyn Fn(&str) -> String) -> Vec<String> {
     let Some(info) = &c.attempts else {
         return Vec::new();
     };
@@ -264,7 +288,8 @@ fn loop_lines(c: &CommandContext, earlier: bool) -> Vec<String> {
         for a in &info.earlier {
             let mut l = format!("- {}", a.clock);
             if let Some(cmd) = &a.command_line {
-                l.push_str(&format!(" `{}`", cmd.replace('\n', " ")));
+                l.push(' ');
+                l.push_str(&quote(&visible::line(&cmd.replace('\n', " "))));
             }
             match a.exit_code {
                 Some(code) => l.push_str(&format!(" exit {code}")),
@@ -274,7 +299,7 @@ fn loop_lines(c: &CommandContext, earlier: bool) -> Vec<String> {
                 l.push_str(&format!(" ({} times)", a.repeat));
             }
             if let Some(e) = &a.first_error {
-                l.push_str(&format!(": {e}"));
+                l.push_str(&format!(": {}", visible::line(e)));
             }
             lines.push(l);
         }
@@ -290,7 +315,7 @@ fn note_lines(n: &crate::context::model::NoteEntry) -> Vec<String> {
         .split('\n')
         .enumerate()
         .map(|(i, l)| {
-            let l = l.strip_suffix('\r').unwrap_or(l);
+            let l = visible::text(l.strip_suffix('\r').unwrap_or(l));
             if i == 0 {
                 format!("- {l}")
             } else {
@@ -301,7 +326,7 @@ fn note_lines(n: &crate::context::model::NoteEntry) -> Vec<String> {
     if let Some(src) = &n.source
         && let Some(last) = lines.last_mut()
     {
-        last.push_str(&format!(" (source: {src})"));
+        last.push_str(&format!(" (source: {})", visible::line(src)));
     }
     lines
 }
@@ -310,7 +335,7 @@ fn note_lines(n: &crate::context::model::NoteEntry) -> Vec<String> {
 fn tree_line(l: &crate::context::model::TreeLine) -> String {
     use crate::context::model::TreeKind;
     let indent = "  ".repeat(l.depth.saturating_sub(1));
-    let name = l.path.rsplit('/').next().unwrap_or(&l.path);
+    let name = visible::line(l.path.rsplit('/').next().unwrap_or(&l.path));
     match l.kind {
         TreeKind::File => format!("{indent}{name}"),
         TreeKind::Dir => format!("{indent}{name}/"),
@@ -323,7 +348,7 @@ fn tree_line(l: &crate::context::model::TreeLine) -> String {
 fn files_heading(f: &crate::context::model::FilesSection) -> String {
     format!(
         "Files in {} ({})",
-        f.root,
+        visible::line(&f.root),
         plural_noun(f.total_files, "file")
     )
 }
@@ -339,7 +364,11 @@ fn changed_heading(c: &crate::context::model::Changed) -> String {
 
 /// The changed files, newest first, and how many more.
 fn changed_lines(c: &crate::context::model::Changed) -> Vec<String> {
-    let mut lines: Vec<String> = c.files.iter().map(|(p, _)| p.clone()).collect();
+    let mut lines: Vec<String> = c
+        .files
+        .iter()
+        .map(|(p, _)| visible::line(p).into_owned())
+        .collect();
     if c.more > 0 {
         lines.push(format!("… ({})", plural_noun(c.more, "more file")));
     }
@@ -362,7 +391,7 @@ pub(crate) fn gap_line(n: usize) -> String {
     }
 }
 
-/// Output lines with `... (N lines omitted) ...` at each gap.
+/// Output lines, shown visibly, with `... (N lines omitted) ...` at each gap.
 fn output_with_gaps(c: &CommandContext) -> Vec<String> {
     let gaps = &c.gaps;
     let mut out = Vec::with_capacity(c.output.len() + gaps.len());
@@ -375,7 +404,7 @@ fn output_with_gaps(c: &CommandContext) -> Vec<String> {
             out.push(gap_line(n));
             g.next();
         }
-        out.push(line.clone());
+        out.push(visible::text(line).into_owned());
     }
     for &(_, n) in g {
         out.push(gap_line(n));
@@ -383,10 +412,11 @@ fn output_with_gaps(c: &CommandContext) -> Vec<String> {
     out
 }
 
-fn command_lines(c: &CommandContext) -> Vec<&str> {
+/// The lines of a command line as typed, each shown visibly (tabs kept).
+fn command_lines(c: &CommandContext) -> Vec<Cow<'_, str>> {
     let cmd = c.command_line.trim_end_matches(['\n', '\r']);
     cmd.split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
+        .map(|l| visible::text(l.strip_suffix('\r').unwrap_or(l)))
         .collect()
 }
 
@@ -531,6 +561,154 @@ mod tests {
             commands,
             ..Default::default()
         }
+    }
+
+    /// The chars of `s` that would control a terminal: C0 but newline and tab, DEL, C1, bidi.
+    fn raw_controls(s: &str) -> Vec<char> {
+        s.chars()
+            .filter(|&c| {
+                (c < ' ' && c != '\n' && c != '\t')
+                    || ('\x7f'..='\u{9f}').contains(&c)
+                    || ('\u{202a}'..='\u{202e}').contains(&c)
+                    || ('\u{2066}'..='\u{2069}').contains(&c)
+            })
+            .collect()
+    }
+
+    /// A document whose every recorded field holds OSC 0, `ESC [2J`, OSC 52, a C1 CSI and a
+    /// bidi override, and its original directory.
+    fn hostile_doc() -> (ContextDoc, String) {
+        use crate::context::model::{
+            Attempt, Changed, EnvSection, FilesSection, GitState, LoopInfo, NoteEntry,
+        };
+        let evil = "/tmp/d\x1b]0;T\x07\x1b[2J\x1b]52;c;cHduZWQ=\x07\u{9b}31m\u{202e}x";
+        let mut c = cmd(
+            "s",
+            1,
+            "echo \x1b]52;c;cHduZWQ=\x07 \\\n\tdone\u{202e}",
+            evil,
+            1,
+            &["out\x1b[8mhidden\u{202e}\ttab", "```"],
+        );
+        c.attempts = Some(LoopInfo {
+            failures: 3,
+            since: 0,
+            since_clock: "14:02".into(),
+            same_error: false,
+            same_command: false,
+            earlier: vec![Attempt {
+                seq: 0,
+                started_at: 0,
+                clock: "14:01".into(),
+                command_line: Some("make `x`\x1b[2J".into()),
+                exit_code: Some(2),
+                repeat: 1,
+                first_error: Some("error: \x07bell".into()),
+            }],
+        });
+        let mut d = doc(vec![c]);
+        d.notes = vec![NoteEntry {
+            key: "k".into(),
+            text: "note\x1b[2J\ttab\nline two\u{9b}".into(),
+            priority: 0,
+            source: Some("src\x07".into()),
+            project: None,
+            created_at: 0,
+            expires_at: None,
+        }];
+        d.env = Some(EnvSection {
+            os: Some("os\x1b]0;T\x07".into()),
+            cwd: evil.into(),
+            git: Some(GitState {
+                branch: Some("br\x1b[2Janch".into()),
+                ..Default::default()
+            }),
+            vars: vec![("V".into(), evil.into())],
+            ..Default::default()
+        });
+        let tree = crate::context::files::tree_of(&["a\x1b[2Jb.rs".into()], None, 40);
+        let t = std::sync::Arc::new(tree);
+        d.files = Some(FilesSection {
+            root: evil.into(),
+            total_files: 1,
+            lines: t.lines(200),
+            tree: Some(t),
+            changed: Some(Changed {
+                since: 0,
+                since_clock: "14:02".into(),
+                files: vec![("c\u{202e}d.rs".into(), 1)],
+                more: 0,
+            }),
+        });
+        (d, evil.to_string())
+    }
+
+    #[test]
+    fn every_recorded_field_shows_control_characters_visibly() {
+        let (d, _) = hostile_doc();
+        for f in [Format::Text, Format::Markdown] {
+            let out = format(&d, f);
+            assert_eq!(raw_controls(&out), Vec::<char>::new(), "{f:?}:\n{out}");
+            for shown in [
+                "/tmp/d^[]0;T^G^[[2J^[]52;c;cHduZWQ=^G<U+009B>31m<U+202E>x",
+                "echo ^[]52;c;cHduZWQ=^G \\\n\tdone<U+202E>",
+                "out^[[8mhidden<U+202E>\ttab",
+                "note^[[2J\ttab",
+                "line two<U+009B>",
+                "src^G",
+                "os^[]0;T^G",
+                "br^[[2Janch",
+                "V=/tmp/d^[]0;T^G",
+                "a^[[2Jb.rs",
+                "c<U+202E>d.rs",
+                "error: ^Gbell",
+            ] {
+                assert!(out.contains(shown), "{f:?}: no {shown:?} in\n{out}");
+            }
+        }
+        // An earlier attempt's command line with backticks is one code span in markdown.
+        let md = format(&d, Format::Markdown);
+        assert!(md.contains(" `` make `x`^[[2J `` exit 2"), "{md}");
+        // The output's backtick run never closes its fence.
+        assert!(md.contains("````console\n"), "{md}");
+    }
+
+    #[test]
+    fn json_keeps_every_recorded_field_exactly_and_escapes_it() {
+        let (d, evil) = hostile_doc();
+        let out = format(&d, Format::Json);
+        assert_eq!(raw_controls(&out), Vec::<char>::new(), "{out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let c = &v["commands"][0];
+        assert_eq!(c["cwd"], evil.as_str());
+        assert_eq!(c["command_line"], d.commands[0].command_line.as_str());
+        assert_eq!(c["output"], d.commands[0].output.join("\n"));
+        assert_eq!(v["environment"]["variables"][0]["value"], evil.as_str());
+        assert_eq!(v["files"]["root"], evil.as_str());
+        assert_eq!(v["notes"][0]["text"], d.notes[0].text.as_str());
+    }
+
+    #[test]
+    fn the_command_that_ended_the_shell_says_its_status_is_the_shells() {
+        let mut c = cmd("s", 2, "exit", "/p", 1, &[]);
+        c.ended_shell = true;
+        let d = doc(vec![c.clone()]);
+        assert_eq!(
+            format(&d, Format::Text),
+            "# cwd: /p\n$ exit\n[exit 1: the shell ended with this status]\n"
+        );
+        let v: serde_json::Value = serde_json::from_str(&format(&d, Format::Json)).unwrap();
+        assert_eq!(
+            v["commands"][0]["exit_explanation"],
+            "the shell ended with this status"
+        );
+        c.exit_code = Some(129);
+        assert_eq!(
+            exit_explanation(&c).unwrap(),
+            "killed by signal 1 (SIGHUP); the shell ended with this status"
+        );
+        c.exit_code = Some(0);
+        assert_eq!(exit_explanation(&c), None);
     }
 
     #[test]

@@ -6,18 +6,19 @@ use super::{
     summary_note, tree_line,
 };
 use crate::context::model::{ContextDoc, Parts};
+use crate::term::visible;
 
 /// Plain text, close to what the terminal showed.
 pub(crate) struct TextFormatter;
 
 impl Formatter for TextFormatter {
     fn format(&self, doc: &ContextDoc) -> String {
-        let header = |id: &str| format!("=== Session {id} ===");
+        let header = |id: &str| format!("=== Session {} ===", visible::line(id));
         let mut blocks = collect_blocks(doc, &header, false, &|c, cwd_changed| {
             let mut b = Vec::new();
             if doc.parts != Parts::ResultsOnly {
                 if cwd_changed {
-                    b.push(format!("# cwd: {}", c.cwd));
+                    b.push(format!("# cwd: {}", visible::line(&c.cwd)));
                 }
                 let cmd = command_lines(c);
                 let last = cmd.len() - 1;
@@ -58,7 +59,7 @@ impl Formatter for TextFormatter {
                 b.push(format!("[ran {} times]", c.repeat));
             }
             if doc.parts != Parts::ResultsOnly {
-                b.extend(loop_lines(c, !c.summarized));
+                b.extend(loop_lines(c, !c.summarized, &|cmd| format!("`{cmd}`")));
             }
             b
         });
@@ -91,12 +92,12 @@ fn section_blocks(doc: &ContextDoc) -> Vec<Vec<String>> {
     if let Some(env) = &doc.env {
         let mut b = vec!["=== Environment ===".to_string()];
         for (k, v) in env.facts() {
-            b.push(format!("{k}: {v}"));
+            b.push(format!("{k}: {}", visible::line(&v)));
         }
         if !env.vars.is_empty() && !env.vars_dropped {
             b.push("variables:".into());
             for (k, v) in &env.vars {
-                b.push(format!("  {k}={v}"));
+                b.push(format!("  {}={}", visible::line(k), visible::line(v)));
             }
         }
         blocks.push(b);

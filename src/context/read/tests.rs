@@ -329,6 +329,7 @@ fn grep_over_a_large_output_leaves_its_digest_cached() {
         ..store::testing::command_record("s", 1)
     };
     let c = Candidate {
+        ended_shell: false,
         record,
         running: false,
         cut_off: false,

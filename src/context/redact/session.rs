@@ -182,6 +182,7 @@ fn learn_records(c: &Candidate, picked: &[Candidate], r: &mut Redactor) {
         if outputs < LEARN_OUTPUTS && !shown && rec.stream_length <= LEARN_OUTPUT_BYTES {
             outputs += 1;
             let other = Candidate {
+                ended_shell: false,
                 record: rec,
                 running: false,
                 cut_off: false,
