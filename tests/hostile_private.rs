@@ -317,7 +317,12 @@ fn zsh_lines_a_zshaddhistory_hook_refuses_typed_ahead_never_reach_the_disk() {
 }
 
 fn recorded_when_asked(h: &mut Harness) {
-    let recs = type_ahead(h, &[" echo KEPT-ahead"], "KEPT-ahead\r\n", 2);
+    let recs = type_ahead(
+        h,
+        &[" echo KEPT-ahead", " echo KEPT-two"],
+        "KEPT-two\r\n",
+        3,
+    );
     assert_eq!(
         (
             recs[1].command_line.as_str(),
@@ -326,9 +331,16 @@ fn recorded_when_asked(h: &mut Harness) {
         ),
         (" echo KEPT-ahead", false, "KEPT-ahead\r\n".to_string())
     );
-    // As before: the echo stays in the stream where the terminal showed it, and `context`
-    // knows it was the next command's line.
-    assert!(h.output_text(&recs[0]).contains(" echo KEPT-ahead\r\n"));
+    assert_eq!(
+        (recs[2].command_line.as_str(), recs[2].private),
+        (" echo KEPT-two", false)
+    );
+    // As before: the output is what the terminal showed, the echo of every line typed ahead
+    // included, and `context` knows it was the next command's line.
+    assert_eq!(
+        h.output_text(&recs[0]),
+        "before-gate\r\n echo KEPT-ahead\r\n echo KEPT-two\r\nafter-gate\r\n"
+    );
     let shown = ok_stdout(omnish(h, &["context", "--recent", "5"]));
     assert!(
         shown.contains(&format!("$ {GATED}\nbefore-gate\nafter-gate\n")),

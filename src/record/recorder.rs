@@ -68,7 +68,7 @@ use std::time::Duration;
 const HELD_CAP: usize = 4 * 1024 * 1024;
 /// Most bytes of a running command's frames held back from the first key typed while it ran;
 /// beyond, what may be the echo of those keys is taken out and the rest is written.
-const TAIL_CAP: usize = 4 * 1024 * 1024;
+pub const TAIL_CAP: usize = 4 * 1024 * 1024;
 /// After a command ends, how long its record may wait for the shell to say what the keys typed
 /// while it ran were (the shell reads a whole line typed ahead at once; a line finished at the
 /// prompt takes the user's time): past it, what may be their echo is taken out.
@@ -179,6 +179,8 @@ pub struct Recorder {
     /// The hooks said that no whole line waited for the shell when the held command ended: the
     /// command read the lines typed while it ran.
     tail_read: bool,
+    /// Where the last command ended, until the hooks say whether a line waits.
+    ended_pos: Option<u64>,
     /// The open command is private: its frames are dropped.
     dropping: bool,
     open: Option<Open>,
@@ -244,6 +246,7 @@ impl Recorder {
             tail_keys: false,
             tail_end: None,
             tail_read: false,
+            ended_pos: None,
             dropping: false,
             open: None,
             pending: Vec::new(),
@@ -472,7 +475,7 @@ impl Recorder {
                     typed: typed.as_deref(),
                     hidden: hide,
                 };
-                self.settle(now, reader);
+                self.settle(reader);
                 self.drawing = false;
                 if hide {
                     self.open_record(now, String::new(), source, None, true);
@@ -503,7 +506,7 @@ impl Recorder {
                     self.close(now, Some(status));
                 } else {
                     // Nothing ran (empty line, Ctrl-C): what was typed is written as it is.
-                    self.settle(now, Reader::NothingRan);
+                    self.settle(Reader::NothingRan);
                 }
                 // What follows belongs to the next line, which may be private.
                 self.start_holding();
@@ -514,6 +517,15 @@ impl Recorder {
                 if self.tail_end.is_some() {
                     self.tail_read = true;
                     self.release_tail_if_sure();
+                } else if let Some(end) = self.ended_pos.take() {
+                    // Its frames were written already (bounds): only the keys held back go.
+                    if let Some(t) = self.ahead.as_mut() {
+                        let decision = t.decide(Reader::Unknown, Some(end));
+                        let plan = t.carry_out(&decision);
+                        for (at, keys) in plan.keys_in {
+                            self.send(at, store::INPUT, keys);
+                        }
+                    }
                 }
             }
         }
@@ -542,8 +554,9 @@ impl Recorder {
     /// far were, then writes the held command (the one before), the keys of lines now known
     /// not to be private, and the frames held since the prompt, or drops them (a private line),
     /// taking out whatever may be the echo of lines that are private or not known yet.
-    fn settle(&mut self, now: u64, reader: Reader<'_>) {
+    fn settle(&mut self, reader: Reader<'_>) {
         self.cut();
+        self.ended_pos = None;
         let hidden = matches!(reader, Reader::Ran { hidden: true, .. });
         let read_to = self.tail_end.filter(|_| self.tail_read).map(|(pos, _)| pos);
         let plan = match self.ahead.as_mut() {
@@ -559,7 +572,6 @@ impl Recorder {
             }
             None => Plan::default(),
         };
-        let _ = now;
         self.release_tail(&plan);
         for (at, keys) in &plan.keys_in {
             self.send(*at, store::INPUT, keys.clone());
@@ -792,7 +804,7 @@ impl Recorder {
         if self.open.is_some() {
             self.close(now, exit_status);
         }
-        self.settle(now, Reader::Unknown);
+        self.settle(Reader::Unknown);
         self.ahead = None;
         self.meta.ended_at = Some(now);
         self.meta.exit_status = exit_status;
@@ -813,6 +825,7 @@ impl Recorder {
         };
         self.dropping = false;
         self.phase = Phase::Idle;
+        self.ended_pos = Some(self.out_pos);
         if !self.tail_on && self.tail.is_empty() {
             self.write_record(open, now, exit_code);
             return;
@@ -924,8 +937,10 @@ impl Recorder {
             self.tail_bytes += len;
             if self.tail_bytes > TAIL_CAP {
                 // Too much to hold: whose the keys are is not known yet, so what may be their
-                // echo is taken out (the echo is lost, never a private line), the rest written.
+                // echo is taken out (the echo is lost, never a private line), the rest written;
+                // what follows is held again only for the next key or an echo still expected.
                 self.release_tail_unknown();
+                self.tail_on = self.ahead.as_ref().is_some_and(|t| t.searching());
             }
             return;
         }
