@@ -683,7 +683,7 @@ impl Recorder {
                     batch,
                 } => {
                     if direction == store::INPUT {
-                        if !batch.is_some_and(|b| plan.keys_out.contains(&b)) {
+                        if batch.is_none_or(|b| plan.keys_out.binary_search(&b).is_err()) {
                             self.send(at, direction, data);
                         }
                         continue;
@@ -1012,12 +1012,13 @@ impl Recorder {
     }
 }
 
-/// `data`, output at position `pos`, without the parts in `removals` (sorted by start).
+/// `data`, output at position `pos`, without the parts in `removals` (sorted, disjoint).
 fn cut_out(pos: u64, data: Vec<u8>, removals: &[std::ops::Range<u64>]) -> Vec<u8> {
     let end = pos + data.len() as u64;
     let mut kept: Vec<std::ops::Range<usize>> = Vec::new();
     let mut at = pos;
-    for r in removals {
+    let first = removals.partition_point(|r| r.end <= pos);
+    for r in &removals[first..] {
         if r.start >= end {
             break;
         }
@@ -1540,6 +1541,77 @@ mod tests {
         r.marker(5, Marker::PromptStart);
         r.finish(6, Some(0), false);
         (r, shown)
+    }
+
+    /// A command runs and a line is typed ahead (its echo right after the keys).
+    fn run_with_a_line_typed_ahead(r: &mut Recorder, line: &[u8]) {
+        r.marker(1, Marker::PromptStart);
+        r.marker(1, Marker::PromptEnd);
+        r.marker(1, Marker::CommandLine("run".into()));
+        r.marker(1, Marker::OutputStart);
+        r.output(2, b"out\r\n");
+        r.end_of_read(2);
+        r.input(3, line, &EchoModes::default());
+        let mut echo = line.to_vec();
+        if echo.ends_with(b"\r") {
+            echo.push(b'\n');
+        }
+        r.output(3, &echo);
+        r.end_of_read(3);
+    }
+
+    #[test]
+    fn a_held_record_waits_for_the_shell_at_most_ahead_wait() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        // A line waits for the shell (no `Waiting=0`), which does not run it (a continuation
+        // prompt): the record waits, then goes without the line's echo.
+        run_with_a_line_typed_ahead(&mut r, b"for i in 1\r");
+        r.output(4, b"done\r\n");
+        r.marker(10, Marker::CommandEnd(0));
+        r.marker(10, Marker::PromptStart);
+        r.marker(10, Marker::PromptEnd);
+        let wait = AHEAD_WAIT.as_millis() as u64;
+        assert_eq!(r.wake_at(), Some(10 + wait));
+        r.end_of_read(9 + wait);
+        assert!(store::read_commands(&dir).unwrap().is_empty());
+        r.end_of_read(10 + wait);
+        assert_eq!(r.wake_at(), None);
+        let recs = store::read_commands(&dir).unwrap();
+        assert_eq!(recs.len(), 1);
+        assert_eq!(output_of(&dir, &recs[0]), b"out\r\ndone\r\n");
+    }
+
+    #[test]
+    fn a_command_holds_at_most_tail_cap_after_a_key_and_loses_only_the_echo() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        run_with_a_line_typed_ahead(&mut r, b" echo SECRET-CAP\r");
+        let chunk = vec![b'x'; 64 * 1024];
+        let mut sent = 0;
+        while sent <= TAIL_CAP {
+            r.output(4, &chunk);
+            r.end_of_read(4 + FRAME_DELAY.as_millis() as u64);
+            sent += chunk.len();
+        }
+        r.sync();
+        // Written without the echo, before the command ended.
+        let frames = store::read_range(&dir.join(store::STREAM), 0, None).unwrap();
+        let written: usize = frames.iter().map(|e| e.data().len()).sum();
+        assert!(written > TAIL_CAP, "{written}");
+        let all = std::fs::read(dir.join(store::STREAM)).unwrap();
+        assert!(!String::from_utf8_lossy(&all).contains("SECRET"));
+        r.marker(5, Marker::CommandEnd(0));
+        r.marker(5, Marker::PromptStart);
+        r.finish(6, Some(0), false);
+        let recs = store::read_commands(&dir).unwrap();
+        let out = output_of(&dir, &recs[0]);
+        assert_eq!(out.len(), 5 + sent);
+        assert!(out.starts_with(b"out\r\nxxx"));
+        let all = std::fs::read(dir.join(store::STREAM)).unwrap();
+        assert!(!String::from_utf8_lossy(&all).contains("SECRET"));
     }
 
     proptest::proptest! {

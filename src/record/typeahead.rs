@@ -467,9 +467,9 @@ pub enum Reader<'a> {
 /// What to do to the frames about to be written.
 #[derive(Debug, Default)]
 pub struct Plan {
-    /// Output ranges to take out (sorted by start; may overlap).
+    /// Output ranges to take out (sorted, disjoint).
     pub removals: Vec<Range<u64>>,
-    /// Key frames to take out.
+    /// Key frames to take out (sorted).
     pub keys_out: Vec<BatchId>,
     /// Keys withheld earlier whose line is now kept, to be written (time, bytes).
     pub keys_in: Vec<(u64, Vec<u8>)>,
@@ -960,8 +960,8 @@ impl Tracker {
         Decision { fates }
     }
 
-    /// The output ranges that may hold the echo of the lines whose echo is taken out (sorted
-    /// by start, may overlap).
+    /// The output ranges that may hold the echo of the lines whose echo is taken out (sorted,
+    /// disjoint).
     fn removals(&self, decision: &Decision) -> Vec<Range<u64>> {
         let mut out = Vec::new();
         let mut add = |r: Range<u64>| {
@@ -999,7 +999,14 @@ impl Tracker {
             add(start..end.unwrap_or(u64::MAX));
         }
         out.sort_by_key(|r| r.start);
-        out
+        let mut merged: Vec<Range<u64>> = Vec::with_capacity(out.len());
+        for r in out {
+            match merged.last_mut() {
+                Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+                _ => merged.push(r),
+            }
+        }
+        merged
     }
 
     /// Whether taking out the echo of the lines the decision keeps out, from output before
