@@ -697,9 +697,8 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                 }
             }
             if let Some(r) = recorder.as_mut() {
-                let now = now_ms();
-                if r.frame_waiting() || r.wake_at().is_some_and(|at| now >= at) {
-                    r.end_of_read(now);
+                if r.frame_waiting() || r.wake_at().is_some_and(|at| now_ms() >= at) {
+                    r.end_of_read(now_ms());
                 }
                 if rc_dir.is_some() && r.prompts() > 0 {
                     rc_dir = None;

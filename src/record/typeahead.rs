@@ -28,6 +28,18 @@
 //! private line clears everything typed ahead. Everything here is bounded ([`TRACK_CAP`]): keys
 //! past the bound are neither kept nor searched for, and everything from them on is treated as
 //! possibly their echo.
+//!
+//! What this rests on, and its limits:
+//! - The terminal echoes a key within microseconds of its being written, so its echo lies before
+//!   the shell's next line starts (the shell must read the key first), or right at its start:
+//!   a search still open when the shell runs a line accepts only an echo right there.
+//! - An echo is taken as certain when nothing of the command's came between the key and it. A
+//!   command that printed, at that very instant, the very bytes the key echoes would be taken
+//!   for the echo, and the echo itself left in place.
+//! - Only keys read while the terminal echoes are followed. A key read just before a program
+//!   turns echo on, but handled by the terminal just after, is echoed unseen; this needs two
+//!   reads of the keyboard within the instant the shell starts a command (a paste arrives in
+//!   one read, and is read by the line editor as a whole).
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -1089,6 +1101,42 @@ impl Tracker {
                 fates: vec![(id, Fate::Drop)],
             });
         }
+        // A line's batches whose echo was taken out of everything written, and is not in what
+        // is held, become one (a long line typed into a command, never ended).
+        let searched = self.search.as_ref().map(|s| s.batch);
+        let done = |b: &Batch| {
+            b.withheld
+                && Some(b.id) != searched
+                && matches!(&b.echo, Echo::Found { pieces, certain: true }
+                    if pieces.iter().all(|&(_, e)| e <= held_from))
+        };
+        let mut merged: VecDeque<Batch> = VecDeque::with_capacity(self.batches.len());
+        for b in std::mem::take(&mut self.batches) {
+            if let Some(last) = merged.back_mut() {
+                if last.line == b.line && done(last) && done(&b) {
+                    last.keys.extend_from_slice(&b.keys);
+                    last.unwritable |= b.unwritable;
+                    last.echo = Echo::Found {
+                        pieces: Vec::new(),
+                        certain: true,
+                    };
+                    continue;
+                }
+            }
+            merged.push_back(b);
+        }
+        self.batches = merged;
+        self.bytes = self
+            .batches
+            .iter()
+            .map(|b| {
+                b.keys.len()
+                    + match &b.echo {
+                        Echo::Expected(e) => e.len(),
+                        _ => 0,
+                    }
+            })
+            .sum();
     }
 
     /// Forgets the lines kept or dropped.

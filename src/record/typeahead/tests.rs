@@ -417,3 +417,26 @@ fn only_lines_whose_echo_is_out_of_everything_held_are_forgotten() {
     t.shed(pos);
     assert!(!t.full());
 }
+
+#[test]
+fn a_long_line_never_ended_is_followed_past_the_bounds() {
+    // A key and an erase at a time, thousands of times, into a command that reads nothing.
+    let mut t = Tracker::new();
+    let mut pos = 0;
+    for _ in 0..3 * MAX_BATCHES {
+        for (key, echo) in [(&b"x"[..], &b"x"[..]), (b"\x7f", b"\x08 \x08")] {
+            if t.full() {
+                // What the recorder does: what it held goes without the echo, then this.
+                let d = t.decide(Reader::Unknown, None);
+                t.carry_out(&d);
+                t.shed(pos);
+                assert!(!t.full());
+            }
+            assert!(!typed(&mut t, pos, key).is_empty());
+            t.scan(pos, echo);
+            pos += echo.len() as u64;
+        }
+    }
+    assert_eq!(t.lines.len(), 1);
+    assert!(t.overflow.is_none());
+}
