@@ -522,9 +522,7 @@ impl Recorder {
                     if let Some(t) = self.ahead.as_mut() {
                         let decision = t.decide(Reader::Unknown, Some(end));
                         let plan = t.carry_out(&decision);
-                        for (at, keys) in plan.keys_in {
-                            self.send(at, store::INPUT, keys);
-                        }
+                        self.release_tail(&plan);
                     }
                 }
             }
@@ -573,9 +571,6 @@ impl Recorder {
             None => Plan::default(),
         };
         self.release_tail(&plan);
-        for (at, keys) in &plan.keys_in {
-            self.send(*at, store::INPUT, keys.clone());
-        }
         if let Some(held) = self.held.take() {
             self.held_bytes = 0;
             if !hidden {
@@ -584,17 +579,20 @@ impl Recorder {
         }
     }
 
-    /// Writes the held command's frames and record, taking out what the plan says.
+    /// Writes the held command's frames and record, taking out what the plan says, then the
+    /// keys held back earlier of lines now kept.
     fn release_tail(&mut self, plan: &Plan) {
-        if self.tail.is_empty() {
-            return;
+        if !self.tail.is_empty() {
+            let tail = std::mem::take(&mut self.tail);
+            self.tail_bytes = 0;
+            self.tail_keys = false;
+            self.tail_end = None;
+            self.tail_read = false;
+            self.send_items(tail, plan);
         }
-        let tail = std::mem::take(&mut self.tail);
-        self.tail_bytes = 0;
-        self.tail_keys = false;
-        self.tail_end = None;
-        self.tail_read = false;
-        self.send_items(tail, plan);
+        for (at, keys) in &plan.keys_in {
+            self.send(*at, store::INPUT, keys.clone());
+        }
     }
 
     /// The held command ended and the hooks said whose the keys typed while it ran were: its
@@ -1612,6 +1610,42 @@ mod tests {
         assert!(out.starts_with(b"out\r\nxxx"));
         let all = std::fs::read(dir.join(store::STREAM)).unwrap();
         assert!(!String::from_utf8_lossy(&all).contains("SECRET"));
+    }
+
+    #[test]
+    fn keys_held_back_at_the_bound_are_written_once_the_command_is_known_to_have_read_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        // Answers the command reads: one before its output passes the bound, one after.
+        run_with_a_line_typed_ahead(&mut r, b"yes\r");
+        let chunk = vec![b'x'; 64 * 1024];
+        for _ in 0..=TAIL_CAP / chunk.len() {
+            r.output(4, &chunk);
+            r.end_of_read(4 + FRAME_DELAY.as_millis() as u64);
+        }
+        r.input(5, b"no\r", &EchoModes::default());
+        r.output(5, b"no\r\n");
+        r.marker(6, Marker::CommandEnd(0));
+        r.marker(6, Marker::NoLineWaiting);
+        r.marker(6, Marker::PromptStart);
+        r.finish(7, Some(0), false);
+        let keys: Vec<Vec<u8>> = store::read_range(&dir.join(store::STREAM), 0, None)
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.direction() == store::INPUT)
+            .map(|e| e.data().to_vec())
+            .collect();
+        assert_eq!(keys, [b"no\r".to_vec(), b"yes\r".to_vec()]);
+        // The echo held past the bound was taken out (not known then); the later one stays.
+        let recs = store::read_commands(&dir).unwrap();
+        let mut want = b"out\r\n".to_vec();
+        want.extend(std::iter::repeat_n(
+            b'x',
+            (TAIL_CAP / chunk.len() + 1) * chunk.len(),
+        ));
+        want.extend_from_slice(b"no\r\n");
+        assert_eq!(output_of(&dir, &recs[0]), want);
     }
 
     proptest::proptest! {
