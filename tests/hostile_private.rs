@@ -93,6 +93,7 @@ fn assert_nowhere(h: &Harness, secret: &str) {
         &["ask", "--print-prompt", "--recent", "50", "--no-redact"],
     );
     let prompt = String::from_utf8_lossy(&prompt.stdout);
+    assert!(prompt.contains("[private command]"), "{prompt}");
     assert!(!prompt.contains(secret), "{prompt}");
 }
 
