@@ -76,8 +76,12 @@ __omnish_precmd() {
     [[ -n ${__omnish_token-} ]] || builtin return "$__omnish_st"
     __omnish_exec_ready
     __omnish_escape "${PWD-}"
-    builtin printf '\e]133;D;%s;aid=%s\a\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
-        "$__omnish_st" "$__omnish_token" "$__omnish_esc" "$__omnish_token" "$__omnish_token"
+    builtin printf '\e]133;D;%s;aid=%s\a' "$__omnish_st" "$__omnish_token"
+    # After the end marker (so it covers every key echoed before it): no whole line typed
+    # ahead waits for the shell, so the command read what was typed while it ran.
+    builtin read -t 0 || builtin printf '\e]633;P;Waiting=0;%s\a' "$__omnish_token"
+    builtin printf '\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
+        "$__omnish_esc" "$__omnish_token" "$__omnish_token"
     __omnish_histcmd=${HISTCMD-}
     builtin return "$__omnish_st"
 }

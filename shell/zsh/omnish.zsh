@@ -70,8 +70,17 @@ __omnish_precmd() {
     # The end of the command, if one ran (omnish ignores an end without a start: empty line,
     # Ctrl-C at the prompt), the cwd, and the prompt start.
     __omnish_escape $PWD
-    builtin printf '\e]133;D;%d;aid=%s\a\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
-        $st $__omnish_token $__omnish_esc $__omnish_token $__omnish_token
+    builtin printf '\e]133;D;%d;aid=%s\a' $st $__omnish_token
+    # After the end marker (so it covers every key echoed before it): no whole line typed
+    # ahead waits for the shell (zselect times out: 1), so the command read what was typed
+    # while it ran.
+    if (( ${+builtins[zselect]} )); then
+        local -a __omnish_ready
+        zselect -t 0 -r 0 -a __omnish_ready 2>/dev/null
+        (( $? == 1 )) && builtin printf '\e]633;P;Waiting=0;%s\a' $__omnish_token
+    fi
+    builtin printf '\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
+        $__omnish_esc $__omnish_token $__omnish_token
     __omnish_typed=''
     __omnish_mark_eol
     # Keep the preexec hook last, so its marker comes right before the command's output.
@@ -198,6 +207,8 @@ __omnish_preexec() {
 typeset -ga precmd_functions preexec_functions zshaddhistory_functions
 () {
     emulate -L zsh
+    # zselect tells whether a line typed ahead waits, without reading it.
+    zmodload -F zsh/zselect b:zselect 2>/dev/null
     __omnish_take_addhistory
     precmd_functions=(__omnish_precmd ${precmd_functions:#__omnish_precmd})
     preexec_functions=(${preexec_functions:#__omnish_preexec} __omnish_preexec)

@@ -18,6 +18,7 @@
 //! | `633;P;Exec=1;T`           | the hooks saw this line exec a bash or zsh           |
 //! | `633;P;Private=1;T`        | the shell kept this line out of history on purpose   |
 //! | `633;P;Unsaved=<esc>;T`    | bash did not save this line; its last entry is this  |
+//! | `633;P;Waiting=0;T`        | after `D`: no whole line typed ahead waits for the shell |
 //!
 //! Escaping (as VS Code's OSC 633): `\` → `\\`, `;` and bytes below 0x20 and 0x7f → `\xHH`.
 //!
@@ -68,6 +69,9 @@ pub enum Marker {
     /// The hooks saw that this line replaces the shell with a bash or zsh (and prepared to hook
     /// it, or said why they cannot).
     ExecAnnounced,
+    /// Checked after the command's end marker: no whole line typed ahead waits for the shell,
+    /// so the command read the lines typed while it ran (see [`crate::record::typeahead`]).
+    NoLineWaiting,
 }
 
 /// What the scanner finds, in stream order.
@@ -321,6 +325,9 @@ pub fn parse(payload: &[u8], token: &[u8]) -> Option<Marker> {
     if rest == b"P;Private=1" {
         return Some(Marker::Private);
     }
+    if rest == b"P;Waiting=0" {
+        return Some(Marker::NoLineWaiting);
+    }
     if let Some(last) = rest.strip_prefix(b"P;Unsaved=") {
         return Some(Marker::Unsaved(unescape(last)?));
     }
@@ -488,6 +495,13 @@ mod tests {
             ]
         );
         let forged = osc("633;P;HistIgnoreSpace=1;0000");
+        let (text, markers) = scan(forged.as_bytes());
+        assert!(markers.is_empty());
+        assert_eq!(text, forged.as_bytes());
+        // Nothing typed ahead waits: only with the token.
+        let (_, markers) = scan(osc(&format!("633;P;Waiting=0;{T}")).as_bytes());
+        assert_eq!(markers, vec![(0, Marker::NoLineWaiting)]);
+        let forged = osc("633;P;Waiting=0;0000");
         let (text, markers) = scan(forged.as_bytes());
         assert!(markers.is_empty());
         assert_eq!(text, forged.as_bytes());

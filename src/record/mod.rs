@@ -7,4 +7,5 @@ pub mod pty;
 pub mod recorder;
 pub mod screen;
 pub mod shell;
+pub mod typeahead;
 pub mod writer;

@@ -13,6 +13,7 @@
 
 use crate::record::marker::{Marker, Piece, Scanner};
 use crate::record::recorder::{FRAME_DELAY, Recorder};
+use crate::record::typeahead::EchoModes;
 use crate::store::now_ms;
 use anyhow::{Context, Result};
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
@@ -262,11 +263,17 @@ fn write_fd(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
 /// Whether the PTY currently echoes what is typed. Password prompts turn echo off and keep
 /// canonical mode; what is typed then must never be recorded.
 fn pty_echoes(master: RawFd) -> bool {
+    echo_modes(master).is_some()
+}
+
+/// How the PTY echoes what is typed now, or `None` when it does not echo (one `tcgetattr`).
+fn echo_modes(master: RawFd) -> Option<EchoModes> {
     // SAFETY: the master descriptor stays open for the whole session.
     let fd = unsafe { BorrowedFd::borrow_raw(master) };
-    termios::tcgetattr(fd)
-        .map(|t| t.local_flags.contains(LocalFlags::ECHO))
-        .unwrap_or(false)
+    let t = termios::tcgetattr(fd).ok()?;
+    t.local_flags
+        .contains(LocalFlags::ECHO)
+        .then(|| EchoModes::from_termios(&t))
 }
 
 /// Gives up on a held marker candidate (it waited too long, or the shell is gone): its bytes
@@ -514,17 +521,16 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
             } else {
                 -1
             };
-            // Output waiting in an unfinished frame goes to the writer within FRAME_DELAY.
+            // Output waiting in an unfinished frame goes to the writer within FRAME_DELAY; a
+            // record held for keys typed ahead, at its deadline.
+            let wake = |timeout: i32, ms: i32| if timeout < 0 { ms } else { timeout.min(ms) };
             let timeout = match recorder.as_ref() {
-                Some(r) if r.frame_waiting() => {
-                    let delay = FRAME_DELAY.as_millis() as i32;
-                    if timeout < 0 {
-                        delay
-                    } else {
-                        timeout.min(delay)
-                    }
-                }
+                Some(r) if r.frame_waiting() => wake(timeout, FRAME_DELAY.as_millis() as i32),
                 _ => timeout,
+            };
+            let timeout = match recorder.as_ref().and_then(|r| r.wake_at()) {
+                Some(at) => wake(timeout, at.saturating_sub(now_ms()).min(60_000) as i32),
+                None => timeout,
             };
             // SAFETY: fds is a valid slice of pollfd for the call's duration.
             let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
@@ -620,8 +626,8 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                     Ok(n) => {
                         to_shell.extend_from_slice(&buf[..n]);
                         if let Some(r) = recorder.as_mut() {
-                            if pty_echoes(master) {
-                                r.input(now, &buf[..n]);
+                            if let Some(modes) = echo_modes(master) {
+                                r.input(now, &buf[..n], &modes);
                             }
                         }
                     }
@@ -691,7 +697,7 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                 }
             }
             if let Some(r) = recorder.as_mut() {
-                if r.frame_waiting() {
+                if r.frame_waiting() || r.wake_at().is_some_and(|at| now_ms() >= at) {
                     r.end_of_read(now_ms());
                 }
                 if rc_dir.is_some() && r.prompts() > 0 {
