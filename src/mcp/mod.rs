@@ -85,19 +85,23 @@ pub(crate) fn serve(
             return Ok(());
         }
         let reply = if too_long {
-            Some(protocol::error_response(
-                serde_json::Value::Null,
+            Some(protocol::Reply::error(
+                protocol::Id::null(),
                 protocol::INVALID_REQUEST,
-                &format!("message longer than {MAX_LINE} bytes; skipped"),
+                &format!(
+                    "Invalid Request: message longer than {} MiB ({MAX_LINE} bytes); skipped. \
+                     Send one JSON-RPC message per line.",
+                    MAX_LINE >> 20
+                ),
                 None,
             ))
         } else {
             server.handle_line(&line)
         };
         if let Some(reply) = reply {
-            let mut text = serde_json::to_vec(&reply)?;
-            text.push(b'\n');
-            output.write_all(&text)?;
+            let mut text = reply.to_line();
+            text.push('\n');
+            output.write_all(text.as_bytes())?;
             output.flush()?;
         }
     }
