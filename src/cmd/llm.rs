@@ -1,6 +1,7 @@
 //! What `ask` and `fix` share: the context of the last failed command (through the library
-//! pipeline), the prompt around it, and running the user's LLM command with the prompt on its
-//! stdin.
+//! pipeline), the prompt around it, and running the user's LLM command ([`run_llm`]): the prompt
+//! on its stdin, in a process group of its own that Ctrl-C stops whole, its answer handed on as
+//! it arrives through a fixed-size buffer.
 
 use crate::cli::ContextOpts;
 use crate::cmd::context::{request, selects, with_budget_flag};
