@@ -36,10 +36,18 @@ if [[ $- == *i* ]]; then
         "$__omnish_bin" ask </dev/null
     }
 
-    # The corrected command replaces the line, to edit and run (nothing runs here).
+    # The corrected command replaces the line, to edit and run (nothing runs here). omnish runs
+    # as a command of its own, not inside $(...), so that Ctrl-C reaches it and not this shell
+    # (which would drop the line being edited); its answer goes through a private file.
     __omnish_fix_widget() {
-        local __omnish_cmd
-        __omnish_cmd=$("$__omnish_bin" fix </dev/null) || builtin return 0
+        local __omnish_cmd='' __omnish_out
+        __omnish_out=$(command mktemp "${TMPDIR:-/tmp}/omnish-fix.XXXXXX") || builtin return 0
+        # read, not $(<file), which bash 5.2 garbles inside a bind -x command.
+        if "$__omnish_bin" fix </dev/null >|"$__omnish_out"; then
+            IFS= builtin read -r -d '' __omnish_cmd <"$__omnish_out"
+            __omnish_cmd=${__omnish_cmd%$'\n'}
+        fi
+        command rm -f -- "$__omnish_out"
         [[ -n $__omnish_cmd ]] || builtin return 0
         READLINE_LINE=$__omnish_cmd
         READLINE_POINT=${#__omnish_cmd}

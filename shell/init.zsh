@@ -31,11 +31,17 @@ if [[ -o interactive ]]; then
         "$__omnish_bin" ask </dev/null
     }
 
-    # The corrected command replaces the line, to edit and run (nothing runs here).
+    # The corrected command replaces the line, to edit and run (nothing runs here). omnish runs
+    # as a command of its own, not inside $(...), so that Ctrl-C reaches it and not zle (which
+    # would drop the line being edited); its answer goes through a private file.
     __omnish_fix_widget() {
-        local cmd
+        local cmd='' out
         zle -I
-        cmd=$("$__omnish_bin" fix </dev/null) || return 0
+        out=$(command mktemp "${TMPDIR:-/tmp}/omnish-fix.XXXXXX") || return 0
+        if "$__omnish_bin" fix </dev/null >|"$out"; then
+            cmd=$(<"$out")
+        fi
+        command rm -f -- "$out"
         [[ -n $cmd ]] || return 0
         BUFFER=$cmd
         CURSOR=${#BUFFER}

@@ -173,10 +173,10 @@ fn ctrl_c_stops_the_answer_and_says_so() {
     let slow = script(
         h.home.path(),
         "slow-llm",
-        "cat >/dev/null; echo partial-answer; sleep 30; echo never-shown\n",
+        "cat >/dev/null; echo partial-answer; echo $$ > \"$HOME/llm-pid\"; sleep 30; echo never-shown\n",
     );
-    // omnish and the LLM command in their own process group, as in a terminal: Ctrl-C signals
-    // the whole group.
+    // omnish in its own process group, as in a terminal: Ctrl-C signals the whole group (the
+    // LLM command runs in a group of its own, which omnish stops).
     let mut cmd = Command::new(omnish_bin());
     cmd.arg("ask")
         .env_clear()
@@ -193,14 +193,8 @@ fn ctrl_c_stops_the_answer_and_says_so() {
     let pid = child.id() as i32;
     // Wait until the answer started (the stand-in printed), then Ctrl-C the group.
     let start = std::time::Instant::now();
-    let ps = |pat: &str| {
-        Command::new("pgrep")
-            .args(["-g", &pid.to_string(), "-f", pat])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
-    };
-    while !ps("sleep 30") {
+    let pid_file = h.home.path().join("llm-pid");
+    while !std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n')) {
         assert!(start.elapsed() < TIMEOUT, "the stand-in never started");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }

@@ -215,7 +215,7 @@ fn a_scripted_client_session() {
     assert_eq!(out["structuredContent"]["next_start_line"], 103);
     let t = out["content"][0]["text"].as_str().unwrap();
     assert!(
-        t.contains("$ seq 1 500  [exit 0]") && t.contains("Lines 100-102 of 500:"),
+        t.contains("[exit 0], its command line and output lines 100-102 of 500:\n```terminal\n$ seq 1 500\n100\n101\n102\n```"),
         "{t}"
     );
     assert!(t.contains("start_line 103"), "{t}");

@@ -89,11 +89,10 @@ pub(crate) fn request(
         Parts::All
     };
     let grep = match &opts.grep {
-        Some(pattern) => Some(regex::Regex::new(pattern).map_err(|e| {
-            ExitError::usage(format!(
-                "--grep: invalid regular expression '{pattern}': {e}"
-            ))
-        })?),
+        Some(pattern) => Some(
+            context::pattern::regex(pattern)
+                .map_err(|e| ExitError::usage(format!("--grep: {e}")))?,
+        ),
         None => None,
     };
     let within = if let Some(dir) = &opts.cwd {

@@ -1,6 +1,7 @@
 //! What `ask` and `fix` share: the context of the last failed command (through the library
-//! pipeline), the prompt around it, and running the user's LLM command with the prompt on its
-//! stdin.
+//! pipeline), the prompt around it, and running the user's LLM command ([`run_llm`]): the prompt
+//! on its stdin, in a process group of its own that Ctrl-C stops whole, its answer handed on as
+//! it arrives through a fixed-size buffer.
 
 use crate::cli::ContextOpts;
 use crate::cmd::context::{request, selects, with_budget_flag};
@@ -8,10 +9,21 @@ use crate::config::Config;
 use crate::context;
 use crate::error::ExitError;
 use anyhow::Result;
+use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::sys::signal::{Signal, killpg};
+use nix::sys::wait::{Id, WaitPidFlag, WaitStatus, waitid};
+use nix::unistd::Pid;
+use signal_hook::consts::signal::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+use signal_hook::low_level::pipe;
 use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// The question `ask` asks when none is given.
@@ -149,218 +161,344 @@ pub(crate) fn how_to_configure(cfg: &Config) -> String {
     )
 }
 
-/// Runs `words` with `prompt` on stdin. The answer is copied to `sink` as it arrives (so it
-/// streams); the return value is the exit status to give. Ctrl-C reaches the command (it runs
-/// in the terminal's process group) and stops the copy; a command that ignores it is killed.
-/// Failures are one line on stderr.
+/// How long an interrupted LLM command, and whatever it started, get to end after SIGTERM
+/// before the whole group gets SIGKILL.
+const KILL_GRACE: Duration = Duration::from_millis(500);
+/// How long the answer's pipe is still read once the command has exited while something it
+/// started keeps the pipe open and writes nothing.
+const LINGER: Duration = Duration::from_millis(300);
+/// Bytes read from the answer's pipe at a time: all of the answer ever held here.
+const CHUNK: usize = 64 * 1024;
+
+/// Signals that stop the wait for an answer (Ctrl-C and the ones that end omnish) and SIGCHLD,
+/// each waking the relay loop through a pipe.
+struct Watch {
+    /// The number of the last stopping signal received, 0 for none.
+    got: Arc<AtomicUsize>,
+    wake: UnixStream,
+    ids: Vec<signal_hook::SigId>,
+}
+
+impl Watch {
+    fn install() -> std::io::Result<Watch> {
+        let (read, write) = UnixStream::pair()?;
+        read.set_nonblocking(true)?;
+        write.set_nonblocking(true)?;
+        let got = Arc::new(AtomicUsize::new(0));
+        let mut ids = Vec::new();
+        // Handlers, not SIG_IGN: the command gets the default dispositions back at exec.
+        for sig in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] {
+            ids.push(signal_hook::flag::register_usize(
+                sig,
+                Arc::clone(&got),
+                sig as usize,
+            )?);
+            ids.push(pipe::register(sig, write.try_clone()?)?);
+        }
+        ids.push(pipe::register(SIGCHLD, write)?);
+        Ok(Watch {
+            got,
+            wake: read,
+            ids,
+        })
+    }
+
+    fn received(&self) -> Option<Signal> {
+        match self.got.load(Ordering::SeqCst) {
+            0 => None,
+            n => Signal::try_from(n as i32).ok(),
+        }
+    }
+
+    fn drain(&self) {
+        let mut buf = [0u8; 64];
+        while matches!((&self.wake).read(&mut buf), Ok(n) if n > 0) {}
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        for id in self.ids.drain(..) {
+            signal_hook::low_level::unregister(id);
+        }
+    }
+}
+
+/// How the wait for an answer ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// The command exited and the answer ended; `lingered`: something the command started kept
+    /// the pipe open after it exited, and reading stopped.
+    Exited { lingered: bool },
+    /// omnish got `signal` (Ctrl-C: SIGINT); the command's group was killed.
+    Interrupted(Signal),
+    /// The command stopped on `signal` (SIGTTIN, SIGTTOU: it wanted the terminal); its group
+    /// was killed.
+    Stopped(Signal),
+}
+
+/// One line on stderr, even when stderr is gone (a closed terminal).
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Runs `words` with `prompt` on stdin in a process group of its own, and gives the answer to
+/// `sink` as it arrives (a slow sink slows the command down: nothing piles up here). The return
+/// value is the exit status to give; failures are one line on stderr.
+///
+/// Ctrl-C (and SIGTERM, SIGHUP, SIGQUIT) reach omnish, not the command: omnish sends SIGTERM to
+/// the command's whole group, then SIGKILL after [`KILL_GRACE`], so a command that ignores both
+/// and everything it started are gone, and returns 128 + the signal (130 for Ctrl-C) without
+/// waiting for a pipe something kept open. Once the command has exited, its pipe is read until
+/// it ends or stays quiet for [`LINGER`].
 pub(crate) fn run_llm(
     words: &[String],
     shown: &str,
     prompt: &str,
     sink: &mut dyn Write,
 ) -> Result<i32> {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    // A handler, not SIG_IGN: the command gets the default disposition back at exec.
-    let sig = signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&interrupted))?;
-    let result = run_inner(words, shown, prompt, sink, &interrupted);
-    signal_hook::low_level::unregister(sig);
-    result
-}
-
-fn run_inner(
-    words: &[String],
-    shown: &str,
-    prompt: &str,
-    sink: &mut dyn Write,
-    interrupted: &AtomicBool,
-) -> Result<i32> {
+    let watch = Watch::install()?;
     let mut child = match Command::new(&words[0])
         .args(&words[1..])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
+        .process_group(0)
         .spawn()
     {
         Ok(c) => c,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!(
+            say(&format!(
                 "omnish: cannot run `{shown}`: {} not found (status 127); check ask.command or OMNISH_ASK_COMMAND",
                 words[0]
-            );
+            ));
             return Ok(127);
         }
         Err(e) => {
-            eprintln!("omnish: cannot run `{shown}`: {e} (status 126)");
+            say(&format!("omnish: cannot run `{shown}`: {e} (status 126)"));
             return Ok(126);
         }
     };
-    let mut stdin = child.stdin.take().expect("piped stdin");
-    let input = prompt.to_string();
-    // A command that does not read its stdin (or stops early) must not block or fail us.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-    let reader = std::thread::spawn(move || {
-        let mut buf = [0u8; 8192];
-        loop {
-            match stdout.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => {
-                    if tx.send(buf[..n].to_vec()).is_err() {
-                        break;
-                    }
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
-            }
-        }
-    });
-    let mut last = b'\n';
-    let mut wrote = false;
-    let mut killed_at: Option<Instant> = None;
-    let status = loop {
-        match rx.recv_timeout(Duration::from_millis(20)) {
-            Ok(chunk) => {
-                if !interrupted.load(Ordering::Relaxed) {
-                    if let Some(&b) = chunk.last() {
-                        last = b;
-                    }
-                    wrote = true;
-                    sink.write_all(&chunk)?;
-                    sink.flush()?;
-                }
-                continue;
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                break child.wait()?;
-            }
-        }
-        if interrupted.load(Ordering::Relaxed) {
-            if let Some(status) = child.try_wait()? {
-                break status;
-            }
-            match killed_at {
-                None => killed_at = Some(Instant::now()),
-                Some(t) if t.elapsed() > Duration::from_millis(500) => {
-                    let _ = child.kill();
-                    break child.wait()?;
-                }
-                _ => {}
-            }
+    // The group's id is the command's pid, reserved until the command is reaped below: every
+    // signal to the group reaches the command's group and nothing else.
+    let group = Pid::from_raw(child.id() as i32);
+    let ending = match relay(&mut child, group, prompt.as_bytes(), sink, &watch) {
+        Ok(ending) => ending,
+        Err(e) => {
+            // The answer could not be delivered (stdout closed): nothing of the command stays.
+            let _ = killpg(group, Signal::SIGKILL);
+            let _ = child.wait();
+            return Err(e);
         }
     };
-    let _ = writer.join();
-    let _ = reader.join();
-    if wrote && last != b'\n' {
-        sink.write_all(b"\n")?;
-        sink.flush()?;
-    }
+    let status = child.wait()?;
+    drop(watch);
+    Ok(report(shown, ending, status))
+}
+
+/// The exit status to give for how the command ended, said in one line when it is not 0.
+fn report(shown: &str, ending: Ending, status: std::process::ExitStatus) -> i32 {
     use std::os::unix::process::ExitStatusExt;
-    if let Some(sig) = status.signal() {
-        let name = nix::sys::signal::Signal::try_from(sig)
-            .map(|s| s.as_str().to_string())
-            .unwrap_or_else(|_| format!("signal {sig}"));
-        if interrupted.load(Ordering::Relaxed) {
-            eprintln!(
-                "omnish: `{shown}` was interrupted ({name}, status {})",
-                128 + sig
-            );
-        } else {
-            eprintln!(
-                "omnish: `{shown}` was killed by {name} (status {})",
-                128 + sig
-            );
-        }
-        return Ok(128 + sig);
-    }
-    let code = status.code().unwrap_or(1);
-    if interrupted.load(Ordering::Relaxed) {
-        eprintln!("omnish: `{shown}` was interrupted (Ctrl-C, status {code})");
-        return Ok(if code == 0 { 130 } else { code });
-    }
-    if code != 0 {
-        eprintln!("omnish: `{shown}` failed with exit status {code}");
-        return Ok(code);
-    }
-    Ok(0)
-}
-
-/// The command in an LLM's answer: the first fenced block's contents, or the answer itself
-/// when it is one line (surrounding backticks and a `$ ` prompt taken off).
-pub(crate) fn extract_command(answer: &str) -> Option<String> {
-    let mut lines = answer.lines();
-    while let Some(line) = lines.next() {
-        let t = line.trim_start();
-        let ticks = t.chars().take_while(|&c| c == '`').count();
-        if ticks >= 3 {
-            let fence = &t[..ticks];
-            let mut body = Vec::new();
-            for l in lines.by_ref() {
-                if l.trim_start().starts_with(fence) && l.trim().trim_start_matches('`').is_empty()
-                {
-                    break;
-                }
-                body.push(l);
+    match ending {
+        Ending::Interrupted(sig) => {
+            let code = 128 + sig as i32;
+            if sig == Signal::SIGINT {
+                say(&format!(
+                    "omnish: `{shown}` was interrupted (Ctrl-C, status {code})"
+                ));
+            } else {
+                say(&format!(
+                    "omnish: `{shown}` was stopped: omnish got {} (status {code})",
+                    sig.as_str()
+                ));
             }
-            let cmd: Vec<&str> = body
-                .iter()
-                .map(|l| l.strip_prefix("$ ").unwrap_or(l))
-                .collect();
-            let cmd = cmd.join("\n").trim().to_string();
-            return (!cmd.is_empty()).then_some(cmd);
+            code
+        }
+        Ending::Stopped(sig) => {
+            let code = 128 + sig as i32;
+            say(&format!(
+                "omnish: `{shown}` wanted the terminal (stopped by {}) and was killed: an LLM \
+                 command reads the prompt on stdin and writes the answer on stdout (status {code})",
+                sig.as_str()
+            ));
+            code
+        }
+        Ending::Exited { lingered } => {
+            if lingered {
+                say(&format!(
+                    "omnish: `{shown}` exited, but a process it started kept its output open; \
+                     stopped reading"
+                ));
+            }
+            if let Some(sig) = status.signal() {
+                let name = Signal::try_from(sig)
+                    .map(|s| s.as_str().to_string())
+                    .unwrap_or_else(|_| format!("signal {sig}"));
+                say(&format!(
+                    "omnish: `{shown}` was killed by {name} (status {})",
+                    128 + sig
+                ));
+                return 128 + sig;
+            }
+            let code = status.code().unwrap_or(1);
+            if code != 0 {
+                say(&format!("omnish: `{shown}` failed with exit status {code}"));
+            }
+            code
         }
     }
-    let nonempty: Vec<&str> = answer.lines().filter(|l| !l.trim().is_empty()).collect();
-    if nonempty.len() == 1 {
-        let one = nonempty[0].trim().trim_matches('`').trim();
-        let one = one.strip_prefix("$ ").unwrap_or(one).trim();
-        return (!one.is_empty()).then(|| one.to_string());
-    }
-    None
 }
 
-/// The error for an answer with no command in it.
-pub(crate) fn no_command(answer: &str) -> anyhow::Error {
-    let first = answer.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let mut short: String = first.chars().take(80).collect();
-    if short.len() < first.len() {
-        short.push('…');
+/// Feeds the prompt to the command and its answer to `sink` until the command has exited and
+/// its answer ended, a stopping signal came (the group is then killed), or the command stopped.
+/// The command is never reaped here, so its pid (the group's id) cannot be reused meanwhile.
+fn relay(
+    child: &mut Child,
+    group: Pid,
+    prompt: &[u8],
+    sink: &mut dyn Write,
+    watch: &Watch,
+) -> Result<Ending> {
+    let mut input: Option<ChildStdin> = child.stdin.take();
+    let mut output: Option<ChildStdout> = child.stdout.take();
+    if let Some(i) = &input {
+        set_nonblocking(i.as_fd())?;
     }
-    if answer.trim().is_empty() {
-        anyhow::anyhow!("the LLM gave an empty answer; no command to put on the line")
-    } else {
-        anyhow::anyhow!(
-            "no command found in the LLM's answer (neither a fenced block nor a single line): {short}"
-        )
+    if let Some(o) = &output {
+        set_nonblocking(o.as_fd())?;
     }
+    let mut written = 0;
+    let mut buf = vec![0u8; CHUNK];
+    let mut exited: Option<Instant> = None;
+    let mut last_read = Instant::now();
+    // Why the group is being stopped, and when it got SIGTERM.
+    let mut stopping: Option<(Signal, Instant)> = None;
+    loop {
+        if stopping.is_none() {
+            if let Some(sig) = watch.received() {
+                let _ = killpg(group, Signal::SIGTERM);
+                input = None;
+                stopping = Some((sig, Instant::now()));
+            }
+        }
+        if exited.is_none() {
+            let flags = WaitPidFlag::WEXITED
+                | WaitPidFlag::WSTOPPED
+                | WaitPidFlag::WNOHANG
+                | WaitPidFlag::WNOWAIT;
+            match waitid(Id::Pid(group), flags) {
+                Ok(WaitStatus::StillAlive) | Err(Errno::EINTR) => {}
+                Ok(WaitStatus::Stopped(_, sig)) => {
+                    // Stopped, it would never end (nor read, nor answer): its group goes.
+                    let _ = killpg(group, Signal::SIGKILL);
+                    return Ok(match stopping {
+                        Some((got, _)) => Ending::Interrupted(got),
+                        None => Ending::Stopped(sig),
+                    });
+                }
+                Ok(_) => exited = Some(Instant::now()),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let now = Instant::now();
+        let timeout = if let Some((sig, since)) = stopping {
+            let waited = now.duration_since(since);
+            if (exited.is_some() && output.is_none()) || waited >= KILL_GRACE {
+                // SIGKILL even when all seems gone: a process that ignores SIGTERM and let go
+                // of the pipe would stay otherwise.
+                let _ = killpg(group, Signal::SIGKILL);
+                return Ok(Ending::Interrupted(sig));
+            }
+            KILL_GRACE - waited
+        } else if let Some(at) = exited {
+            if output.is_none() {
+                return Ok(Ending::Exited { lingered: false });
+            }
+            let quiet = now.duration_since(at.max(last_read));
+            if quiet >= LINGER {
+                return Ok(Ending::Exited { lingered: true });
+            }
+            LINGER - quiet
+        } else {
+            // SIGCHLD wakes the loop when the command exits; this is only a safety net.
+            Duration::from_secs(1)
+        };
+        let (woken, readable, writable) = {
+            let mut fds = vec![PollFd::new(watch.wake.as_fd(), PollFlags::POLLIN)];
+            let out_at = output.as_ref().map(|o| {
+                fds.push(PollFd::new(o.as_fd(), PollFlags::POLLIN));
+                fds.len() - 1
+            });
+            let in_at = input.as_ref().map(|i| {
+                fds.push(PollFd::new(i.as_fd(), PollFlags::POLLOUT));
+                fds.len() - 1
+            });
+            let timeout = PollTimeout::try_from(timeout).unwrap_or(PollTimeout::MAX);
+            match poll(&mut fds, timeout) {
+                Ok(_) | Err(Errno::EINTR) => {}
+                Err(e) => return Err(e.into()),
+            }
+            let ready = |at: Option<usize>| {
+                at.and_then(|i| fds[i].revents())
+                    .is_some_and(|r| !r.is_empty())
+            };
+            (ready(Some(0)), ready(out_at), ready(in_at))
+        };
+        if woken {
+            watch.drain();
+        }
+        if writable {
+            if let Some(i) = input.as_mut() {
+                match i.write(&prompt[written..]) {
+                    Ok(n) => {
+                        written += n;
+                        if written == prompt.len() {
+                            // End of the prompt: the command sees end of input.
+                            input = None;
+                        }
+                    }
+                    Err(e) if is_retry(&e) => {}
+                    // It stopped reading (or exited): the rest of the prompt is not needed.
+                    Err(_) => input = None,
+                }
+            }
+        }
+        if readable {
+            if let Some(o) = output.as_mut() {
+                match o.read(&mut buf) {
+                    Ok(0) => output = None,
+                    Ok(n) => {
+                        last_read = Instant::now();
+                        if stopping.is_none() && watch.received().is_none() {
+                            sink.write_all(&buf[..n])?;
+                            sink.flush()?;
+                        }
+                    }
+                    Err(e) if is_retry(&e) => {}
+                    Err(_) => output = None,
+                }
+            }
+        }
+    }
+}
+
+fn is_retry(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+    )
+}
+
+/// Our end of a pipe to the command, non-blocking (the command's end is its own).
+fn set_nonblocking(fd: BorrowedFd<'_>) -> Result<()> {
+    let flags = OFlag::from_bits_truncate(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn extracts_fenced_block_or_single_line() {
-        assert_eq!(
-            extract_command("Try this:\n```bash\n$ cargo build --release\n```\nthen run it")
-                .as_deref(),
-            Some("cargo build --release")
-        );
-        assert_eq!(extract_command("`ls -la`\n").as_deref(), Some("ls -la"));
-        assert_eq!(
-            extract_command("\n  git push -u origin main  \n").as_deref(),
-            Some("git push -u origin main")
-        );
-        assert_eq!(extract_command("You could\nrun ls"), None);
-        assert_eq!(extract_command("```\n```"), None);
-        assert_eq!(
-            extract_command("````sh\nfor f in *; do\n  echo \"$f\"\ndone\n````").as_deref(),
-            Some("for f in *; do\n  echo \"$f\"\ndone")
-        );
-    }
 
     #[test]
     fn fence_outlasts_backticks_in_the_output() {

@@ -35,6 +35,7 @@ pub(crate) mod model;
 pub(crate) mod models;
 pub(crate) mod notes;
 pub(crate) mod parallel;
+pub(crate) mod pattern;
 pub(crate) mod range;
 pub(crate) mod read;
 pub mod redact;

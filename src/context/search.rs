@@ -36,7 +36,7 @@ use std::path::PathBuf;
 use crate::context::read;
 use crate::context::select::{self, Candidate, Query, Session, SessionChoice};
 use crate::context::sessions::local_time;
-use crate::context::{redact, show_line, truncate};
+use crate::context::{pattern, redact, show_line, truncate};
 use crate::error::ExitError;
 use crate::store::{self, text::TextCache};
 use crate::term::render::{Line, LineSink};
@@ -88,14 +88,24 @@ pub(crate) struct SearchOutcome {
 }
 
 /// The matcher for a pattern; an invalid one is a usage error.
+/// The pattern is bounded like every other ([`pattern`]): its length, its compiled size.
 pub(crate) fn matcher(req: &SearchRequest) -> anyhow::Result<RegexMatcher> {
+    pattern::check_len(&req.pattern).map_err(ExitError::usage)?;
     RegexMatcherBuilder::new()
         .case_insensitive(req.case_insensitive)
         .fixed_strings(req.fixed_strings)
         .line_terminator(Some(b'\n'))
+        .size_limit(pattern::SIZE_LIMIT)
+        .dfa_size_limit(pattern::DFA_SIZE_LIMIT)
         .build(&req.pattern)
         .map_err(|e| {
-            ExitError::usage(format!("invalid regular expression '{}': {e}", req.pattern)).into()
+            let e = e.to_string();
+            ExitError::usage(if e.contains("exceeds size limit") {
+                pattern::too_big(&req.pattern)
+            } else {
+                pattern::invalid(&req.pattern, &e)
+            })
+            .into()
         })
 }
 

@@ -26,6 +26,12 @@
 //! `isError: true` whose text says what to change, so the model can correct itself. End of
 //! input ends the server with status 0.
 //!
+//! Hostile input costs little: a line longer than [`MAX_LINE`] is one error and is never held
+//! whole; request ids must be strings or integers and are echoed as their JSON text (an integer
+//! of any size comes back exact, `1.5` is an Invalid Request); every error quotes at most a
+//! short prefix of what it complains about; regular expressions are bounded
+//! ([`crate::context::pattern`]).
+//!
 //! # Hand-written framing, not `rmcp`
 //!
 //! The official Rust SDK (`rmcp`) is built on tokio and async services, needs Rust 1.88 (this
@@ -40,7 +46,8 @@
 //!
 //! [`tools`]: `recent_commands`, `command_output`, `search`, `list_sessions`,
 //! `terminal_status`. Their text is always redacted, within the call's token budget, and
-//! fenced and labelled as recorded terminal data, not instructions; structured results come
+//! fenced and labelled as recorded terminal data, not instructions (every recorded field inside
+//! the fence, none in the labels around it); structured results come
 //! with an output schema. Which session a call reads is decided in [`session`], and every
 //! result says which one and why.
 
@@ -53,9 +60,9 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 /// What the server knows of where it runs; resolved by the command (no environment reads in
-/// here).
+/// here). Public for the fuzz target (`fuzz/fuzz_targets/mcp_request.rs`).
 #[derive(Debug, Clone)]
-pub(crate) struct Config {
+pub struct Config {
     /// The store's root (`$OMNISH_DATA_DIR`), absolute.
     pub data_root: PathBuf,
     /// The recorded terminal the agent (and so this server) runs in: `OMNISH_SESSION_ID`.
@@ -71,11 +78,8 @@ pub(crate) struct Config {
 pub(crate) const MAX_LINE: usize = 1 << 20;
 
 /// Serves requests from `input` until it ends, writing one response per line to `output`.
-pub(crate) fn serve(
-    config: &Config,
-    input: &mut dyn BufRead,
-    output: &mut dyn Write,
-) -> Result<()> {
+/// Public for the fuzz target.
+pub fn serve(config: &Config, input: &mut dyn BufRead, output: &mut dyn Write) -> Result<()> {
     let mut server = protocol::Server::new(config.clone());
     let mut line = Vec::new();
     loop {
@@ -85,19 +89,23 @@ pub(crate) fn serve(
             return Ok(());
         }
         let reply = if too_long {
-            Some(protocol::error_response(
-                serde_json::Value::Null,
+            Some(protocol::Reply::error(
+                protocol::Id::null(),
                 protocol::INVALID_REQUEST,
-                &format!("message longer than {MAX_LINE} bytes; skipped"),
+                &format!(
+                    "Invalid Request: message longer than {} MiB ({MAX_LINE} bytes); skipped. \
+                     Send one JSON-RPC message per line.",
+                    MAX_LINE >> 20
+                ),
                 None,
             ))
         } else {
             server.handle_line(&line)
         };
         if let Some(reply) = reply {
-            let mut text = serde_json::to_vec(&reply)?;
-            text.push(b'\n');
-            output.write_all(&text)?;
+            let mut text = reply.to_line();
+            text.push('\n');
+            output.write_all(text.as_bytes())?;
             output.flush()?;
         }
     }

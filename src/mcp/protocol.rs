@@ -2,8 +2,10 @@
 //! speaks, the lifecycle methods, and the shape of results and errors for that version (see
 //! the parent module's docs).
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use crate::context::pattern::quote;
 use crate::mcp::{Config, tools};
 
 pub(crate) const PARSE_ERROR: i64 = -32700;
@@ -67,13 +69,111 @@ impl RpcError {
     }
 }
 
-/// `{"jsonrpc": "2.0", "id": …, "error": {…}}`.
-pub(crate) fn error_response(id: Value, code: i64, message: &str, data: Option<Value>) -> Value {
-    let mut error = json!({"code": code, "message": message});
-    if let Some(d) = data {
-        error["data"] = d;
+/// Longest id accepted, in bytes of its JSON text (ids are counters or short strings; a longer
+/// one would only be echoed back).
+pub(crate) const MAX_ID_BYTES: usize = 1024;
+
+/// A request's id as it was sent: the JSON text of a string or of an integer of any size, so a
+/// 30-digit id comes back digit for digit (a JSON number parsed as a float would not), or
+/// `null` when the request had no usable id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Id(String);
+
+impl Id {
+    pub fn null() -> Id {
+        Id("null".into())
     }
-    json!({"jsonrpc": "2.0", "id": id, "error": error})
+
+    /// The JSON text of the id.
+    pub fn as_json(&self) -> &str {
+        &self.0
+    }
+}
+
+/// One message to send back: a result or an error for the request with `id`.
+#[derive(Debug, Clone)]
+pub(crate) struct Reply {
+    pub id: Id,
+    /// `Ok(result)` or `Err(error object)`.
+    pub body: Result<Value, Value>,
+}
+
+impl Reply {
+    pub fn error(id: Id, code: i64, message: &str, data: Option<Value>) -> Reply {
+        let mut error = json!({"code": code, "message": message});
+        if let Some(d) = data {
+            error["data"] = d;
+        }
+        Reply {
+            id,
+            body: Err(error),
+        }
+    }
+
+    /// `{"jsonrpc":"2.0","id":…,"result":…}` (or `"error"`), on one line, without its newline.
+    pub fn to_line(&self) -> String {
+        let (key, value) = match &self.body {
+            Ok(v) => ("result", v),
+            Err(v) => ("error", v),
+        };
+        let value = serde_json::to_string(value).expect("a Value always serializes");
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{},\"{key}\":{value}}}",
+            self.id.as_json()
+        )
+    }
+}
+
+/// The id of a request (`line`, whose parsed form holds `id`): a string or an integer
+/// (JSON-RPC 2.0: numbers SHOULD NOT have a fractional part; MCP: string or integer), kept as
+/// sent. `Err` says what is wrong with it.
+fn request_id(line: &[u8], id: &Value) -> Result<Id, String> {
+    #[derive(serde::Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        id: Option<&'a RawValue>,
+    }
+    let wrong = || "Invalid Request: \"id\" must be a string or an integer".to_string();
+    if !matches!(id, Value::String(_) | Value::Number(_)) {
+        return Err(wrong());
+    }
+    // The raw text, as sent (a message with two ids has none).
+    let raw = serde_json::from_slice::<Envelope<'_>>(line)
+        .ok()
+        .and_then(|e| e.id)
+        .map(|r| r.get().to_string())
+        .ok_or_else(wrong)?;
+    if raw.len() > MAX_ID_BYTES {
+        return Err(format!(
+            "Invalid Request: \"id\" is {} bytes long; at most {MAX_ID_BYTES}",
+            raw.len()
+        ));
+    }
+    if id.is_number() {
+        let digits = raw.strip_prefix('-').unwrap_or(&raw);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(format!(
+                "Invalid Request: \"id\" must be a string or an integer; got {}",
+                brief(id)
+            ));
+        }
+    }
+    Ok(Id(raw))
+}
+
+/// Most chars of a JSON value an error message shows.
+const BRIEF_CHARS: usize = 60;
+
+/// `v` for an error message: its JSON text, at most [`BRIEF_CHARS`] chars of it, and how long
+/// it was when it was cut.
+pub(crate) fn brief(v: &Value) -> String {
+    let text = v.to_string();
+    let n = text.chars().count();
+    if n <= BRIEF_CHARS {
+        return text;
+    }
+    let head: String = text.chars().take(BRIEF_CHARS).collect();
+    format!("{head}… ({n} chars)")
 }
 
 /// The server's state: only the legacy handshake leaves any (the version it negotiated).
@@ -92,15 +192,15 @@ impl Server {
     }
 
     /// The answer to one line of input; `None` for notifications, responses and blank lines.
-    pub fn handle_line(&mut self, line: &[u8]) -> Option<Value> {
+    pub fn handle_line(&mut self, line: &[u8]) -> Option<Reply> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
         let msg: Value = match serde_json::from_slice(line) {
             Ok(v) => v,
             Err(e) => {
-                return Some(error_response(
-                    Value::Null,
+                return Some(Reply::error(
+                    Id::null(),
                     PARSE_ERROR,
                     &format!(
                         "Parse error: not a JSON message ({e}); send one JSON-RPC message per line"
@@ -109,59 +209,55 @@ impl Server {
                 ));
             }
         };
-        let Value::Object(obj) = msg else {
+        let Value::Object(mut obj) = msg else {
             let what = if msg.is_array() {
                 "batches are not supported; send one JSON-RPC message per line"
             } else {
                 "a JSON-RPC message must be an object"
             };
-            return Some(error_response(Value::Null, INVALID_REQUEST, what, None));
+            return Some(Reply::error(Id::null(), INVALID_REQUEST, what, None));
         };
         // A response from the client (this server sends no requests): nothing to answer.
         if !obj.contains_key("method") && (obj.contains_key("result") || obj.contains_key("error"))
         {
             return None;
         }
-        let id = obj.get("id").cloned();
-        let valid_id = matches!(&id, Some(Value::String(_)) | Some(Value::Number(_)));
-        let reply_id = if valid_id {
-            id.clone().unwrap_or(Value::Null)
-        } else {
-            Value::Null
+        let id = obj.get("id").map(|id| request_id(line, id));
+        let reply_id = match &id {
+            Some(Ok(id)) => id.clone(),
+            _ => Id::null(),
         };
         if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Some(error_response(
+            return Some(Reply::error(
                 reply_id,
                 INVALID_REQUEST,
                 "Invalid Request: \"jsonrpc\" must be \"2.0\"",
                 None,
             ));
         }
+        // Taken, not copied: a message may hold a megabyte of arguments.
+        let params = obj.remove("params");
         let Some(method) = obj.get("method").and_then(Value::as_str) else {
-            return Some(error_response(
+            return Some(Reply::error(
                 reply_id,
                 INVALID_REQUEST,
                 "Invalid Request: \"method\" must be a string",
                 None,
             ));
         };
-        let Some(id) = id else {
+        let id = match id {
             // A notification: never answered (initialized, cancelled, progress, ...).
-            return None;
+            None => return None,
+            Some(Err(why)) => {
+                return Some(Reply::error(Id::null(), INVALID_REQUEST, &why, None));
+            }
+            Some(Ok(id)) => id,
         };
-        if !valid_id {
-            return Some(error_response(
-                Value::Null,
-                INVALID_REQUEST,
-                "Invalid Request: \"id\" must be a string or an integer",
-                None,
-            ));
-        }
-        let params = match obj.get("params") {
+        let params = match params {
             None => Map::new(),
-            Some(Value::Object(p)) => p.clone(),
+            Some(Value::Object(p)) => p,
             Some(_) => {
-                return Some(error_response(
+                return Some(Reply::error(
                     id,
                     INVALID_PARAMS,
                     "Invalid params: \"params\" must be an object",
@@ -170,8 +266,11 @@ impl Server {
             }
         };
         Some(match self.request(method, &params) {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err(e) => error_response(id, e.code, &e.message, e.data),
+            Ok(result) => Reply {
+                id,
+                body: Ok(result),
+            },
+            Err(e) => Reply::error(id, e.code, &e.message, e.data),
         })
     }
 
@@ -189,11 +288,18 @@ impl Server {
                     let mut e = RpcError::new(
                         UNSUPPORTED_PROTOCOL_VERSION,
                         format!(
-                            "Unsupported protocol version '{requested}'; supported: {}",
+                            "Unsupported protocol version {}; supported: {}",
+                            quote(requested),
                             supported_versions().join(", ")
                         ),
                     );
-                    e.data = Some(json!({"supported": supported_versions(), "requested": v}));
+                    // What was asked for, as sent when it is short.
+                    let requested = match v {
+                        Value::String(r) if r.chars().count() <= 64 => v.clone(),
+                        _ => json!(brief(v)),
+                    };
+                    e.data =
+                        Some(json!({"supported": supported_versions(), "requested": requested}));
                     return Err(e);
                 };
                 if !meta
@@ -234,7 +340,7 @@ impl Server {
                 let why = if method == "ping" {
                     format!("Method not found: ping (removed in {MODERN_VERSION})")
                 } else {
-                    format!("Method not found: {method}")
+                    format!("Method not found: {}", quote(method))
                 };
                 return Err(RpcError::new(METHOD_NOT_FOUND, why));
             }
@@ -302,4 +408,70 @@ fn discover() -> Map<String, Value> {
     m.insert("ttlMs".into(), json!(tools::LIST_TTL_MS));
     m.insert("cacheScope".into(), json!("public"));
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server() -> Server {
+        Server::new(Config {
+            data_root: "/nonexistent/omnish-test".into(),
+            env_session: None,
+            cwd: "/".into(),
+            utc_offset_secs: 0,
+        })
+    }
+
+    fn reply(line: &str) -> String {
+        server()
+            .handle_line(line.as_bytes())
+            .map(|r| r.to_line())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn ids_are_strings_or_integers_echoed_as_sent() {
+        let ping = |id: &str| reply(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#));
+        assert_eq!(ping("7"), r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+        assert_eq!(ping("-7"), r#"{"jsonrpc":"2.0","id":-7,"result":{}}"#);
+        let big = "123456789012345678901234567890";
+        assert_eq!(
+            ping(big),
+            format!(r#"{{"jsonrpc":"2.0","id":{big},"result":{{}}}}"#)
+        );
+        assert_eq!(
+            ping(r#""a\u0062""#),
+            r#"{"jsonrpc":"2.0","id":"a\u0062","result":{}}"#
+        );
+        for bad in ["1.5", "1.0", "1e3", "null", "true", "[1]", "{}"] {
+            let r: Value = serde_json::from_str(&ping(bad)).unwrap();
+            assert_eq!(r["error"]["code"], INVALID_REQUEST, "{bad}: {r}");
+            assert!(r["id"].is_null(), "{bad}: {r}");
+        }
+        let long = format!("\"{}\"", "i".repeat(MAX_ID_BYTES));
+        let r: Value = serde_json::from_str(&ping(&long)).unwrap();
+        assert_eq!(r["error"]["code"], INVALID_REQUEST, "{r}");
+        assert!(r.to_string().len() < 300, "{r}");
+        // Two ids: none to trust.
+        let r: Value =
+            serde_json::from_str(&reply(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#))
+                .unwrap();
+        assert_eq!(r["error"]["code"], INVALID_REQUEST, "{r}");
+    }
+
+    #[test]
+    fn errors_quote_a_short_prefix_of_what_was_sent() {
+        let huge = "m".repeat(100_000);
+        let line = reply(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{huge}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        ));
+        assert!(line.len() < 400 && line.contains("-32601"), "{line}");
+        let line = reply(&format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{huge}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        ));
+        assert!(line.len() < 600 && line.contains("-32022"), "{line}");
+        assert_eq!(brief(&json!([1, 2])), "[1,2]");
+        assert!(brief(&json!(huge)).ends_with("… (100002 chars)"));
+    }
 }

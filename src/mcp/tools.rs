@@ -18,10 +18,11 @@ use std::path::PathBuf;
 
 use crate::context::format::{self, Format};
 use crate::context::model::{ContextDoc, Parts};
+use crate::context::pattern::{self, quote};
 use crate::context::select::{self, Query, SessionChoice};
 use crate::context::tokenizer::{TokenCounter, tokenizer};
 use crate::context::{self, Budget, Request, range, redact};
-use crate::mcp::protocol::{INVALID_PARAMS, RpcError, Version};
+use crate::mcp::protocol::{INVALID_PARAMS, RpcError, Version, brief};
 use crate::mcp::{Config, session};
 use crate::store;
 use crate::term::visible;
@@ -373,7 +374,7 @@ pub(crate) fn call(
     let Some(def) = definition(name) else {
         return Err(RpcError::new(
             INVALID_PARAMS,
-            format!("Unknown tool: {name}; tools: {}", NAMES.join(", ")),
+            format!("Unknown tool: {}; tools: {}", quote(name), NAMES.join(", ")),
         ));
     };
     let args = Args {
@@ -424,7 +425,8 @@ impl Args<'_> {
         for key in self.map.keys() {
             if !known.contains(&key.as_str()) {
                 return Err(format!(
-                    "unknown argument `{key}`; this tool takes: {}",
+                    "unknown argument {}; this tool takes: {}",
+                    quote(key),
                     known.join(", ")
                 ));
             }
@@ -453,7 +455,7 @@ impl Args<'_> {
                     .as_i64()
                     .filter(|n| min.is_none_or(|m| *n >= m) && max.is_none_or(|m| *n <= m));
                 n.map(Some)
-                    .ok_or_else(|| format!("argument `{key}` must be {range}; got {v}"))
+                    .ok_or_else(|| format!("argument `{key}` must be {range}; got {}", brief(v)))
             }
         }
     }
@@ -462,7 +464,10 @@ impl Args<'_> {
         match self.map.get(key) {
             None | Some(Value::Null) => Ok(false),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(v) => Err(format!("argument `{key}` must be true or false; got {v}")),
+            Some(v) => Err(format!(
+                "argument `{key}` must be true or false; got {}",
+                brief(v)
+            )),
         }
     }
 
@@ -473,7 +478,10 @@ impl Args<'_> {
                 Err(format!("argument `{key}` must not be empty"))
             }
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(v) => Err(format!("argument `{key}` must be a string; got {v}")),
+            Some(v) => Err(format!(
+                "argument `{key}` must be a string; got {}",
+                brief(v)
+            )),
         }
     }
 
@@ -490,6 +498,13 @@ fn target(
     default: &str,
 ) -> std::result::Result<(SessionChoice, Value), String> {
     let wanted = arg.unwrap_or(default);
+    if wanted.len() > MAX_SESSION_ARG {
+        return Err(format!(
+            "argument `session` must be a session id (or a prefix of one), 'current' or 'all'; \
+             got {}, which no session id is as long as; list_sessions shows the ids",
+            quote(wanted)
+        ));
+    }
     match wanted {
         "all" => Ok((
             SessionChoice::All,
@@ -524,8 +539,38 @@ fn target(
     }
 }
 
+/// Longest `session` argument looked up (session ids are about 30 chars).
+const MAX_SESSION_ARG: usize = 128;
+/// Longest `id` argument of `command_output` looked up.
+const MAX_ID_ARG: usize = 256;
+/// Longest `since` argument parsed.
+const MAX_SINCE_ARG: usize = 64;
+/// Longest `cwd` argument (a path; PATH_MAX is 4096).
+const MAX_CWD_ARG: usize = 4096;
+
 /// Most chars of a command line shown in a one-line summary (status, session lists).
 const SHORT_LINE: usize = 300;
+
+/// Most chars of a command line `command_output` shows (head and tail kept).
+const MAX_SHOWN_LINE: usize = 8192;
+
+/// `line` redacted and, when longer than `cap` chars, cut to its head and tail first (each
+/// redacted on its own), so a command line of megabytes costs what a short one does.
+fn redacted_line(line: &str, cap: usize) -> String {
+    let n = line.chars().count();
+    if n <= cap {
+        return redact::redact(line).into_owned();
+    }
+    let keep = cap.div_ceil(2);
+    let head: String = line.chars().take(keep).collect();
+    let tail: String = line.chars().skip(n - (cap - keep)).collect();
+    crate::context::truncate::shorten(
+        &redact::redact(&head),
+        (n - cap) as u64,
+        &redact::redact(&tail),
+        cap,
+    )
+}
 
 /// `line` for a one-line summary: newlines shown as ` ⏎ `, at most [`SHORT_LINE`] chars kept
 /// (head and tail).
@@ -589,18 +634,17 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
     let failed = args.flag("failed")?;
     let pattern = args.string(if search { "pattern" } else { "grep" })?;
     let grep = match pattern {
-        Some(p) => Some(
-            regex::Regex::new(p).map_err(|e| format!("invalid regular expression {p:?}: {e}"))?,
-        ),
+        Some(p) => Some(pattern::regex(p)?),
         None => None,
     };
     let within = match (args.string("cwd")?, args.flag("here")?) {
         (Some(_), true) => return Err("give `cwd` or `here`, not both".into()),
         (Some(dir), false) => {
             let p = PathBuf::from(dir);
-            if !p.is_absolute() {
+            if !p.is_absolute() || dir.len() > MAX_CWD_ARG {
                 return Err(format!(
-                    "argument `cwd` must be an absolute path; got {dir:?}"
+                    "argument `cwd` must be an absolute path (at most {MAX_CWD_ARG} bytes); got {}",
+                    quote(dir)
                 ));
             }
             Some(p)
@@ -609,6 +653,12 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
         (None, false) => None,
     };
     let since_ms = match args.string("since")? {
+        Some(s) if s.len() > MAX_SINCE_ARG => {
+            return Err(format!(
+                "argument `since` must be a duration like 90s, 15m, 2h, 1d; got {}",
+                quote(s)
+            ));
+        }
         Some(s) => Some(store::now_ms().saturating_sub(
             select::parse_duration(s).map_err(|e| format!("argument `since`: {e}"))?,
         )),
@@ -810,6 +860,16 @@ fn index(doc: &ContextDoc) -> Value {
 /// `command_output`.
 fn command_output(config: &Config, args: &Args<'_>) -> ToolResult {
     let id = args.string("id")?.unwrap_or_default();
+    let bad_id = || {
+        format!(
+            "argument `id` must be '<session_id>:<seq>' or '<seq>' (seq from 1), as \
+             recent_commands lists them; got {}",
+            quote(id)
+        )
+    };
+    if id.len() > MAX_ID_ARG {
+        return Err(bad_id());
+    }
     let start = args.int("start_line")?.unwrap_or(1);
     if start == 0 {
         return Err(
@@ -823,9 +883,12 @@ fn command_output(config: &Config, args: &Args<'_>) -> ToolResult {
         Some((s, q)) => (Some(s), q),
         None => (None, id),
     };
-    let seq: u64 = seq_part.trim().parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-        format!("argument `id` must be '<session_id>:<seq>' or '<seq>' (seq from 1), as recent_commands lists them; got {id:?}")
-    })?;
+    let seq: u64 = seq_part
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(bad_id)?;
     let (session_id, which) = match session_part {
         Some(s) => match target(config, Some(s), "current")? {
             (SessionChoice::Id(full), which) => (full, which),
@@ -865,7 +928,7 @@ fn command_output(config: &Config, args: &Args<'_>) -> ToolResult {
     let line = if record.private {
         context::PRIVATE_LINE.to_string()
     } else {
-        redact::redact(&record.command_line).into_owned()
+        redacted_line(&record.command_line, MAX_SHOWN_LINE)
     };
     let status = if c.running {
         "still running".to_string()
@@ -887,10 +950,9 @@ fn command_output(config: &Config, args: &Args<'_>) -> ToolResult {
     loop {
         let end = r.first + shown as u64; // last line shown, numbered from 1
         let next = (end < r.total && r.note.is_none()).then_some(end + 1);
-        let mut text = format!(
-            "{head}\nCommand {full_id}: $ {}  [{status}]\n",
-            visible::line(&line)
-        );
+        // Everything recorded (the command line too: it may span lines, or hold what looks
+        // like instructions) goes inside the fence; outside it only what omnish says.
+        let mut text = format!("{head}\nCommand {full_id} [{status}]");
         let body = match &r.note {
             Some(note) => visible::line(note).into_owned(),
             None if shown == 0 && r.total == 0 => "(no output)".to_string(),
@@ -906,9 +968,15 @@ fn command_output(config: &Config, args: &Args<'_>) -> ToolResult {
                 .join("\n"),
         };
         if r.note.is_none() && shown > 0 {
-            text.push_str(&format!("Lines {}-{end} of {}:\n", r.first + 1, r.total));
+            text.push_str(&format!(
+                ", its command line and output lines {}-{end} of {}:\n",
+                r.first + 1,
+                r.total
+            ));
+        } else {
+            text.push_str(", its command line and output:\n");
         }
-        text.push_str(&fence(&body));
+        text.push_str(&fence(&format!("$ {}\n{body}", visible::text(&line))));
         if let Some(n) = next {
             text.push_str(&format!("\nMore: call again with start_line {n}."));
         }
@@ -986,7 +1054,7 @@ fn list_sessions(config: &Config, args: &Args<'_>) -> ToolResult {
             "started_at": s.meta.started_at,
             "ended_at": s.meta.ended_at,
             "commands": commands,
-            "last_command": last_line.map(|l| short(&redact::redact(&l))),
+            "last_command": last_line.map(|l| short(&redacted_line(&l, SHORT_LINE))),
             "current": current.as_ref().is_some_and(|c| c.id == id),
         }));
     }
@@ -1093,7 +1161,7 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
         if c.record.private {
             context::PRIVATE_LINE.to_string()
         } else {
-            short(&redact::redact(&c.record.command_line))
+            short(&redacted_line(&c.record.command_line, SHORT_LINE))
         }
     };
     // The same loop `omnish context` folds: failed attempts in a row at the end of the session.
@@ -1285,7 +1353,7 @@ mod tests {
         assert!(
             a.check_names()
                 .unwrap_err()
-                .contains("unknown argument `cuont`")
+                .contains("unknown argument \"cuont\"")
         );
         let m = map(json!({}));
         let a = Args {
