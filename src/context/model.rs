@@ -12,8 +12,12 @@ use serde::Serialize;
 pub(crate) struct CommandContext {
     pub session_id: String,
     pub seq: u64,
-    /// The command line exactly as typed (redacted). May contain newlines.
+    /// The command line exactly as typed (redacted). May contain newlines. A line longer than
+    /// [`crate::store::COMMAND_LINE_CAP`] chars is its head and tail around
+    /// `…[N chars omitted]…`, N in `command_line_omitted`.
     pub command_line: String,
+    /// Chars left out of the middle of `command_line` (0: it is whole).
+    pub command_line_omitted: u64,
     /// Working directory the command ran in ("" when unknown).
     pub cwd: String,
     /// Milliseconds since the Unix epoch.
@@ -91,6 +95,7 @@ impl CommandContext {
             session_id: session_id.into(),
             seq,
             command_line: command_line.into(),
+            command_line_omitted: 0,
             cwd: String::new(),
             started_at: 0,
             ended_at: None,
