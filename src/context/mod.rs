@@ -413,16 +413,22 @@ pub(crate) const PRIVATE_LINE: &str = "[private command]";
 fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     let r = &c.record;
     let (head, omitted, tail) = c.command_line_parts();
-    let line = if r.private {
-        PRIVATE_LINE.to_string()
-    } else if let (Some(red), true) = (redactor, omitted > 0) {
-        truncate::shorten(&red.redact(head), omitted, &red.redact(tail), 0)
+    let (line, head_len) = if r.private {
+        (PRIVATE_LINE.to_string(), 0)
+    } else if omitted > 0 {
+        let (head, tail) = match redactor {
+            Some(red) => (red.redact(head), red.redact(tail)),
+            None => (head.into(), tail.into()),
+        };
+        let line = format!("{head}{}{tail}", truncate::omitted_chars_marker(omitted));
+        (line, head.len())
     } else {
-        r.command_line.clone()
+        (r.command_line.clone(), 0)
     };
     let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, line);
-    if !r.private {
+    if !r.private && omitted > 0 {
         ctx.command_line_omitted = omitted;
+        ctx.command_line_head = head_len;
     }
     ctx.cwd = r.cwd.clone();
     ctx.started_at = r.started_at;
