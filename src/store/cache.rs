@@ -57,7 +57,7 @@ pub fn save<K: Serialize, V: Serialize>(
     value: &V,
 ) -> io::Result<()> {
     let dir = dir(session_dir);
-    crate::store::create_private_dir(&dir)?;
+    crate::store::create_store_dir(&dir)?;
     let bytes = rmp_serde::to_vec(&(key, value)).map_err(io::Error::other)?;
     if bytes.len() as u64 > crate::store::open::DIGEST_CAP {
         return Err(io::Error::other("cache entry over its size limit"));

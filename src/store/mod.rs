@@ -69,9 +69,20 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
 }
 
 /// Creates `dir` and missing parents with mode 0700 (an existing `dir` is tightened to 0700).
-/// A `dir` that is a symbolic link is refused (see [`open::open_dir`]): nothing is written
-/// through it and nothing it points to is changed.
+/// For the store's root and `sessions/`, which a person may have made links to a directory
+/// elsewhere; a directory of the store's own making is made with [`create_store_dir`].
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+}
+
+/// [`create_private_dir`] for a directory of the store's own making (a session's, its
+/// `cache/`): one that is a symbolic link is refused ([`open::open_dir`]), so nothing is written
+/// through it and nothing it points to is changed.
+pub fn create_store_dir(dir: &Path) -> io::Result<()> {
     fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
@@ -601,6 +612,21 @@ mod tests {
         let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
         assert!(!path.with_extension("json.tmp").exists());
+    }
+
+    #[test]
+    fn a_data_directory_that_is_a_link_to_another_disk_is_used() {
+        let tmp = tempfile::tempdir().unwrap();
+        let disk = tmp.path().join("disk");
+        fs::create_dir(&disk).unwrap();
+        let root = tmp.path().join("data");
+        std::os::unix::fs::symlink(&disk, &root).unwrap();
+        notes::update(&root, 0, false, |_| Ok(())).unwrap();
+        create_private_dir(&sessions_dir(&root)).unwrap();
+        let dir = sessions_dir(&root).join("20261122T183045.123Z-9f3a1c");
+        create_store_dir(&dir).unwrap();
+        assert!(disk.join("sessions/20261122T183045.123Z-9f3a1c").is_dir());
+        assert!(disk.join(notes::NOTES).is_file());
     }
 
     #[test]

@@ -120,7 +120,7 @@ impl TextCache {
     /// caches of other versions are deleted.
     pub fn append(&self) -> io::Result<Appender> {
         let dir = store::cache::dir(&self.session_dir);
-        store::create_private_dir(&dir)?;
+        store::create_store_dir(&dir)?;
         let lock = store::open_private(&dir.join("text.lock"))?;
         let lock = Flock::lock(lock, FlockArg::LockExclusive)
             .map_err(|(_, e)| io::Error::other(format!("cannot lock the text cache: {e}")))?;
