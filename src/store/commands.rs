@@ -19,8 +19,9 @@
 use crate::store::{CommandRecord, notice, open};
 use serde::de::DeserializeOwned;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, BufReader};
 use std::marker::PhantomData;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// The longest line taken for a record: 16 MiB (the recorder keeps at most about 1 MiB of a
@@ -115,41 +116,37 @@ impl<T: DeserializeOwned> Records<T> {
         }
     }
 
-    /// The next line, `None` at the end of the file (or at a read error, said once).
+    /// The next line, `None` at the end of the file (or at a read error, said once). A line
+    /// longer than a block is not gathered: it is read again whole once its end is found (and
+    /// only if it is within the cap).
     fn next_line(&mut self) -> Option<Line> {
         let reader = self.reader.as_mut()?;
         let at = self.pos;
         let mut bytes = Some(Vec::new());
         let mut len = 0u64;
-        loop {
+        let complete = loop {
             let chunk = match reader.fill_buf() {
                 Ok(c) => c,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    notice::skipped_part(
-                        &self.path,
-                        &format!("the rest, which cannot be read: {e}"),
-                    );
-                    self.reader = None;
+                    self.fail(e);
                     return None;
                 }
             };
             if chunk.is_empty() {
                 // The end of the file: a last line without a newline, or nothing.
-                self.reader = None;
-                return (len > 0).then_some(Line {
-                    bytes,
-                    at,
-                    len,
-                    complete: false,
-                });
+                if len == 0 {
+                    self.reader = None;
+                    return None;
+                }
+                break false;
             }
             let (part, used, done) = match memchr::memchr(b'\n', chunk) {
                 Some(nl) => (&chunk[..nl], nl + 1, true),
                 None => (chunk, chunk.len(), false),
             };
             len += part.len() as u64;
-            if len > self.cap as u64 {
+            if len > BLOCK as u64 {
                 bytes = None;
             }
             if let Some(b) = bytes.as_mut() {
@@ -158,14 +155,33 @@ impl<T: DeserializeOwned> Records<T> {
             reader.consume(used);
             self.pos += used as u64;
             if done {
-                return Some(Line {
-                    bytes,
-                    at,
-                    len,
-                    complete: true,
-                });
+                break true;
             }
+        };
+        if len > self.cap as u64 {
+            bytes = None;
+        } else if bytes.is_none() {
+            let mut b = vec![0u8; len as usize];
+            if let Err(e) = reader.get_ref().read_exact_at(&mut b, at) {
+                self.fail(e);
+                return None;
+            }
+            bytes = Some(b);
         }
+        if !complete {
+            self.reader = None;
+        }
+        Some(Line {
+            bytes,
+            at,
+            len,
+            complete,
+        })
+    }
+
+    fn fail(&mut self, e: io::Error) {
+        notice::skipped_part(&self.path, &format!("the rest, which cannot be read: {e}"));
+        self.reader = None;
     }
 }
 
@@ -190,37 +206,23 @@ pub fn read_commands(dir: &Path) -> io::Result<Vec<CommandRecord>> {
 }
 
 /// Reads `commands.jsonl` from its end, one record at a time, in blocks: the cost grows with
-/// the records read, never with the size of the file.
+/// the records read, never with the size of the file. A line longer than a block is read again
+/// whole once its start is found, so it is held once, not in pieces.
 pub struct RecordsBackwards {
     path: PathBuf,
     file: Option<File>,
-    /// The block read last, and how much of its start is not yet consumed.
+    /// The block read last (from `block_at` in the file), of which the first `upto` bytes are
+    /// not yet consumed.
     block: Vec<u8>,
     block_at: u64,
     upto: usize,
-    /// The part of the current line read so far, in pieces, last piece first (`None` once it
-    /// is over the cap), and its length.
-    pieces: Option<Vec<Vec<u8>>>,
+    /// Bytes of the current line already passed (after `upto`, up to its newline).
     len: u64,
     /// No line has been handed out yet: the next one is the file's last.
     last: bool,
     /// The file's length when it was opened.
     end: u64,
     cap: usize,
-}
-
-/// Adds `part`, which comes just before what was read of the current line, to `pieces` (which
-/// become `None` once `len` is over `cap`).
-fn prepend(pieces: &mut Option<Vec<Vec<u8>>>, len: &mut u64, cap: usize, part: &[u8]) {
-    *len += part.len() as u64;
-    if *len > cap as u64 {
-        *pieces = None;
-    }
-    if let Some(p) = pieces.as_mut() {
-        if !part.is_empty() {
-            p.push(part.to_vec());
-        }
-    }
 }
 
 impl RecordsBackwards {
@@ -242,7 +244,6 @@ impl RecordsBackwards {
             block: Vec::new(),
             block_at: end,
             upto: 0,
-            pieces: Some(Vec::new()),
             len: 0,
             last: true,
             end,
@@ -250,64 +251,74 @@ impl RecordsBackwards {
         }
     }
 
-    /// Hands out the current line, which starts at `at`.
-    fn take_line(&mut self, at: u64) -> Line {
+    /// The line of `len` bytes from `at`: its bytes are those of the current block from
+    /// `in_block` when it lies within it, else read again from the file (none over the cap).
+    fn take_line(&mut self, at: u64, len: u64, in_block: Option<usize>) -> Option<Line> {
         let complete = !std::mem::replace(&mut self.last, false);
-        let bytes = self.pieces.replace(Vec::new()).map(|pieces| {
-            let mut b = Vec::with_capacity(self.len as usize);
-            for p in pieces.iter().rev() {
-                b.extend_from_slice(p);
+        self.len = 0;
+        let bytes = if len > self.cap as u64 {
+            None
+        } else if let Some(from) = in_block {
+            Some(self.block[from..from + len as usize].to_vec())
+        } else {
+            let mut b = vec![0u8; len as usize];
+            let file = self.file.as_ref()?;
+            if let Err(e) = file.read_exact_at(&mut b, at) {
+                self.fail(e);
+                return None;
             }
-            b
-        });
-        let len = std::mem::take(&mut self.len);
-        Line {
+            Some(b)
+        };
+        Some(Line {
             bytes,
             at,
             len,
             complete,
-        }
+        })
+    }
+
+    fn fail(&mut self, e: io::Error) {
+        notice::skipped_part(&self.path, &format!("the rest, which cannot be read: {e}"));
+        self.file = None;
+        self.block.clear();
+        self.block_at = 0;
+        self.upto = 0;
     }
 
     /// The previous line, newest first; `None` at the start of the file.
     fn next_line(&mut self) -> Option<Line> {
         loop {
             if let Some(nl) = memchr::memrchr(b'\n', &self.block[..self.upto]) {
-                let part = &self.block[nl + 1..self.upto];
-                prepend(&mut self.pieces, &mut self.len, self.cap, part);
+                let in_block = (self.len == 0).then_some(nl + 1);
+                let len = self.len + (self.upto - nl - 1) as u64;
                 self.upto = nl;
                 let at = self.block_at + nl as u64 + 1;
                 // The newline that ends the file does not start an empty last line.
-                if self.last && self.len == 0 && at == self.end {
+                if self.last && len == 0 && at == self.end {
                     self.last = false;
                     continue;
                 }
-                return Some(self.take_line(at));
+                return self.take_line(at, len, in_block);
             }
-            prepend(
-                &mut self.pieces,
-                &mut self.len,
-                self.cap,
-                &self.block[..self.upto],
-            );
+            let in_block = (self.len == 0).then_some(0);
+            self.len += self.upto as u64;
             self.upto = 0;
             if self.block_at == 0 {
-                self.block.clear();
                 if self.len == 0 {
                     return None;
                 }
-                return Some(self.take_line(0));
+                let len = self.len;
+                return self.take_line(0, len, in_block);
             }
             let start = self.block_at.saturating_sub(BLOCK as u64);
             let size = (self.block_at - start) as usize;
             self.block.resize(size, 0);
-            let file = self.file.as_mut()?;
-            let read = file
-                .seek(SeekFrom::Start(start))
-                .and_then(|_| file.read_exact(&mut self.block));
+            let read = match self.file.as_ref() {
+                Some(f) => f.read_exact_at(&mut self.block, start),
+                None => return None,
+            };
             if let Err(e) = read {
-                notice::skipped_part(&self.path, &format!("the rest, which cannot be read: {e}"));
-                self.file = None;
+                self.fail(e);
                 return None;
             }
             self.block_at = start;
@@ -411,13 +422,15 @@ mod tests {
             parts in proptest::collection::vec(
                 prop_oneof![
                     (1u64..50, 0usize..3000).prop_map(|(s, n)| line(s, n)),
+                    // Longer than a block: read again whole once its start or end is found.
+                    (1u64..50, BLOCK - 400..3 * BLOCK).prop_map(|(s, n)| line(s, n)),
                     proptest::collection::vec(any::<u8>(), 0..200),
                     Just(b"\n".to_vec()),
                     (0usize..200_000).prop_map(|n| vec![0u8; n]),
                 ],
                 0..12,
             ),
-            cap in 1usize..4000,
+            cap in prop_oneof![1usize..4000, 100_000usize..200_000, Just(MAX_LINE)],
         ) {
             let tmp = tempfile::tempdir().unwrap();
             let path = tmp.path().join("commands.jsonl");
