@@ -125,8 +125,8 @@ pub(crate) fn request(
             .context("--env: cannot read the current directory")?;
         let meta = current_session
             .as_deref()
-            .filter(|id| store::is_session_id(id))
-            .and_then(|id| store::read_meta(&store::sessions_dir(&data_root).join(id)).ok());
+            .and_then(|id| store::session_dir(&data_root, id))
+            .and_then(|dir| store::read_meta(&dir).ok());
         Some(env::EnvSource {
             vars: std::env::vars_os()
                 .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))

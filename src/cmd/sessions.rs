@@ -67,6 +67,9 @@ impl Run for SessionsArgs {
 /// waits for it, and the session `starting` is never touched. Whatever goes wrong stays quiet
 /// (the terminal belongs to the shell); removals cut short are finished by the next prune.
 pub fn prune_in_background(root: PathBuf, settings: prune::PruneSettings, starting: String) {
+    // Its stderr is the terminal the user types in: a damaged file it passes over is not said
+    // there.
+    store::notice::quiet();
     let _ = std::thread::Builder::new()
         .name("omnish-prune".into())
         .spawn(move || {

@@ -55,7 +55,7 @@ impl Status {
             .ok()
             .filter(|s| !s.is_empty());
         let session = session_id.as_ref().and_then(|id| {
-            let dir = store::sessions_dir(&data_dir).join(id);
+            let dir = store::session_dir(&data_dir, id)?;
             store::open_session(&dir)
                 .ok()
                 .flatten()

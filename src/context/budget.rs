@@ -24,6 +24,11 @@
 //! So notes rank after the most recent command and before older ones, and the sections asked
 //! for with `--env` and `--files` after the notes.
 //!
+//! Before any of that, a document that does not fit has each command line that alone costs more
+//! than a quarter of the budget ([`MAX_LINE_SHARE`]) shortened to its head and tail around
+//! `…[N chars omitted]…` until it costs no more ([`narrow_command_lines`]): a command whose
+//! line is longer than the budget is shown, not dropped.
+//!
 //! Step 3 stops at a floor before step 4 because a few lines of the command the user asks about
 //! are worth more than the one-line summaries of much older ones. If even the empty document
 //! (which still says that everything was dropped) is over the budget, everything is dropped and
@@ -96,11 +101,20 @@ pub(crate) fn fit(
         return count_settled(doc, counter, render);
     }
     // The common case, a document that fits, costs one count of it (bounded by the budget).
-    let counted_whole = render(doc).len() <= budget.saturating_mul(WHOLE_COUNT_BYTES_PER_TOKEN);
+    let mut counted_whole = render(doc).len() <= budget.saturating_mul(WHOLE_COUNT_BYTES_PER_TOKEN);
     if counted_whole {
         let tokens = count_settled(doc, counter, render);
         if tokens <= budget {
             return tokens;
+        }
+    }
+    if narrow_command_lines(doc, budget, counter) {
+        counted_whole = render(doc).len() <= budget.saturating_mul(WHOLE_COUNT_BYTES_PER_TOKEN);
+        if counted_whole {
+            let tokens = count_settled(doc, counter, render);
+            if tokens <= budget {
+                return tokens;
+            }
         }
     }
     let original = std::mem::take(&mut doc.commands);
@@ -166,6 +180,84 @@ pub(crate) fn fit(
         return count_settled(doc, counter, render);
     }
     tokens
+}
+
+/// A command line may cost at most `budget / MAX_LINE_SHARE` tokens once the document does
+/// not fit.
+pub(crate) const MAX_LINE_SHARE: usize = 4;
+
+/// Narrowest a command line is cut to, in chars.
+const MIN_LINE_WIDTH: usize = 16;
+
+/// Shortens every command line of `doc` that costs more than `budget / MAX_LINE_SHARE` tokens to
+/// the widest head and tail (around `…[N chars omitted]…`) that cost no more, or to
+/// [`MIN_LINE_WIDTH`] chars. Lines are at most [`crate::store::COMMAND_LINE_CAP`] chars (select
+/// cut them), so each costs a few counts of a few KB. Whether any line changed.
+fn narrow_command_lines(doc: &mut ContextDoc, budget: usize, counter: &dyn TokenCounter) -> bool {
+    let cap = (budget / MAX_LINE_SHARE).max(1);
+    let mut changed = false;
+    for c in &mut doc.commands {
+        // A token takes at least a byte: a line of no more bytes than `cap` fits uncounted.
+        if c.command_line.len() <= cap.max(MIN_LINE_WIDTH) || counter.count(&c.command_line) <= cap
+        {
+            continue;
+        }
+        let (head, omitted, tail) = c.command_line_parts();
+        let shown = head.chars().count() + tail.chars().count();
+        // The widest width that fits, by bisection over the chars kept.
+        let (mut lo, mut hi) = (MIN_LINE_WIDTH, shown.max(MIN_LINE_WIDTH));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            let (line, _, _) = narrowed(head, omitted, tail, mid);
+            if counter.count(&line) <= cap {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let (line, head_len, omitted) = narrowed(head, omitted, tail, lo);
+        c.command_line = line;
+        c.command_line_head = head_len;
+        c.command_line_omitted = omitted;
+        changed = true;
+    }
+    changed
+}
+
+/// The line of `head`, `omitted` chars and `tail` kept to `width` chars: the line, its head's
+/// length in bytes and the chars now left out. A whole line (`omitted` 0) is cut from its one
+/// string.
+fn narrowed(head: &str, omitted: u64, tail: &str, width: usize) -> (String, usize, u64) {
+    let whole;
+    let (head, tail) = if omitted == 0 {
+        whole = format!("{head}{tail}");
+        (whole.as_str(), whole.as_str())
+    } else {
+        (head, tail)
+    };
+    let (hn, tn) = (head.chars().count(), tail.chars().count());
+    if omitted == 0 && hn <= width {
+        return (head.to_string(), 0, 0);
+    }
+    let a = width.div_ceil(2).min(hn);
+    let b = (width - width.div_ceil(2)).min(tn);
+    let h_end = head.char_indices().nth(a).map_or(head.len(), |(i, _)| i);
+    let t_start = tail
+        .char_indices()
+        .nth(tn - b)
+        .map_or(tail.len(), |(i, _)| i);
+    let left_out = if omitted == 0 {
+        (hn - a - b) as u64
+    } else {
+        omitted + (hn - a) as u64 + (tn - b) as u64
+    };
+    let line = format!(
+        "{}{}{}",
+        &head[..h_end],
+        crate::store::omitted_marker(left_out),
+        &tail[t_start..]
+    );
+    (line, h_end, left_out)
 }
 
 /// Counts `doc`, updating `report.tokens` until it matches the count it is part of.
@@ -675,6 +767,67 @@ mod tests {
         assert_eq!(d.report.tokenizer.as_deref(), Some("o200k"));
         assert_eq!(d.report.tokens, Some(t.count(&text(&d))));
         assert!(!d.report.changed_anything());
+    }
+
+    #[test]
+    fn a_command_line_longer_than_the_budget_is_narrowed_not_dropped() {
+        let t = tokenizer("o200k").unwrap();
+        // Base64-like text costs about a token per 1.3 chars: 4,000 chars are over 2,000.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let blob: String = (0..4000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+                    [(x % 64) as usize] as char
+            })
+            .collect();
+        let line = format!("curl -d {blob} https://example.com");
+        assert!(t.count(&line) > 2000);
+        let mut c = ctx(1, &line, &numbered(3));
+        c.exit_code = Some(1);
+        let mut doc = ContextDoc {
+            commands: vec![c],
+            ..Default::default()
+        };
+        let tokens = fit(&mut doc, 2000, t.as_ref(), &text);
+        assert!(tokens <= 2000);
+        assert_eq!(
+            doc.commands.len(),
+            1,
+            "shown, not dropped: {:?}",
+            doc.report
+        );
+        let c = &doc.commands[0];
+        assert_eq!(c.output.len(), 3, "its output kept whole");
+        assert!(t.count(&c.command_line) <= 2000 / MAX_LINE_SHARE);
+        let (head, omitted, tail) = c.command_line_parts();
+        assert!(
+            head.starts_with("curl -d ") && tail.ends_with("https://example.com"),
+            "{}",
+            c.command_line
+        );
+        assert_eq!(
+            head.chars().count() + omitted as usize + tail.chars().count(),
+            line.chars().count()
+        );
+        // A line select already cut keeps counting what select left out.
+        let (h, o, tl) = (&line[..1000], 5_000_000u64, &line[1000..]);
+        let (narrow, head_len, left) = narrowed(h, o, tl, 100);
+        assert_eq!(left, 5_000_000 + line.len() as u64 - 100);
+        assert_eq!(
+            narrow.chars().count(),
+            100 + format!("…[{left} chars omitted]…").chars().count()
+        );
+        assert_eq!(head_len, 50);
+        // A document that fits is left alone, long line included.
+        let mut doc = ContextDoc {
+            commands: vec![ctx(1, &line, &[])],
+            ..Default::default()
+        };
+        fit(&mut doc, 10_000, t.as_ref(), &text);
+        assert_eq!(doc.commands[0].command_line, line);
     }
 
     #[test]

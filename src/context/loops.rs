@@ -221,6 +221,7 @@ pub(crate) fn active(session_dir: &Path, settings: &LoopSettings) -> Result<Opti
     };
     let query = select::Query {
         filters: Vec::new(),
+        line_test: None,
         output_filter: None,
         limit: ACTIVE_WINDOW,
     };

@@ -336,13 +336,20 @@ fn pick(
     outcome: &mut Outcome,
 ) -> Result<Vec<Candidate>> {
     let filters = select::cheap_filters(req.failed, req.within.as_deref(), req.since_ms);
-    let grep = req.grep.as_ref().map(|re| {
-        move |c: &Candidate| {
-            re.is_match(&c.record.command_line) || read::command_output_matches(c, re)
-        }
-    });
+    // The whole command line is matched, before a long one is cut.
+    let line_test = req
+        .grep
+        .as_ref()
+        .map(|re| move |line: &str| re.is_match(line));
+    let grep = req
+        .grep
+        .as_ref()
+        .map(|re| move |c: &Candidate| c.line_matched || read::command_output_matches(c, re));
     let query = Query {
         filters,
+        line_test: line_test
+            .as_ref()
+            .map(|t| t as &(dyn Fn(&str) -> bool + Sync)),
         output_filter: grep
             .as_ref()
             .map(|g| g as &(dyn Fn(&Candidate) -> bool + Sync)),
@@ -402,15 +409,28 @@ fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
 /// Shown for a command the user kept out of history on purpose: its line was never stored.
 pub(crate) const PRIVATE_LINE: &str = "[private command]";
 
-/// A command's context without output: what ran, where, how it ended.
+/// A command's context without output: what ran, where, how it ended. A long command line was
+/// cut by select; its head and tail are redacted apart, as an output line's are.
 fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     let r = &c.record;
-    let line = if r.private {
-        PRIVATE_LINE.to_string()
+    let (head, omitted, tail) = c.command_line_parts();
+    let (line, head_len) = if r.private {
+        (PRIVATE_LINE.to_string(), 0)
+    } else if omitted > 0 {
+        let (head, tail) = match redactor {
+            Some(red) => (red.redact(head), red.redact(tail)),
+            None => (head.into(), tail.into()),
+        };
+        let line = format!("{head}{}{tail}", truncate::omitted_chars_marker(omitted));
+        (line, head.len())
     } else {
-        r.command_line.clone()
+        (r.command_line.clone(), 0)
     };
     let mut ctx = CommandContext::new(r.session_id.clone(), r.seq, line);
+    if !r.private && omitted > 0 {
+        ctx.command_line_omitted = omitted;
+        ctx.command_line_head = head_len;
+    }
     ctx.cwd = r.cwd.clone();
     ctx.started_at = r.started_at;
     ctx.running = c.running;
@@ -422,7 +442,9 @@ fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
         ctx.exit_code = r.exit_code;
     }
     if let Some(r) = redactor {
-        ctx.command_line = r.redact(&ctx.command_line).into_owned();
+        if omitted == 0 {
+            ctx.command_line = r.redact(&ctx.command_line).into_owned();
+        }
         ctx.cwd = r.redact(&ctx.cwd).into_owned();
     }
     ctx

@@ -12,8 +12,14 @@ use serde::Serialize;
 pub(crate) struct CommandContext {
     pub session_id: String,
     pub seq: u64,
-    /// The command line exactly as typed (redacted). May contain newlines.
+    /// The command line exactly as typed (redacted). May contain newlines. A line longer than
+    /// [`crate::store::COMMAND_LINE_CAP`] chars is its head and tail around
+    /// `…[N chars omitted]…`, N in `command_line_omitted`.
     pub command_line: String,
+    /// Chars left out of the middle of `command_line` (0: it is whole), where the marker
+    /// stands after the first `command_line_head` bytes.
+    pub command_line_omitted: u64,
+    pub command_line_head: usize,
     /// Working directory the command ran in ("" when unknown).
     pub cwd: String,
     /// Milliseconds since the Unix epoch.
@@ -97,6 +103,8 @@ impl CommandContext {
             session_id: session_id.into(),
             seq,
             command_line: command_line.into(),
+            command_line_omitted: 0,
+            command_line_head: 0,
             cwd: String::new(),
             started_at: 0,
             ended_at: None,
@@ -118,6 +126,22 @@ impl CommandContext {
 }
 
 impl CommandContext {
+    /// The command line as head, chars omitted and tail (the whole line, 0 and "" when it is
+    /// whole).
+    pub fn command_line_parts(&self) -> (&str, u64, &str) {
+        let line = self.command_line.as_str();
+        if self.command_line_omitted == 0 {
+            return (line, 0, "");
+        }
+        let head = self.command_line_head.min(line.len());
+        let marker = crate::store::omitted_marker(self.command_line_omitted);
+        match line.get(head..).and_then(|rest| rest.strip_prefix(&marker)) {
+            Some(tail) => (&line[..head], self.command_line_omitted, tail),
+            // Not where it was said to be: the line as it is.
+            None => (line, 0, ""),
+        }
+    }
+
     /// The seq of the first run this entry stands for.
     pub fn first_seq(&self) -> u64 {
         self.first_run.map_or(self.seq, |(seq, _)| seq)

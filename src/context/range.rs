@@ -38,6 +38,7 @@ pub(crate) fn find_command(
     };
     let query = Query {
         filters: vec![Box::new(select::Seq(seq))],
+        line_test: None,
         output_filter: None,
         limit: 1,
     };

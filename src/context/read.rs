@@ -221,7 +221,7 @@ impl Source {
 }
 
 /// Most typed bytes looked at for type-ahead; past that nothing is left out.
-const TYPED_CAP: usize = 64 * 1024;
+pub(crate) const TYPED_CAP: usize = 64 * 1024;
 
 /// The typed-ahead echoes to leave out: `(output position, length)`, ascending, or nothing.
 fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, FrameError> {

@@ -29,7 +29,6 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 use serde::Serialize;
 use std::collections::{HashMap, VecDeque};
-use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
@@ -184,11 +183,18 @@ fn has_output(c: &Candidate) -> bool {
 /// (see the module docs).
 fn candidates_of(
     req: &SearchRequest,
+    matcher: Option<&RegexMatcher>,
     session: &Session,
 ) -> anyhow::Result<(Vec<Candidate>, Vec<bool>)> {
     let filters = select::cheap_filters(req.failed, req.within.as_deref(), req.since_ms);
+    // The whole command line is matched (redacted, as it is shown), before a long one is cut.
+    let line_test = matcher
+        .map(|m| move |line: &str| m.is_match(redact::redact(line).as_bytes()).unwrap_or(false));
     let query = Query {
         filters,
+        line_test: line_test
+            .as_ref()
+            .map(|t| t as &(dyn Fn(&str) -> bool + Sync)),
         output_filter: None,
         limit: usize::MAX,
     };
@@ -283,7 +289,7 @@ fn warm_caches(req: &SearchRequest, sessions: &[Session]) {
                     let Some(session) = sessions.get(i) else {
                         break;
                     };
-                    if let Ok((candidates, settled)) = candidates_of(req, session) {
+                    if let Ok((candidates, settled)) = candidates_of(req, None, session) {
                         let cache = TextCache::new(&session.dir, &cache_version());
                         update_cache(&cache, session, &candidates, &settled);
                     }
@@ -300,14 +306,14 @@ fn search_session(
     session: &Session,
     printer: &mut dyn Printer,
 ) -> anyhow::Result<usize> {
-    let (candidates, settled) = candidates_of(req, session)?;
+    let (candidates, settled) = candidates_of(req, Some(matcher), session)?;
     let mut cached: HashMap<u64, store::text::Entry> = HashMap::new();
     let mut text_file = None;
     if !req.commands_only {
         let cache = TextCache::new(&session.dir, &cache_version());
         cached = update_cache(&cache, session, &candidates, &settled);
         if !cached.is_empty() {
-            text_file = File::open(&cache.text).ok();
+            text_file = cache.open_text();
         }
     }
 
@@ -316,7 +322,7 @@ fn search_session(
         if c.record.private {
             continue;
         }
-        let hit = hit_of(c, matcher);
+        let hit = hit_of(c);
         let mut emit = Emit {
             printer: &mut *printer,
             hit: &hit,
@@ -344,10 +350,17 @@ fn search_session(
     Ok(hits)
 }
 
-fn hit_of(c: &Candidate, matcher: &RegexMatcher) -> Hit {
+/// What a hit says about `c`; whether its whole command line matched was found by select
+/// ([`Candidate::line_matched`]), and a long one is shown cut, head and tail redacted apart.
+fn hit_of(c: &Candidate) -> Hit {
     let r = &c.record;
-    let command_line = redact::redact(&r.command_line).into_owned();
-    let command_matched = matcher.is_match(command_line.as_bytes()).unwrap_or(false);
+    let (head, omitted, tail) = c.command_line_parts();
+    let command_line = if omitted > 0 {
+        truncate::shorten(&redact::redact(head), omitted, &redact::redact(tail), 0)
+    } else {
+        redact::redact(&r.command_line).into_owned()
+    };
+    let command_matched = c.line_matched;
     Hit {
         session_id: r.session_id.clone(),
         seq: r.seq,

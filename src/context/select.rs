@@ -8,6 +8,16 @@
 //! Each condition on a record is a [`Filter`]; they combine with AND. Conditions on the output
 //! (`--grep`) need the read stage, so the caller passes them as one predicate, tried last, after
 //! every cheap filter has passed. Select itself never reads a command's output.
+//!
+//! # Long command lines
+//!
+//! A record's command line can be of any length (a hostile `commands.jsonl` can hold a 10 MB
+//! one). A selected command's line and directory longer than
+//! [`store::COMMAND_LINE_CAP`] chars are cut here, once, to their head and tail around
+//! `…[N chars omitted]…` ([`Candidate::command_line_cut`] says where), so that every later stage
+//! and front end costs what a short line costs. A test that must see the whole line (`--grep`,
+//! `search`) is the query's [`Query::line_test`], run before the cut; its verdict is kept in
+//! [`Candidate::line_matched`].
 
 use crate::context::parallel;
 use crate::store::{self, CommandRecord, OpenSession};
@@ -98,7 +108,9 @@ pub(crate) fn sessions(
     let mut open = |dir: &PathBuf| -> Option<Session> {
         match Session::open(dir, current) {
             Ok(Some(s)) => {
-                if let Some(p) = &s.meta_problem {
+                // A meta.json refused as not a regular file or too large was said already.
+                let said = store::notice::said(&s.dir.join(store::META));
+                if let Some(p) = s.meta_problem.as_ref().filter(|_| !said) {
                     warnings.push(format!(
                         "session {}: {p}; reading its commands without it",
                         s.id()
@@ -164,19 +176,76 @@ pub(crate) struct Candidate {
     pub cut_off: bool,
     pub session_dir: PathBuf,
     pub rows: u16,
-    /// The command line of the command that ran next in the session, if any: keys typed ahead
+    /// The command line of the command that ran next in the session, if any, when it is short
+    /// enough to have been typed ahead ([`crate::context::read::TYPED_CAP`]): keys typed ahead
     /// for it are echoed into this command's output (see [`crate::context::read`]).
     pub next_command_line: Option<String>,
     /// The command that ended the shell (`exit`): its status is the shell's, never a failure
     /// ([`store::ended_the_shell`]).
     pub ended_shell: bool,
+    /// `record.command_line` was cut (see the module docs): the byte length of its head, and
+    /// the chars left out after it (where the marker stands).
+    pub command_line_cut: Option<(usize, u64)>,
+    /// The query's [`Query::line_test`] held for the whole command line.
+    pub line_matched: bool,
 }
 
 impl Candidate {
+    /// A candidate for `record` of the session in `session_dir`, as selection makes them.
+    pub fn new(record: CommandRecord, session_dir: PathBuf, rows: u16) -> Candidate {
+        Candidate {
+            record,
+            running: false,
+            cut_off: false,
+            session_dir,
+            rows,
+            next_command_line: None,
+            ended_shell: false,
+            command_line_cut: None,
+            line_matched: false,
+        }
+    }
+
     /// Whether the output runs to the current end of the stream (running or cut off).
     pub fn open_ended(&self) -> bool {
         self.record.stream_length == u64::MAX
     }
+
+    /// The command line as head, chars omitted and tail (the whole line and 0 and "" when it
+    /// was not cut).
+    pub fn command_line_parts(&self) -> (&str, u64, &str) {
+        let line = self.record.command_line.as_str();
+        match self.command_line_cut {
+            Some((head, omitted)) => {
+                let marker = store::omitted_marker(omitted).len();
+                (&line[..head], omitted, &line[head + marker..])
+            }
+            None => (line, 0, ""),
+        }
+    }
+
+    /// Cuts a long command line and directory (see the module docs).
+    fn cut_long_lines(&mut self) {
+        let r = &mut self.record;
+        if let Some(cut) = store::cut_middle(&r.command_line, store::COMMAND_LINE_CAP) {
+            self.command_line_cut = Some((cut.head.len(), cut.omitted));
+            r.command_line = cut.joined();
+        }
+        if let Some(cut) = store::cut_middle(&r.cwd, store::COMMAND_LINE_CAP) {
+            r.cwd = cut.joined();
+        }
+        if let Some(typed) = r.typed.as_deref() {
+            if let Some(cut) = store::cut_middle(typed, store::COMMAND_LINE_CAP) {
+                r.typed = Some(cut.joined());
+            }
+        }
+    }
+}
+
+/// `line` as the next command's line of an older candidate: only a line short enough to have
+/// been typed ahead matters (see [`Candidate::next_command_line`]).
+fn typed_ahead(line: &str) -> Option<String> {
+    (line.len() <= crate::context::read::TYPED_CAP).then(|| line.to_string())
 }
 
 /// One condition on a command record.
@@ -251,6 +320,9 @@ impl Filter for Seq {
 /// The selection: filters, and at most `limit` matches (the newest).
 pub(crate) struct Query<'a> {
     pub filters: Vec<Box<dyn Filter>>,
+    /// A test of the whole command line of each command that passed the filters, run before a
+    /// long line is cut; its verdict is [`Candidate::line_matched`].
+    pub line_test: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
     /// A condition that needs the command's output, tried after every filter passed (on
     /// several big outputs at once, see [`crate::context::parallel`]).
     pub output_filter: Option<&'a (dyn Fn(&Candidate) -> bool + Sync)>,
@@ -282,7 +354,7 @@ impl Query<'_> {
             .running_command
             .as_ref()
             .filter(|r| r.seq > last_seq && pending.is_none())
-            .map(|r| r.command_line.clone());
+            .and_then(|r| typed_ahead(&r.command_line));
         // With an output filter, the next few candidates that pass every other filter are
         // tried together: never more than are still needed, so nothing is read for nothing.
         let at_once = if self.output_filter.is_some() {
@@ -305,12 +377,17 @@ impl Query<'_> {
                     },
                 };
                 scanned += 1;
-                c.next_command_line = newer_line.replace(c.record.command_line.clone());
+                c.next_command_line =
+                    std::mem::replace(&mut newer_line, typed_ahead(&c.record.command_line));
                 if self.filters.iter().any(|f| f.exhausted(&c)) {
                     ended = true;
                     break;
                 }
                 if self.filters.iter().all(|f| f.keep(&c)) {
+                    if let Some(test) = self.line_test {
+                        c.line_matched = test(&c.record.command_line);
+                    }
+                    c.cut_long_lines();
                     batch.push(c);
                 }
             }
@@ -346,15 +423,9 @@ fn candidate(session: &Session, mut record: CommandRecord) -> Candidate {
         &record.command_source,
         &session.meta,
     );
-    Candidate {
-        ended_shell,
-        record,
-        running: false,
-        cut_off: false,
-        session_dir: session.dir.clone(),
-        rows: session.meta.rows,
-        next_command_line: None,
-    }
+    let mut c = Candidate::new(record, session.dir.clone(), session.meta.rows);
+    c.ended_shell = ended_shell;
+    c
 }
 
 /// The command `meta.json` says has started but has no record yet: running if the recorder
@@ -457,6 +528,7 @@ mod tests {
         let (_t, s) = session_with(&recs);
         let q = Query {
             filters: vec![],
+            line_test: None,
             output_filter: None,
             limit: 3,
         };
@@ -475,18 +547,21 @@ mod tests {
         let (_t, s) = session_with(&recs);
         let q = Query {
             filters: vec![Box::new(Failed), Box::new(Within("/a".into()))],
+            line_test: None,
             output_filter: None,
             limit: 10,
         };
         assert_eq!(seqs(&q.select(&s).unwrap()), [1, 4]);
         let q = Query {
             filters: vec![Box::new(Since(30))],
+            line_test: None,
             output_filter: None,
             limit: 10,
         };
         assert_eq!(seqs(&q.select(&s).unwrap()), [3, 4, 5]);
         let q = Query {
             filters: vec![],
+            line_test: None,
             output_filter: Some(&|c: &Candidate| {
                 c.record.command_line.contains('4') || c.record.command_line.contains('2')
             }),
@@ -501,6 +576,7 @@ mod tests {
         let (_t, s) = session_with(&recs);
         let q = Query {
             filters: vec![Box::new(Seq(37))],
+            line_test: None,
             output_filter: None,
             limit: 1,
         };
@@ -509,6 +585,7 @@ mod tests {
         assert_eq!(found.scanned, 14, "scans 50..=37 only");
         let q = Query {
             filters: vec![Box::new(Seq(51))],
+            line_test: None,
             output_filter: None,
             limit: 1,
         };
@@ -518,11 +595,54 @@ mod tests {
     }
 
     #[test]
+    fn a_long_command_line_is_tested_whole_then_cut_once() {
+        let long = format!(
+            "echo {} needle {}",
+            "a".repeat(600_000),
+            "b".repeat(600_000)
+        );
+        let mut recs = vec![record(1, 1, Some(0), "/"), record(2, 2, Some(0), "/")];
+        recs[0].command_line = long.clone();
+        recs[1].command_line = long.clone();
+        let (_t, s) = session_with(&recs);
+        let test = |l: &str| l.contains("needle");
+        let q = Query {
+            filters: vec![],
+            line_test: Some(&test),
+            output_filter: None,
+            limit: 10,
+        };
+        let found = q.select(&s).unwrap().commands;
+        assert_eq!(found.len(), 2);
+        for c in &found {
+            assert!(c.line_matched, "the whole line was tested");
+            let (head, omitted, tail) = c.command_line_parts();
+            assert!(
+                head.starts_with("echo aaa") && tail.ends_with("bbb"),
+                "{head}"
+            );
+            assert_eq!(
+                head.chars().count() + omitted as usize + tail.chars().count(),
+                long.len()
+            );
+            assert!(c.record.command_line.chars().count() < store::COMMAND_LINE_CAP + 40);
+            assert!(
+                c.record
+                    .command_line
+                    .contains(&format!("…[{omitted} chars omitted]…"))
+            );
+        }
+        // A next command line too long to have been typed ahead is not kept.
+        assert_eq!(found[0].next_command_line, None);
+    }
+
+    #[test]
     fn within_matches_whole_path_components() {
         let recs = vec![record(1, 1, Some(0), "/ab"), record(2, 2, Some(0), "/a")];
         let (_t, s) = session_with(&recs);
         let q = Query {
             filters: vec![Box::new(Within("/a".into()))],
+            line_test: None,
             output_filter: None,
             limit: 10,
         };

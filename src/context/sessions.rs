@@ -33,6 +33,7 @@ pub(crate) struct ShownCommand {
 pub(crate) fn commands(session: &Session) -> anyhow::Result<Vec<ShownCommand>> {
     let query = Query {
         filters: Vec::new(),
+        line_test: None,
         output_filter: None,
         limit: usize::MAX,
     };

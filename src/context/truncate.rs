@@ -119,7 +119,7 @@ pub(crate) fn gaps_of(keep: &[u64], n: u64) -> Vec<(usize, usize)> {
 
 /// Marker put in place of the middle of a shortened line.
 pub(crate) fn omitted_chars_marker(n: u64) -> String {
-    format!("…[{n} chars omitted]…")
+    crate::store::omitted_marker(n)
 }
 
 /// Shortens a line of `head` + `omitted` chars + `tail` to at most `width` chars (0 = no limit)

@@ -22,8 +22,17 @@ pub(crate) struct Chosen {
 }
 
 /// Where the terminal of `s` was last seen: the running command's directory, else the newest
-/// record's, else where the session started.
+/// record's, else where the session started. A directory longer than
+/// [`store::COMMAND_LINE_CAP`] chars (a hostile record) is cut like a long command line.
 pub(crate) fn last_cwd(s: &OpenSession) -> String {
+    let cwd = last_cwd_whole(s);
+    match store::cut_middle(&cwd, store::COMMAND_LINE_CAP) {
+        Some(cut) => cut.joined(),
+        None => cwd,
+    }
+}
+
+fn last_cwd_whole(s: &OpenSession) -> String {
     if let Some(run) = &s.meta.running_command {
         if !run.cwd.is_empty() {
             return run.cwd.clone();

@@ -1142,6 +1142,7 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
     // The newest commands, enough to see a retry loop.
     let recent = Query {
         filters: Vec::new(),
+        line_test: None,
         output_filter: None,
         limit: 50,
     }
@@ -1158,8 +1159,13 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
         .collect();
     let last = finished.last();
     let shown_line = |c: &select::Candidate| {
+        let (head, omitted, tail) = c.command_line_parts();
         if c.record.private {
             context::PRIVATE_LINE.to_string()
+        } else if omitted > 0 {
+            // Cut by select: the chars left out in the middle still count.
+            let one = |s: &str| redact::redact(s).replace('\n', " ⏎ ");
+            crate::context::truncate::shorten(&one(head), omitted, &one(tail), SHORT_LINE)
         } else {
             short(&redacted_line(&c.record.command_line, SHORT_LINE))
         }

@@ -95,7 +95,7 @@ impl State {
     fn create(dir: &Path, meta: SessionMeta, status: Arc<Status>) -> io::Result<State> {
         // A session is never seen half created by a remover (see store::prune).
         let creating = store::prune::creation_lock(dir)?;
-        store::create_private_dir(dir)?;
+        store::create_store_dir(dir)?;
         let stream = StreamWriter::create(&dir.join(store::STREAM))?;
         let commands = store::open_append(&dir.join(store::COMMANDS))?;
         store::reserve_commands(&commands);

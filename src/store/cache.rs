@@ -24,18 +24,32 @@ pub fn path(session_dir: &Path, seq: u64) -> PathBuf {
     dir(session_dir).join(format!("{seq}.digest"))
 }
 
-/// The value cached at `path`, if its key equals `key`.
+/// The value cached at `path`, if its key equals `key`. An entry that is not a regular file or
+/// is over [`crate::store::open::DIGEST_CAP`] is not read (and said once); the next
+/// [`save`] replaces it.
 pub fn load<K, V>(path: &Path, key: &K) -> Option<V>
 where
     K: DeserializeOwned + PartialEq,
     V: DeserializeOwned,
 {
-    let bytes = std::fs::read(path).ok()?;
+    use crate::store::open;
+    let bytes = match open::read_capped(path, open::DIGEST_CAP) {
+        Ok(b) => b,
+        Err(e) => {
+            if open::is_refused(&e) {
+                crate::store::notice::skipped(path, &e.to_string());
+            }
+            return None;
+        }
+    };
     let (stored, value): (K, V) = rmp_serde::from_slice(&bytes).ok()?;
     (stored == *key).then_some(value)
 }
 
-/// Caches `value` under `key` at `path`, atomically.
+/// Caches `value` under `key` at `path`, atomically (what was at `path`, a link included, is
+/// replaced, never written through). A `cache` directory that is a symbolic link is not
+/// written to. An entry over [`crate::store::open::DIGEST_CAP`] is not written: it would not
+/// be read.
 pub fn save<K: Serialize, V: Serialize>(
     session_dir: &Path,
     path: &Path,
@@ -43,8 +57,11 @@ pub fn save<K: Serialize, V: Serialize>(
     value: &V,
 ) -> io::Result<()> {
     let dir = dir(session_dir);
-    crate::store::create_private_dir(&dir)?;
+    crate::store::create_store_dir(&dir)?;
     let bytes = rmp_serde::to_vec(&(key, value)).map_err(io::Error::other)?;
+    if bytes.len() as u64 > crate::store::open::DIGEST_CAP {
+        return Err(io::Error::other("cache entry over its size limit"));
+    }
     let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(&dir)?;
     tmp.write_all(&bytes)?;
     tmp.persist(path).map_err(|e| e.error)?;

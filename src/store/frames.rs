@@ -12,6 +12,7 @@
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek};
+
 use std::path::Path;
 
 /// Payloads larger than this are taken for damage, not data (the recorder writes frames of at
@@ -71,9 +72,14 @@ pub struct Frames {
 }
 
 impl Frames {
-    /// Opens the range; `length: None` reads to the current end of the file.
+    /// Opens the range; `length: None` reads to the current end of the file. The file must be
+    /// a regular one ([`crate::store::open`]); one refused is said once.
     pub fn open(path: &Path, offset: u64, length: Option<u64>) -> io::Result<Frames> {
-        let mut file = File::open(path)?;
+        let mut file = crate::store::open::open_regular(path).inspect_err(|e| {
+            if crate::store::open::is_refused(e) {
+                crate::store::notice::skipped(path, &e.to_string());
+            }
+        })?;
         let size = file.metadata()?.len();
         let end = match length {
             Some(len) => offset.saturating_add(len),

@@ -14,29 +14,36 @@
 //!   notes.json, notes.lock          pinned notes ([`notes`])
 //! ```
 //! Every file is 0600. Readers skip a torn last frame or line (crash, disk full).
+//!
+//! Every file is opened through [`open`] (regular files only, never through a symbolic link,
+//! never blocking, read whole only within a cap) and whatever a reader skips, a file it refused
+//! or a damaged line, is said once ([`notice`]): one bad file never stops the others from being
+//! served.
 
 pub mod cache;
-mod commands;
+pub mod commands;
 mod frames;
 pub mod notes;
+pub mod notice;
+pub mod open;
 pub mod prune;
 mod sessions;
 mod summary;
 pub mod text;
 
-pub use commands::RecordsBackwards;
+pub use commands::{Records, RecordsBackwards, read_commands};
 pub use frames::{FrameError, FrameHeader, Frames};
 pub use sessions::{
     OpenSession, dir_id, id_suffix, is_session_id, list_sessions, match_id, open_session,
-    process_alive, resolve_session, session_dirs,
+    process_alive, resolve_session, session_dir, session_dirs,
 };
 pub use summary::{SessionSummary, disk_usage, ended_the_shell, summarize, summarize_all};
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -62,6 +69,8 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
 }
 
 /// Creates `dir` and missing parents with mode 0700 (an existing `dir` is tightened to 0700).
+/// For the store's root and `sessions/`, which a person may have made links to a directory
+/// elsewhere; a directory of the store's own making is made with [`create_store_dir`].
 pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     fs::DirBuilder::new()
         .recursive(true)
@@ -70,25 +79,27 @@ pub fn create_private_dir(dir: &Path) -> io::Result<()> {
     fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
 }
 
-/// Opens `path` for appending, creating it 0600.
+/// [`create_private_dir`] for a directory of the store's own making (a session's, its
+/// `cache/`): one that is a symbolic link is refused ([`open::open_dir`]), so nothing is written
+/// through it and nothing it points to is changed.
+pub fn create_store_dir(dir: &Path) -> io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    open::open_dir(dir)?.set_permissions(fs::Permissions::from_mode(0o700))
+}
+
+/// Opens `path` for appending, creating it 0600 (never through a symbolic link; only a regular
+/// file).
 pub fn open_append(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .append(true)
-        .create(true)
-        .mode(0o600)
-        .open(path)
+    open::open_writable(path, true)
 }
 
 /// Opens `path` to read and write, creating it 0600 and keeping what it holds (a lock file, a
-/// cache).
+/// cache); never through a symbolic link, only a regular file.
 pub fn open_private(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .open(path)
+    open::open_writable(path, false)
 }
 
 /// A session id: UTC start time to the millisecond, then random hex, so ids are unique and sort
@@ -218,6 +229,84 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+/// Chars of a command line that readers hand on whole (4,096); a longer one is shown as its
+/// first and last `COMMAND_LINE_CAP / 2` chars at most around `…[N chars omitted]…`, as an
+/// output line longer than a digest's line cap is. Whatever a record holds (a hostile 10 MB
+/// line included), what is shown of it then costs the same.
+pub const COMMAND_LINE_CAP: usize = 4096;
+
+/// A line cut to its head and tail (see [`cut_middle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cut<'a> {
+    pub head: &'a str,
+    /// Chars left out between `head` and `tail`.
+    pub omitted: u64,
+    pub tail: &'a str,
+}
+
+impl Cut<'_> {
+    /// Head, `…[N chars omitted]…`, tail.
+    pub fn joined(&self) -> String {
+        format!("{}{}{}", self.head, omitted_marker(self.omitted), self.tail)
+    }
+}
+
+/// What stands for the `n` chars left out of the middle of a line.
+pub fn omitted_marker(n: u64) -> String {
+    format!("…[{n} chars omitted]…")
+}
+
+/// Where a cut may fall: between a separator and what follows it, so that a word (a token, a
+/// password) is not split, its first chars shown and its last left out.
+fn separator(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '"' | '\'' | '=' | ';' | ',' | '|' | '&' | '(' | ')')
+}
+
+/// Chars a cut moves back (or forward) at most to fall on a separator.
+const CUT_SLACK: usize = 256;
+
+/// `line` cut to at most `cap / 2` chars of its start and of its end, when it has more than
+/// `cap` chars; `None` when it is short enough to keep whole. The head ends after a separator
+/// (white space, a quote, `=`, ...) and the tail starts at one, when there is one within
+/// [`CUT_SLACK`] chars of the cut. One pass over the line.
+pub fn cut_middle(line: &str, cap: usize) -> Option<Cut<'_>> {
+    if line.len() <= cap {
+        return None;
+    }
+    let total = line.chars().count();
+    if total <= cap {
+        return None;
+    }
+    let keep = cap / 2;
+    // The head: `keep` chars, moved back to just after a separator near its end.
+    let head_end = line.char_indices().nth(keep).map_or(line.len(), |(i, _)| i);
+    let head_end = line[..head_end]
+        .char_indices()
+        .rev()
+        .take(CUT_SLACK)
+        .find(|&(_, c)| separator(c))
+        .map_or(head_end, |(i, c)| i + c.len_utf8());
+    // The tail: the last `keep` chars, moved forward to a separator near its start.
+    let tail_start = line
+        .char_indices()
+        .rev()
+        .nth(keep - 1)
+        .map_or(0, |(i, _)| i)
+        .max(head_end);
+    let tail_start = line[tail_start..]
+        .char_indices()
+        .take(CUT_SLACK)
+        .find(|&(_, c)| separator(c))
+        .map_or(tail_start, |(i, _)| tail_start + i);
+    let (head, tail) = (&line[..head_end], &line[tail_start..]);
+    let kept = head.chars().count() + tail.chars().count();
+    Some(Cut {
+        head,
+        omitted: (total - kept) as u64,
+        tail,
+    })
+}
+
 /// The size in bytes of the frame [`StreamWriter::write`] writes for `len` bytes of data at
 /// `timestamp_ms`: lets the recorder know offsets without waiting for the writer thread.
 pub fn frame_len(timestamp_ms: u64, len: usize) -> u64 {
@@ -315,7 +404,7 @@ pub fn decode_entries(bytes: &[u8]) -> Vec<StreamEntry> {
 /// Reads the frames in `[offset, offset+length)` of a stream file: cost grows with `length`
 /// only. A range running past the end of the file (a live session) reads what is there.
 pub fn read_range(path: &Path, offset: u64, length: Option<u64>) -> io::Result<Vec<StreamEntry>> {
-    let mut file = File::open(path)?;
+    let mut file = open::open_regular(path)?;
     file.seek(SeekFrom::Start(offset))?;
     let mut bytes = Vec::new();
     match length {
@@ -335,24 +424,29 @@ pub fn output_bytes(entries: &[StreamEntry]) -> Vec<u8> {
 }
 
 /// Writes `value` as JSON to `path` atomically: a 0600 temp file beside it, then a rename.
+/// Whatever is at the temp file's name is replaced, never written through (a symbolic link
+/// planted there stays pointing at an untouched file), and `path` itself is replaced by the
+/// rename, so a link there is replaced too.
 pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let mut text = serde_json::to_vec_pretty(value).map_err(io::Error::other)?;
     text.push(b'\n');
     let tmp = path.with_extension("json.tmp");
-    let written = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(&text));
+    let created = open::create_new(&tmp).or_else(|e| {
+        if e.kind() != io::ErrorKind::AlreadyExists {
+            return Err(e);
+        }
+        // Left by a crash (or planted): removed, not written through.
+        fs::remove_file(&tmp)?;
+        open::create_new(&tmp)
+    });
+    let written = created.and_then(|mut f| f.write_all(&text));
     match written {
         Ok(()) => fs::rename(&tmp, path),
         Err(e) if is_out_of_space(&e) && path.exists() => {
             // A full disk has no room for a second copy: overwrite the blocks the file already
             // has (a few hundred bytes, so they suffice), then cut it to length.
             let _ = fs::remove_file(&tmp);
-            let mut f = OpenOptions::new().write(true).open(path)?;
+            let mut f = open::open_writable(path, false)?;
             f.write_all(&text)?;
             f.set_len(text.len() as u64)
         }
@@ -397,27 +491,12 @@ pub fn reserve_commands(file: &File) {
     }
 }
 
+/// The session's `meta.json` (read within [`open::META_CAP`], as a regular file only).
 pub fn read_meta(dir: &Path) -> Result<SessionMeta> {
     let path = dir.join(META);
-    let text =
-        fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("{} is not valid", path.display()))
-}
-
-/// All records of a session, in order; a torn or invalid line is skipped.
-pub fn read_commands(dir: &Path) -> io::Result<Vec<CommandRecord>> {
-    let file = match File::open(dir.join(COMMANDS)) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let mut records = Vec::new();
-    for line in BufReader::new(file).split(b'\n') {
-        if let Ok(r) = serde_json::from_slice::<CommandRecord>(&line?) {
-            records.push(r);
-        }
-    }
-    Ok(records)
+    let bytes = open::read_capped(&path, open::META_CAP)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_slice(&bytes).with_context(|| format!("{} is not valid", path.display()))
 }
 
 /// Builders shared by unit tests across the crate.
@@ -535,7 +614,106 @@ mod tests {
         assert!(!path.with_extension("json.tmp").exists());
     }
 
+    #[test]
+    fn a_data_directory_that_is_a_link_to_another_disk_is_used() {
+        let tmp = tempfile::tempdir().unwrap();
+        let disk = tmp.path().join("disk");
+        fs::create_dir(&disk).unwrap();
+        let root = tmp.path().join("data");
+        std::os::unix::fs::symlink(&disk, &root).unwrap();
+        notes::update(&root, 0, false, |_| Ok(())).unwrap();
+        create_private_dir(&sessions_dir(&root)).unwrap();
+        let dir = sessions_dir(&root).join("20261122T183045.123Z-9f3a1c");
+        create_store_dir(&dir).unwrap();
+        assert!(disk.join("sessions/20261122T183045.123Z-9f3a1c").is_dir());
+        assert!(disk.join(notes::NOTES).is_file());
+    }
+
+    #[test]
+    fn a_link_planted_where_the_writers_write_is_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        let meta = dir.path().join(META);
+        std::os::unix::fs::symlink(&victim, meta.with_extension("json.tmp")).unwrap();
+        write_json_atomic(&meta, &serde_json::json!({"a": 1})).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(fs::read_to_string(&meta).unwrap().contains("\"a\": 1"));
+        // A link as the file itself: replaced by the rename, not followed.
+        fs::remove_file(&meta).unwrap();
+        std::os::unix::fs::symlink(&victim, &meta).unwrap();
+        write_json_atomic(&meta, &serde_json::json!({"b": 2})).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(!fs::symlink_metadata(&meta).unwrap().is_symlink());
+        // Appends and a cache directory that are links.
+        let commands = dir.path().join(COMMANDS);
+        std::os::unix::fs::symlink(&victim, &commands).unwrap();
+        let rec = testing::command_record("s", 1);
+        assert!(append_command(dir.path(), &rec).is_err());
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        let elsewhere = tempfile::tempdir().unwrap();
+        fs::set_permissions(elsewhere.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), cache::dir(dir.path())).unwrap();
+        assert!(cache::save(dir.path(), &cache::path(dir.path(), 1), &1u8, &2u8).is_err());
+        assert_eq!(fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+        let mode = fs::metadata(elsewhere.path()).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755, "what the link points to is left alone");
+    }
+
+    #[test]
+    fn long_lines_keep_their_head_and_tail_without_splitting_a_word() {
+        assert_eq!(cut_middle("short", 10), None);
+        assert_eq!(cut_middle(&"é".repeat(10), 10), None, "chars, not bytes");
+        let x = "x".repeat(10_000);
+        let cut = cut_middle(&x, 4096).unwrap();
+        assert_eq!(
+            (cut.head.len(), cut.omitted, cut.tail.len()),
+            (2048, 5904, 2048)
+        );
+        assert_eq!(
+            cut.joined(),
+            format!("{}…[5904 chars omitted]…{}", &x[..2048], &x[..2048])
+        );
+        // Words of 100 chars: the cut falls between words, never inside one.
+        let words: Vec<String> = (0..100).map(|i| format!("{i:0>99}")).collect();
+        let line = words.join(" ");
+        let cut = cut_middle(&line, 4096).unwrap();
+        assert!(
+            cut.head.ends_with(' ') && cut.tail.starts_with(' '),
+            "{cut:?}"
+        );
+        assert!(cut.head.len() > 2048 - 100 && cut.tail.len() > 2048 - 100);
+        let shown: Vec<&str> = cut.head.split(' ').chain(cut.tail.split(' ')).collect();
+        assert!(
+            shown.iter().all(|w| w.is_empty() || w.len() == 99),
+            "{shown:?}"
+        );
+        assert_eq!(
+            cut.head.len() + cut.omitted as usize + cut.tail.len(),
+            line.len()
+        );
+    }
+
     proptest! {
+        #[test]
+        fn a_cut_keeps_a_head_and_a_tail_and_counts_the_rest(
+            line in "[a-c é\\n=\"]{0,300}",
+            cap in 2usize..120,
+        ) {
+            let n = line.chars().count();
+            match cut_middle(&line, cap) {
+                None => prop_assert!(n <= cap),
+                Some(cut) => {
+                    prop_assert!(n > cap);
+                    prop_assert!(line.starts_with(cut.head) && line.ends_with(cut.tail));
+                    let (h, t) = (cut.head.chars().count(), cut.tail.chars().count());
+                    prop_assert!(h <= cap / 2 && t <= cap / 2);
+                    prop_assert!(cut.omitted > 0);
+                    prop_assert_eq!(h + t + cut.omitted as usize, n);
+                }
+            }
+        }
+
         #[test]
         fn frames_round_trip_and_ranges_read_exactly(
             frames in proptest::collection::vec((any::<u64>(), 0u8..2, proptest::collection::vec(any::<u8>(), 0..300)), 0..20),

@@ -85,15 +85,16 @@ pub fn notes_path(root: &Path) -> PathBuf {
 }
 
 /// The notes stored under `root` (none when the file does not exist yet), expired ones
-/// included. Takes no lock: the file is only ever replaced whole.
+/// included. Takes no lock: the file is only ever replaced whole. A `notes.json` that is not a
+/// regular file or is over [`super::open::NOTES_CAP`] is an error, like an invalid one.
 pub fn load(root: &Path) -> Result<NoteFile> {
     let path = notes_path(root);
-    let text = match std::fs::read_to_string(&path) {
+    let bytes = match super::open::read_capped(&path, super::open::NOTES_CAP) {
         Ok(t) => t,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(NoteFile::default()),
         Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
     };
-    serde_json::from_str(&text).with_context(|| {
+    serde_json::from_slice(&bytes).with_context(|| {
         format!(
             "{} is not a valid notes file; fix or remove it (`omnish note clear` starts over)",
             path.display()

@@ -139,7 +139,7 @@ pub struct SessionLock(#[allow(dead_code)] Option<Flock<File>>);
 /// effort, like [`creation_lock`].
 pub fn hold_session(dir: &Path) -> SessionLock {
     SessionLock(
-        File::open(dir)
+        store::open::open_dir(dir)
             .ok()
             .and_then(|f| Flock::lock(f, FlockArg::LockSharedNonblock).ok()),
     )
@@ -147,7 +147,7 @@ pub fn hold_session(dir: &Path) -> SessionLock {
 
 /// Whether a recorder holds `dir`'s lock now (see [`hold_session`]).
 pub fn session_locked(dir: &Path) -> bool {
-    match File::open(dir) {
+    match store::open::open_dir(dir) {
         Ok(f) => matches!(
             Flock::lock(f, FlockArg::LockExclusiveNonblock),
             Err((_, nix::errno::Errno::EWOULDBLOCK))
@@ -213,7 +213,8 @@ pub fn remove_sessions(root: &Path, dirs: &[PathBuf]) -> io::Result<Vec<Removal>
 
 /// Moves one session to the trash (the store lock held): `(where it went, its bytes)`.
 fn trash(sessions_dir: &Path, dir: &Path) -> Result<(PathBuf, u64), Kept> {
-    let file = match File::open(dir) {
+    // The directory itself (a link in its place is not followed, and nothing blocks).
+    let file = match store::open::open_dir(dir) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Kept::Missing),
         Err(e) => return Err(Kept::Failed(e.to_string())),

@@ -23,14 +23,27 @@ pub fn is_session_id(name: &str) -> bool {
         && b[21..].iter().all(|c| c.is_ascii_hexdigit())
 }
 
-/// Session directories under `root`, oldest first (ids sort by start time).
+/// Session directories under `root`, oldest first (ids sort by start time). Only real
+/// directories count: an entry named like a session that is a symbolic link (which could point
+/// anywhere, out of the store) is passed over, and said once ([`store::notice`]).
 pub fn list_sessions(root: &Path) -> io::Result<Vec<PathBuf>> {
     let dir = store::sessions_dir(root);
     let mut out: Vec<PathBuf> = match fs::read_dir(&dir) {
         Ok(rd) => rd
             .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().map(|t| t.is_dir()).unwrap_or(false))
             .filter(|e| e.file_name().to_str().is_some_and(is_session_id))
+            .filter(|e| match e.file_type() {
+                // The entry itself, not what a link points to.
+                Ok(t) if t.is_dir() => true,
+                Ok(t) if t.is_symlink() => {
+                    store::notice::skipped(
+                        &e.path(),
+                        "a symbolic link, not a session directory (it could point out of the store)",
+                    );
+                    false
+                }
+                _ => false,
+            })
             .map(|e| e.path())
             .collect(),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
@@ -38,6 +51,19 @@ pub fn list_sessions(root: &Path) -> io::Result<Vec<PathBuf>> {
     };
     out.sort();
     Ok(out)
+}
+
+/// The directory of session `id` under `root`, when `id` has the form of a session id and the
+/// directory is a real one (not a symbolic link): for an id taken from the environment
+/// (`OMNISH_SESSION_ID`), which must not lead out of the store.
+pub fn session_dir(root: &Path, id: &str) -> Option<PathBuf> {
+    if !is_session_id(id) {
+        return None;
+    }
+    let dir = store::sessions_dir(root).join(id);
+    fs::symlink_metadata(&dir)
+        .is_ok_and(|m| m.is_dir())
+        .then_some(dir)
 }
 
 /// [`list_sessions`], with an error in one line naming the directory that could not be listed.
@@ -149,11 +175,14 @@ impl OpenSession {
 }
 
 /// Opens a session. A missing, empty or invalid `meta.json` is not fatal: the session is still
-/// read from its commands and stream, and `meta_problem` says what was wrong. `Ok(None)` for a
-/// directory that holds none of the three files (a session being created right now).
+/// read from its commands and stream, and `meta_problem` says what was wrong; one that is not a
+/// regular file or is over [`store::open::META_CAP`] is not read at all, and is also said once
+/// ([`store::notice`]). `Ok(None)` for a directory that holds none of the three files (a session
+/// being created right now).
 pub fn open_session(dir: &Path) -> io::Result<Option<OpenSession>> {
     let id = dir_id(dir);
-    let problem = match fs::read(dir.join(store::META)) {
+    let meta_path = dir.join(store::META);
+    let problem = match store::open::read_capped(&meta_path, store::open::META_CAP) {
         Ok(bytes) => match serde_json::from_slice::<SessionMeta>(&bytes) {
             Ok(mut meta) => {
                 meta.id = id;
@@ -167,9 +196,14 @@ pub fn open_session(dir: &Path) -> io::Result<Option<OpenSession>> {
             Err(e) => format!("meta.json is not valid ({e})"),
         },
         Err(e) if e.kind() == io::ErrorKind::NotFound => "meta.json is missing".to_string(),
+        Err(e) if store::open::is_refused(&e) => {
+            store::notice::skipped(&meta_path, &e.to_string());
+            format!("meta.json is not read ({e})")
+        }
         Err(e) => format!("cannot read meta.json ({e})"),
     };
-    let has = |name: &str| dir.join(name).exists();
+    // Whatever is there counts, a link included (not followed).
+    let has = |name: &str| fs::symlink_metadata(dir.join(name)).is_ok();
     if !has(store::COMMANDS) && !has(store::STREAM) && !has(store::META) {
         return Ok(None);
     }

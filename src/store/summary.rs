@@ -8,7 +8,6 @@
 use crate::store::{self, OpenSession, SessionState};
 use serde::Deserialize;
 use std::fs;
-use std::io::{BufRead, BufReader};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -29,7 +28,8 @@ pub struct SessionSummary {
     pub last_activity: u64,
     /// Bytes the session's files take on disk (allocated blocks), caches included.
     pub bytes: u64,
-    /// A command still running: its line.
+    /// A command still running: its line (one longer than [`store::COMMAND_LINE_CAP`] chars
+    /// cut to its head and tail).
     pub running_command: Option<String>,
 }
 
@@ -76,23 +76,14 @@ struct Brief {
 pub fn summarize(session: OpenSession) -> SessionSummary {
     let dir = session.dir.clone();
     let (mut commands, mut failed, mut last_seq, mut last_end) = (0u64, 0u64, 0u64, 0u64);
-    if let Ok(file) = fs::File::open(dir.join(store::COMMANDS)) {
-        for line in BufReader::new(file).split(b'\n').map_while(Result::ok) {
-            if let Ok(b) = serde_json::from_slice::<Brief>(&line) {
-                commands += 1;
-                failed += u64::from(
-                    b.exit_code.is_some_and(|c| c != 0)
-                        && !ended_the_shell(
-                            b.ended_at,
-                            b.exit_code,
-                            &b.command_source,
-                            &session.meta,
-                        ),
-                );
-                last_seq = last_seq.max(b.seq);
-                last_end = last_end.max(b.ended_at);
-            }
-        }
+    for b in store::Records::<Brief>::open(&dir.join(store::COMMANDS)) {
+        commands += 1;
+        failed += u64::from(
+            b.exit_code.is_some_and(|c| c != 0)
+                && !ended_the_shell(b.ended_at, b.exit_code, &b.command_source, &session.meta),
+        );
+        last_seq = last_seq.max(b.seq);
+        last_end = last_end.max(b.ended_at);
     }
     let recorder_alive = session.live();
     let meta = &session.meta;
@@ -107,7 +98,7 @@ pub fn summarize(session: OpenSession) -> SessionSummary {
     if running.is_some() {
         commands += 1;
     }
-    let stream_mtime = fs::metadata(dir.join(store::STREAM))
+    let stream_mtime = fs::symlink_metadata(dir.join(store::STREAM))
         .ok()
         .and_then(|m| m.modified().ok())
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
@@ -123,9 +114,10 @@ pub fn summarize(session: OpenSession) -> SessionSummary {
     .max()
     .unwrap_or(0);
     SessionSummary {
-        running_command: running
-            .filter(|_| recorder_alive)
-            .map(|r| r.command_line.clone()),
+        running_command: running.filter(|_| recorder_alive).map(|r| {
+            store::cut_middle(&r.command_line, store::COMMAND_LINE_CAP)
+                .map_or_else(|| r.command_line.clone(), |cut| cut.joined())
+        }),
         state,
         recorder_alive,
         commands,

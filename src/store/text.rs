@@ -13,7 +13,7 @@
 use crate::store;
 use nix::fcntl::{Flock, FlockArg};
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 /// Bytes of one [`Entry`] in the index.
@@ -87,16 +87,32 @@ impl TextCache {
         }
     }
 
-    /// The complete entries of the index (none when there is no cache).
+    /// The complete entries of the index (none when there is no cache, or when the index is
+    /// not a regular file or is over [`store::open::TEXT_INDEX_CAP`], which is said once).
     pub fn entries(&self) -> Vec<Entry> {
-        let mut bytes = Vec::new();
-        if File::open(&self.index)
-            .and_then(|mut f| f.read_to_end(&mut bytes))
-            .is_err()
-        {
-            return Vec::new();
-        }
+        let bytes = match store::open::read_capped(&self.index, store::open::TEXT_INDEX_CAP) {
+            Ok(b) => b,
+            Err(e) => {
+                if store::open::is_refused(&e) {
+                    store::notice::skipped(&self.index, &e.to_string());
+                }
+                return Vec::new();
+            }
+        };
         bytes.chunks_exact(ENTRY_LEN).map(Entry::decode).collect()
+    }
+
+    /// Opens the cached text for reading (a regular file only; one refused is said once).
+    pub fn open_text(&self) -> Option<File> {
+        match store::open::open_regular(&self.text) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                if store::open::is_refused(&e) {
+                    store::notice::skipped(&self.text, &e.to_string());
+                }
+                None
+            }
+        }
     }
 
     /// Opens the cache for appending, holding its lock until the [`Appender`] is dropped (a
@@ -104,7 +120,7 @@ impl TextCache {
     /// caches of other versions are deleted.
     pub fn append(&self) -> io::Result<Appender> {
         let dir = store::cache::dir(&self.session_dir);
-        store::create_private_dir(&dir)?;
+        store::create_store_dir(&dir)?;
         let lock = store::open_private(&dir.join("text.lock"))?;
         let lock = Flock::lock(lock, FlockArg::LockExclusive)
             .map_err(|(_, e)| io::Error::other(format!("cannot lock the text cache: {e}")))?;
@@ -118,7 +134,14 @@ impl TextCache {
             }
         }
         let index = store::open_private(&self.index)?;
-        let whole = index.metadata()?.len() / ENTRY_LEN as u64 * ENTRY_LEN as u64;
+        let size = index.metadata()?.len();
+        // An index too large to be read is no use: start over.
+        let size = if size > store::open::TEXT_INDEX_CAP {
+            0
+        } else {
+            size
+        };
+        let whole = size / ENTRY_LEN as u64 * ENTRY_LEN as u64;
         index.set_len(whole)?;
         let end = self
             .entries()

@@ -146,6 +146,8 @@ struct JsonCommand<'a> {
     session_id: &'a str,
     seq: u64,
     command_line: Option<&'a str>,
+    /// Chars left out of the middle of a long `command_line` (0: whole).
+    command_line_omitted_chars: u64,
     cwd: &'a str,
     started_at: u64,
     ended_at: Option<u64>,
@@ -204,6 +206,11 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
         session_id: &c.session_id,
         seq: c.seq,
         command_line: (parts != Parts::ResultsOnly).then_some(c.command_line.as_str()),
+        command_line_omitted_chars: if parts == Parts::ResultsOnly {
+            0
+        } else {
+            c.command_line_omitted
+        },
         cwd: &c.cwd,
         started_at: c.started_at,
         ended_at: c.ended_at,

@@ -58,6 +58,8 @@
 //!       "session_id": "string",
 //!       "seq": 12,                      // command number within its session
 //!       "command_line": "string" | null,// as typed, may contain "\n"; null with results-only
+//!       "command_line_omitted_chars": 0,// chars cut from the middle of a long command line
+//!                                       // (see `--format json` in the README); 0: whole
 //!       "cwd": "string",                // "" when unknown
 //!       "started_at": 1700000000000,    // ms since the Unix epoch
 //!       "ended_at": 1700000001234 | null,   // null while running or when cut off

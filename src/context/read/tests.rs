@@ -328,15 +328,7 @@ fn grep_over_a_large_output_leaves_its_digest_cached() {
         stream_length: src.length.unwrap(),
         ..store::testing::command_record("s", 1)
     };
-    let c = Candidate {
-        ended_shell: false,
-        record,
-        running: false,
-        cut_off: false,
-        session_dir: tmp.path().to_path_buf(),
-        rows: 24,
-        next_command_line: None,
-    };
+    let c = Candidate::new(record, tmp.path().to_path_buf(), 24);
     let cached = Cached::of(&c).expect("large enough to cache");
     assert!(cached.load().is_none());
     assert!(command_output_matches(

@@ -181,15 +181,7 @@ fn learn_records(c: &Candidate, picked: &[Candidate], r: &mut Redactor) {
             .any(|p| p.session_dir == *dir && p.record.seq == rec.seq);
         if outputs < LEARN_OUTPUTS && !shown && rec.stream_length <= LEARN_OUTPUT_BYTES {
             outputs += 1;
-            let other = Candidate {
-                ended_shell: false,
-                record: rec,
-                running: false,
-                cut_off: false,
-                session_dir: dir.clone(),
-                rows: c.rows,
-                next_command_line: None,
-            };
+            let other = Candidate::new(rec, dir.clone(), c.rows);
             let d = read::cached_digest(&other);
             if d.note().is_none() {
                 for l in d.head.iter().chain(&d.tail) {
