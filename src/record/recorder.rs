@@ -11,6 +11,12 @@
 //! Command lines: the hooks report each line (`633;E`); for a line the shell kept out of its
 //! history (bash) omnish reads it off a model of the screen ([`Screen`]) from the prompt's end,
 //! row after wrapped row. What was typed is kept beside it when a history expansion changed it.
+//! Either way a line is exact up to [`COMMAND_LINE_CAP`] chars and cut and marked past it
+//! ([`Line`]); `meta.json` holds at most [`RUNNING_LINE_CAP`] chars of the running one.
+//!
+//! The session's token never reaches the disk: wherever the shell prints it outside our markers
+//! (`set`, `declare -p`, a `cat` of omnish's rc file), the recorder replaces it in the output
+//! and input it writes ([`Scrubber`]), and in every line it stores.
 //!
 //! Private commands: a line the user kept out of history on purpose (a leading space under bash
 //! ignorespace or zsh HIST_IGNORE_SPACE, a bash HISTIGNORE pattern or `set +o history`, a zsh
@@ -23,6 +29,7 @@
 //! [`Writer`], which writes them on its own thread. A recorder that cannot write stops writing,
 //! keeps a one-line warning for the user, and never fails the shell: every method is infallible.
 
+use crate::record::line::{COMMAND_LINE_CAP, Line, LineBuilder, Scrubber, scrub_str};
 use crate::record::marker::Marker;
 use crate::record::screen::{Pos, Screen};
 use crate::record::writer::Writer;
@@ -39,6 +46,15 @@ const HELD_CAP: usize = 4 * 1024 * 1024;
 const FRAME_TARGET: usize = 64 * 1024;
 /// How long output may wait in an unfinished frame before it goes to the writer anyway.
 pub const FRAME_DELAY: Duration = Duration::from_millis(10);
+/// How long the end of the output that may begin the token waits for the rest before it is
+/// written as it is.
+const SCRUB_DELAY: Duration = Duration::from_millis(500);
+/// Most chars of the running command's line in `meta.json`, which every reader of a session
+/// reads whole; the record in `commands.jsonl` keeps up to [`COMMAND_LINE_CAP`].
+pub const RUNNING_LINE_CAP: usize = 64 * 1024;
+/// Bytes zsh prints after the end-of-output mark (`Z`) besides the PROMPT_SP filler's two lines
+/// of spaces: the rest of PROMPT_EOL_MARK. A mark followed by more is not where the output ended.
+const FILLER_SLACK: u64 = 4096;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -52,13 +68,15 @@ enum Phase {
 #[derive(Debug)]
 struct Open {
     seq: u64,
-    command_line: String,
+    command_line: Line,
     source: &'static str,
     cwd: String,
     started_at: u64,
     offset: u64,
-    /// Where the output ended, when a `Z` marker said so before the `D`.
+    /// Where the output ended, when a `Z` marker said so before the `D`: the last one, with
+    /// no more than zsh's filler after it (`after_end` bytes).
     end: Option<u64>,
+    after_end: u64,
     cols: u16,
     typed: Option<String>,
     private: bool,
@@ -72,15 +90,15 @@ pub struct Recorder {
     offset: u64,
     phase: Phase,
     seq: u64,
-    command_line: Option<String>,
+    command_line: Option<Line>,
     /// The line as typed, when the hooks report it (zsh).
-    typed: Option<String>,
+    typed: Option<Line>,
     /// The hooks said a leading space keeps this line out of history.
     hist_ignore_space: bool,
     /// The hooks said the shell kept this line out of history on purpose.
     private_line: bool,
     /// The hooks said bash did not save this line, and what its last entry is.
-    unsaved: Option<String>,
+    unsaved: Option<Line>,
     /// The hooks saw this line exec a shell.
     exec_announced: bool,
     /// Record private commands anyway.
@@ -111,6 +129,13 @@ pub struct Recorder {
     prompts: u64,
     /// A one-time warning of the recorder's own (the writer keeps those about the disk).
     warning: Option<String>,
+    /// The session's marker token, kept out of everything written.
+    token: Vec<u8>,
+    scrub_out: Scrubber,
+    scrub_in: Scrubber,
+    /// When the scrubbers began to keep bytes back.
+    scrub_out_at: u64,
+    scrub_in_at: u64,
 }
 
 impl Recorder {
@@ -160,7 +185,19 @@ impl Recorder {
             outbox_at: 0,
             prompts: 0,
             warning: None,
+            token: Vec::new(),
+            scrub_out: Scrubber::new(b""),
+            scrub_in: Scrubber::new(b""),
+            scrub_out_at: 0,
+            scrub_in_at: 0,
         }
+    }
+
+    /// The session's marker token: it is replaced wherever it appears in what is written.
+    pub fn set_token(&mut self, token: &str) {
+        self.token = token.as_bytes().to_vec();
+        self.scrub_out = Scrubber::new(&self.token);
+        self.scrub_in = Scrubber::new(&self.token);
     }
 
     /// Record private commands (kept out of history with a leading space) like any other.
@@ -218,10 +255,19 @@ impl Recorder {
         if bytes.is_empty() || self.stopped() {
             return;
         }
-        if self.pending.is_empty() {
+        if self.pending.is_empty() && !self.scrub_out.holding() {
             self.pending_at = now;
         }
-        self.pending.extend_from_slice(bytes);
+        let held = self.scrub_out.holding();
+        self.scrub_out.feed(bytes, &mut self.pending);
+        if self.scrub_out.holding() && !held {
+            self.scrub_out_at = now;
+        }
+        if let Some(open) = self.open.as_mut() {
+            if open.end.is_some() {
+                open.after_end += bytes.len() as u64;
+            }
+        }
         if self.drawing {
             self.screen.feed(bytes);
         }
@@ -231,13 +277,43 @@ impl Recorder {
     /// what is typed with echo off (passwords) must never reach this.
     pub fn input(&mut self, now: u64, bytes: &[u8]) {
         self.cut();
-        self.write(now, store::INPUT, bytes.to_vec());
+        let held = self.scrub_in.holding();
+        let mut data = Vec::with_capacity(bytes.len());
+        self.scrub_in.feed(bytes, &mut data);
+        if self.scrub_in.holding() && !held {
+            self.scrub_in_at = now;
+        }
+        if !data.is_empty() {
+            self.write(now, store::INPUT, data);
+        }
+    }
+
+    /// Gives up waiting for the rest of a token: what the scrubbers kept back is written.
+    fn release_scrubbed(&mut self, now: u64) {
+        if self.scrub_out.holding() {
+            if self.pending.is_empty() {
+                self.pending_at = now;
+            }
+            self.scrub_out.flush(&mut self.pending);
+        }
+        if self.scrub_in.holding() {
+            let mut data = Vec::new();
+            self.scrub_in.flush(&mut data);
+            self.cut();
+            self.write(now, store::INPUT, data);
+        }
     }
 
     /// Call after each read: a frame that is full or has waited [`FRAME_DELAY`] goes to the
     /// writer, which puts frames on disk as soon as it has caught up. Frames are also cut at
     /// every marker and before input, so they still never straddle two commands.
     pub fn end_of_read(&mut self, now: u64) {
+        let scrub_delay = SCRUB_DELAY.as_millis() as u64;
+        if (self.scrub_out.holding() && now.saturating_sub(self.scrub_out_at) >= scrub_delay)
+            || (self.scrub_in.holding() && now.saturating_sub(self.scrub_in_at) >= scrub_delay)
+        {
+            self.release_scrubbed(now);
+        }
         let delay = FRAME_DELAY.as_millis() as u64;
         if self.pending.len() >= FRAME_TARGET || now.saturating_sub(self.pending_at) >= delay {
             self.cut();
@@ -250,10 +326,15 @@ impl Recorder {
     /// Whether output waits in an unfinished frame, or frames wait to be posted: call
     /// [`Recorder::end_of_read`] again within [`FRAME_DELAY`].
     pub fn frame_waiting(&self) -> bool {
-        !self.pending.is_empty() || !self.outbox.is_empty()
+        !self.pending.is_empty()
+            || !self.outbox.is_empty()
+            || self.scrub_out.holding()
+            || self.scrub_in.holding()
     }
 
     pub fn marker(&mut self, now: u64, marker: Marker) {
+        // A marker is a boundary: the output before it is whole (no token runs across one).
+        self.release_scrubbed(now);
         match marker {
             Marker::PromptStart => {
                 if self.phase == Phase::Output {
@@ -304,7 +385,7 @@ impl Recorder {
             Marker::Private => self.private_line = true,
             Marker::Unsaved(last) => self.unsaved = Some(last),
             Marker::ExecAnnounced => self.exec_announced = true,
-            Marker::Cwd(cwd) => self.cwd = cwd,
+            Marker::Cwd(cwd) => self.cwd = cwd.text,
             Marker::OutputStart => {
                 if self.phase == Phase::Output {
                     self.close(now, None);
@@ -312,7 +393,7 @@ impl Recorder {
                 self.cut();
                 let (line, source, typed) = self.command_line_at_start();
                 let leading_space = self.hist_ignore_space
-                    && [Some(&line), typed.as_ref()]
+                    && [Some(&line.text), typed.as_ref()]
                         .into_iter()
                         .flatten()
                         .any(|l| l.starts_with([' ', '\t']));
@@ -320,11 +401,11 @@ impl Recorder {
                 let unsaved = self
                     .unsaved
                     .take()
-                    .is_some_and(|last| line.trim_end() != last.trim_end());
+                    .is_some_and(|last| line.text.trim_end() != last.text.trim_end());
                 let private = leading_space || unsaved || std::mem::take(&mut self.private_line);
                 let hide = private && !self.record_private;
                 if !self.exec_announced {
-                    if let Some(shell) = exec_of_a_shell(&line) {
+                    if let Some(shell) = exec_of_a_shell(&line.text) {
                         // bash kept the line out of history: its hooks never saw it.
                         self.warning = Some(format!(
                             "omnish: {shell} will not be recorded command by command (the line was kept out of history, so omnish's hooks could not prepare it)"
@@ -334,17 +415,20 @@ impl Recorder {
                 self.release_held(!hide);
                 self.drawing = false;
                 if hide {
-                    self.open_record(now, String::new(), source, None, true);
+                    self.open_record(now, Line::default(), source, None, true);
                 } else {
                     self.open_record(now, line, source, typed, false);
                 }
             }
             Marker::OutputEnd => {
+                // The last mark before the end counts: one printed by the command (it can read
+                // PROMPT_EOL_MARK, a nested zsh may have it exported) is followed by zsh's own.
                 if self.phase == Phase::Output {
                     self.cut();
                     let offset = self.offset();
                     if let Some(open) = self.open.as_mut() {
-                        open.end.get_or_insert(offset);
+                        open.end = Some(offset);
+                        open.after_end = 0;
                     }
                 }
             }
@@ -391,7 +475,7 @@ impl Recorder {
     /// line and, separately, the line as typed. A line bash kept out of its history is read off
     /// the screen. bash prints a line changed by history expansion before running it: the
     /// screen then holds the typed line, then the expansion.
-    fn command_line_at_start(&mut self) -> (String, &'static str, Option<String>) {
+    fn command_line_at_start(&mut self) -> (Line, &'static str, Option<String>) {
         let hook = self.command_line.take();
         let hook_typed = self.typed.take();
         if let Some(last) = self.input_lines.last_mut() {
@@ -399,45 +483,54 @@ impl Recorder {
                 last.1 = self.screen.editor_end();
             }
         }
-        let mut lines = Vec::new();
+        let token = (!self.token.is_empty()).then_some(&self.token[..]);
+        let mut typed_b = LineBuilder::new(COMMAND_LINE_CAP, token);
         let mut after = None;
-        for &(start, end) in &self.input_lines {
-            let (text, next) = self.screen.logical_line(start, end);
-            lines.push(text);
+        for (i, &(start, end)) in self.input_lines.iter().enumerate() {
+            if i > 0 {
+                typed_b.push_char('\n');
+            }
+            let next = self.screen.read_line(start, end, &mut typed_b);
             after = Some(end.unwrap_or(next));
         }
-        let screen_typed = lines.join("\n");
-        let echoed = after
-            .map(|a| self.screen.text_between(a, self.screen.cursor()))
-            .unwrap_or_default();
+        let screen_lines = self.input_lines.len();
+        let screen_typed = typed_b.finish();
+        let mut echoed_b = LineBuilder::new(COMMAND_LINE_CAP, token);
+        if let Some(a) = after {
+            self.screen
+                .text_between(a, self.screen.cursor(), &mut echoed_b);
+        }
+        let echoed = echoed_b.finish();
         // What bash printed between the line and the output is the expansion when it matches
         // the history entry or, for a line kept out of history, when the typed line holds a
         // history expansion character (other output there: `set -x` traces of the hooks).
         let expanded = |typed: &str| typed.contains('!') || typed.starts_with('^');
         let (line, source, typed) = match hook {
             Some(h) => {
-                let typed = (!echoed.is_empty() && echoed == h).then(|| screen_typed.clone());
-                (self.as_typed(h, &lines), "hook", typed)
+                let typed =
+                    (echoed.chars > 0 && echoed.text == h.text).then(|| screen_typed.text.clone());
+                (self.as_typed(h, &screen_typed, screen_lines), "hook", typed)
             }
-            None if !echoed.is_empty() && expanded(&screen_typed) => {
-                (echoed, "screen", Some(screen_typed))
+            None if echoed.chars > 0 && expanded(&screen_typed.text) => {
+                (echoed, "screen", Some(screen_typed.text))
             }
             None => (screen_typed, "screen", None),
         };
-        let typed = hook_typed.or(typed);
-        let typed = typed.filter(|t| *t != line && !t.trim().is_empty());
+        let typed = hook_typed.map(|t| t.text).or(typed);
+        let typed = typed.filter(|t| *t != line.text && !t.trim().is_empty());
         (line, source, typed)
     }
 
     /// Opens a command record for `sh -c`, where the whole run is one command.
     pub fn begin(&mut self, now: u64, command_line: String, source: &'static str) {
-        self.open_record(now, command_line, source, None, false);
+        let line = Line::new(&scrub_str(&command_line, &self.token));
+        self.open_record(now, line, source, None, false);
     }
 
     fn open_record(
         &mut self,
         now: u64,
-        command_line: String,
+        command_line: Line,
         source: &'static str,
         typed: Option<String>,
         private: bool,
@@ -456,14 +549,17 @@ impl Recorder {
             started_at: now,
             offset: self.offset(),
             end: None,
+            after_end: 0,
             cols: self.cols,
             typed,
             private,
         };
         self.dropping = private;
+        let running = open.command_line.shortened(RUNNING_LINE_CAP);
         self.meta.running_command = Some(RunningCommand {
             seq: open.seq,
-            command_line: open.command_line.clone(),
+            command_line_chars: running.cut_chars(),
+            command_line: running.text,
             cwd: open.cwd.clone(),
             started_at: open.started_at,
             stream_offset: open.offset,
@@ -477,6 +573,7 @@ impl Recorder {
 
     /// The shell is gone: close the open command with the shell's status and seal meta.json.
     pub fn finish(&mut self, now: u64, exit_status: Option<i32>, interrupted: bool) {
+        self.release_scrubbed(now);
         self.release_held(true);
         if self.open.is_some() {
             self.close(now, exit_status);
@@ -498,12 +595,20 @@ impl Recorder {
         let Some(open) = self.open.take() else {
             return;
         };
-        let end = open.end.unwrap_or_else(|| self.offset());
+        // zsh's mark, when only its filler followed (two lines of spaces and the rest of
+        // PROMPT_EOL_MARK), else the output ran on after it.
+        let filler = 2 * u64::from(open.cols) + FILLER_SLACK;
+        let end = match open.end {
+            Some(end) if open.after_end <= filler => end,
+            _ => self.offset(),
+        };
+        let command_line_chars = open.command_line.cut_chars();
         let record = CommandRecord {
             command_id: format!("{}:{}", self.meta.id, open.seq),
             session_id: self.meta.id.clone(),
             seq: open.seq,
-            command_line: open.command_line,
+            command_line: open.command_line.text,
+            command_line_chars,
             cwd: open.cwd,
             started_at: open.started_at,
             ended_at: now,
@@ -528,18 +633,17 @@ impl Recorder {
     /// bash's history joins the lines of a multi-line command (`for i in 1 2; do ...; done`).
     /// The screen shows them as typed: use those lines when they hold the same command (equal
     /// but for white space, `;` and `\`), so a redraw or completion listing can never leak in.
-    fn as_typed(&self, history: String, lines: &[String]) -> String {
-        if lines.len() < 2 {
+    fn as_typed(&self, history: Line, typed: &Line, lines: usize) -> Line {
+        if lines < 2 || typed.cut || history.cut {
             return history;
         }
-        let typed = lines.join("\n");
         let essence = |s: &str| -> String {
             s.chars()
                 .filter(|c| !c.is_whitespace() && *c != ';' && *c != '\\')
                 .collect()
         };
-        if essence(&typed) == essence(&history) {
-            typed
+        if essence(&typed.text) == essence(&history.text) {
+            typed.clone()
         } else {
             history
         }
