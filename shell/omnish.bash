@@ -207,10 +207,7 @@ __omnish_preexec_marks() {
         # The line went into history (HISTCMD moved), so `history 1` is this line, after
         # history expansion. Otherwise (ignorespace, ignoredups, set +o history) omnish reads
         # the line off the screen.
-        local entry
-        entry=$(HISTTIMEFORMAT='' builtin history 1)
-        if [[ $entry =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]](.*)$ ]]; then
-            line=${BASH_REMATCH[1]}
+        if __omnish_last_entry; then
             __omnish_escape "$line"
             builtin printf '\e]633;%s;E;%s\a' "$__omnish_token" "$__omnish_esc"
         fi
@@ -221,15 +218,24 @@ __omnish_preexec_marks() {
         # Not saved: bash kept it out on purpose (a leading space under ignorespace, a
         # HISTIGNORE pattern), unless it repeats the last entry (ignoredups). omnish reads the
         # line off the screen and compares it with that entry.
-        local entry last=''
-        entry=$(HISTTIMEFORMAT='' builtin history 1)
-        [[ $entry =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]](.*)$ ]] && last=${BASH_REMATCH[1]}
+        local last=''
+        __omnish_last_entry && last=$line
+        line=''
         __omnish_escape "$last"
         builtin printf '\e]633;%s;P;Unsaved=%s\a' "$__omnish_token" "$__omnish_esc"
         if [[ :${HISTCONTROL-}: == *:ignorespace:* || :${HISTCONTROL-}: == *:ignoreboth:* ]]; then
             builtin printf '\e]633;%s;P;HistIgnoreSpace=1\a' "$__omnish_token"
         fi
     fi
+}
+
+# Sets `line` (the caller's) to the last history entry, without its number.
+__omnish_last_entry() {
+    local entry
+    entry=$(HISTTIMEFORMAT='' builtin history 1)
+    # Only the start is matched: a regex over the whole of a long line is slow.
+    [[ ${entry:0:64} =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]] ]] || builtin return 1
+    line=${entry:${#BASH_REMATCH[0]}}
 }
 
 # Puts __omnish_precmd first and __omnish_prompt last in PROMPT_COMMAND (string or array, as

@@ -246,10 +246,10 @@ impl Screen {
         let mut newlines = 0usize;
         let mut any = false;
         while pos < end && pos.row < self.grid.len() {
-            let mut line = LineBuilder::new(COMMAND_LINE_CAP, None);
-            let next = self.read_line(pos, Some(end), &mut line);
-            let line = line.finish();
-            if line.chars > 0 {
+            // Whether the line holds text, before it goes to `out` after its newlines.
+            let mut probe = LineBuilder::new(1, None);
+            let next = self.read_line(pos, Some(end), &mut probe);
+            if probe.chars() > 0 {
                 if any {
                     for _ in 0..newlines {
                         out.push_char('\n');
@@ -257,7 +257,7 @@ impl Screen {
                 }
                 newlines = 0;
                 any = true;
-                out.push_str(&line.text);
+                self.read_line(pos, Some(end), out);
             }
             newlines += 1;
             if next <= pos {
