@@ -385,7 +385,7 @@ impl Recorder {
             Marker::Private => self.private_line = true,
             Marker::Unsaved(last) => self.unsaved = Some(last),
             Marker::ExecAnnounced => self.exec_announced = true,
-            Marker::Cwd(cwd) => self.cwd = cwd.text,
+            Marker::Cwd(cwd) => self.cwd = scrub_str(&cwd.text, &self.token),
             Marker::OutputStart => {
                 if self.phase == Phase::Output {
                     self.close(now, None);
@@ -523,8 +523,7 @@ impl Recorder {
 
     /// Opens a command record for `sh -c`, where the whole run is one command.
     pub fn begin(&mut self, now: u64, command_line: String, source: &'static str) {
-        let line = Line::new(&scrub_str(&command_line, &self.token));
-        self.open_record(now, line, source, None, false);
+        self.open_record(now, Line::new(&command_line), source, None, false);
     }
 
     fn open_record(
@@ -535,6 +534,10 @@ impl Recorder {
         typed: Option<String>,
         private: bool,
     ) {
+        // The scanner and the screen reader leave the token out already; whatever the line's
+        // way here, it is never stored.
+        let command_line = self.scrubbed(command_line);
+        let typed = typed.map(|t| scrub_str(&t, &self.token));
         self.cut();
         self.seq += 1;
         let open = Open {
@@ -628,6 +631,17 @@ impl Recorder {
         self.writer.command(record);
         self.meta.running_command = None;
         self.write_meta();
+    }
+
+    fn scrubbed(&self, mut line: Line) -> Line {
+        let text = scrub_str(&line.text, &self.token);
+        if text != line.text {
+            if !line.cut {
+                line.chars = text.chars().count() as u64;
+            }
+            line.text = text;
+        }
+        line
     }
 
     /// bash's history joins the lines of a multi-line command (`for i in 1 2; do ...; done`).
@@ -893,6 +907,92 @@ mod tests {
         r.marker(2, Marker::CommandEnd(0));
         let recs = store::read_commands(&dir).unwrap();
         assert_eq!(output_of(&dir, &recs[0]), b"foo");
+    }
+
+    #[test]
+    fn the_last_end_mark_counts_and_only_with_nothing_but_filler_after_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        // A mark the command printed itself, then more output, then zsh's own.
+        r.marker(1, Marker::OutputStart);
+        r.output(2, b"one");
+        r.marker(2, Marker::OutputEnd);
+        r.output(2, b" two");
+        r.marker(2, Marker::OutputEnd);
+        r.output(2, b"%     \r \r");
+        r.marker(2, Marker::CommandEnd(0));
+        // A mark followed by more than a filler (PROMPT_SP turned off meanwhile): the output
+        // runs to the end.
+        r.marker(3, Marker::OutputStart);
+        r.output(3, b"three");
+        r.marker(3, Marker::OutputEnd);
+        let more = vec![b'x'; 2 * 80 + FILLER_SLACK as usize + 1];
+        r.output(3, &more);
+        r.marker(4, Marker::CommandEnd(0));
+        let recs = store::read_commands(&dir).unwrap();
+        assert_eq!(output_of(&dir, &recs[0]), b"one two");
+        let mut want = b"three".to_vec();
+        want.extend(&more);
+        assert_eq!(output_of(&dir, &recs[1]), want);
+    }
+
+    #[test]
+    fn the_token_is_replaced_in_everything_written_wherever_reads_cut_it() {
+        let token = "0123456789abcdef0123456789abcdef";
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        r.set_token(token);
+        let printed = format!("x={token}\r\ny={token}");
+        r.marker(
+            1,
+            Marker::CommandLine(format!("echo {token}").as_str().into()),
+        );
+        r.marker(1, Marker::OutputStart);
+        for (i, chunk) in printed.as_bytes().chunks(7).enumerate() {
+            r.output(2 + i as u64, chunk);
+            r.end_of_read(2 + i as u64 + FRAME_DELAY.as_millis() as u64);
+        }
+        // The end of the output may begin the token: kept back until the next marker.
+        r.output(40, &token.as_bytes()[..10]);
+        r.marker(41, Marker::CommandEnd(0));
+        r.input(42, &token.as_bytes()[..16]);
+        r.input(43, &token.as_bytes()[16..]);
+        r.finish(44, Some(0), false);
+        let recs = store::read_commands(&dir).unwrap();
+        assert_eq!(recs[0].command_line, "echo [REDACTED:omnish-token]");
+        assert_eq!(
+            String::from_utf8_lossy(&output_of(&dir, &recs[0])),
+            "x=[REDACTED:omnish-token]\r\ny=[REDACTED:omnish-token]0123456789"
+        );
+        let all = std::fs::read(dir.join(store::STREAM)).unwrap();
+        assert!(memchr::memmem::find(&all, token.as_bytes()).is_none());
+        let inputs: Vec<u8> = store::read_range(&dir.join(store::STREAM), 0, None)
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.1 == store::INPUT)
+            .flat_map(|e| e.2)
+            .collect();
+        assert_eq!(inputs, b"[REDACTED:omnish-token]");
+    }
+
+    #[test]
+    fn meta_json_holds_a_bounded_running_line_and_the_record_the_whole_cap() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        let long = "y".repeat(COMMAND_LINE_CAP + 5);
+        r.marker(1, Marker::CommandLine(long.as_str().into()));
+        r.marker(1, Marker::OutputStart);
+        let running = store::read_meta(&dir).unwrap().running_command.unwrap();
+        assert_eq!(running.command_line_chars, Some(long.len() as u64));
+        assert!(running.command_line.chars().count() < RUNNING_LINE_CAP + 40);
+        r.marker(2, Marker::CommandEnd(0));
+        let rec = &store::read_commands(&dir).unwrap()[0];
+        assert_eq!(rec.command_line_chars, Some(long.len() as u64));
+        let half = "y".repeat(COMMAND_LINE_CAP / 2);
+        assert_eq!(rec.command_line, format!("{half}…[5 chars omitted]…{half}"));
     }
 
     #[test]
