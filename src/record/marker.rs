@@ -58,6 +58,10 @@ const SUB: u8 = 0x1a;
 
 /// Most bytes of a marker's kind (`P;HistIgnoreSpace=1`, `D;130`) before its value.
 const MAX_HEADER: usize = 64;
+/// Most chars kept of a working directory (cut past it like a command line): with a command
+/// line and a typed line of [`COMMAND_LINE_CAP`] chars, a record stays well under the 16 MiB a
+/// line of `commands.jsonl` may take.
+const CWD_CAP: usize = 64 * 1024;
 /// Longest nonce accepted (hex digits).
 const MAX_NONCE: usize = 32;
 /// Most bytes of a marker confirmed by a nonce (`ESC ]133;nonce;B;k=c`).
@@ -619,7 +623,12 @@ impl Body {
                 _ => None,
             };
             if let Some(kind) = kind {
-                self.value = Some((kind, Value::new(&self.token)));
+                let cap = if kind == ValueKind::Cwd {
+                    CWD_CAP
+                } else {
+                    COMMAND_LINE_CAP
+                };
+                self.value = Some((kind, Value::new(cap, &self.token)));
             }
         }
         if let Some((_, v)) = self.value.as_mut() {
@@ -693,9 +702,9 @@ struct Value {
 }
 
 impl Value {
-    fn new(token: &[u8]) -> Value {
+    fn new(cap: usize, token: &[u8]) -> Value {
         Value {
-            line: LineBuilder::new(COMMAND_LINE_CAP, Some(token)),
+            line: LineBuilder::new(cap, Some(token)),
             escape: Escape::None,
             broken: false,
         }

@@ -600,7 +600,7 @@ impl Recorder {
         };
         // zsh's mark, when only its filler followed (two lines of spaces and the rest of
         // PROMPT_EOL_MARK), else the output ran on after it.
-        let filler = 2 * u64::from(open.cols) + FILLER_SLACK;
+        let filler = 2 * u64::from(open.cols.max(self.cols)) + FILLER_SLACK;
         let end = match open.end {
             Some(end) if open.after_end <= filler => end,
             _ => self.offset(),
