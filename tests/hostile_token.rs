@@ -617,7 +617,7 @@ fn bash_command_lines_are_exact_to_a_mebichar_and_cut_and_marked_past_it() {
     assert_eq!(h.output_text(&r), "after-the-long-lines\r\n");
     // Memory stays bounded: a few times the cap, whatever the length.
     let peak = peak_rss_kib(h.pid());
-    assert!(peak < 160 * 1024, "omnish peaked at {peak} KiB");
+    assert!(peak < 64 * 1024, "omnish peaked at {peak} KiB");
     // No record holds the token, and the screen never showed a marker. (The front ends on
     // lines this long are another test's business.)
     assert_not_stored(&h, &token);
@@ -649,7 +649,7 @@ fn zsh_command_lines_are_exact_to_a_mebichar_and_cut_and_marked_past_it() {
     let r = h.run("echo after-the-long-lines");
     assert_eq!(h.output_text(&r), "after-the-long-lines\r\n");
     let peak = peak_rss_kib(h.pid());
-    assert!(peak < 160 * 1024, "omnish peaked at {peak} KiB");
+    assert!(peak < 64 * 1024, "omnish peaked at {peak} KiB");
     assert_not_stored(&h, &token);
 }
 

@@ -342,11 +342,12 @@ impl Scrubber {
         // never ends in a start of it: it holds no hex digit.)
         let new = &out[start..];
         let most = new.len().min(self.token.len() - 1);
-        if let Some(k) = (1..=most)
-            .rev()
-            .find(|&k| new[new.len() - k..] == self.token[..k])
+        let tail = &new[new.len() - most..];
+        let first = self.token[0];
+        if let Some(j) =
+            (0..tail.len()).find(|&j| tail[j] == first && tail[j..] == self.token[..most - j])
         {
-            let keep = out.len() - k;
+            let keep = out.len() - (most - j);
             self.carry.extend_from_slice(&out[keep..]);
             out.truncate(keep);
         }
