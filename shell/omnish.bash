@@ -8,8 +8,19 @@
 #                    the session so that a shell replacing this one (`exec bash`, `exec zsh`)
 #                    is hooked again
 #   __omnish_sysrc   1 to read /etc/bash.bashrc first (set by exec.bash)
-# Markers: see src/marker.rs. Every expansion is guarded (`${v-}`) for `set -u` users, and
-# builtins are called as builtins against aliases and functions of the same name.
+# Markers: see src/record/marker.rs. Every expansion is guarded (`${v-}`) for `set -u` users,
+# and builtins are called as builtins against aliases and functions of the same name.
+#
+# The token lives in unexported shell variables only. No prompt string holds it as text (PS1 is
+# often exported, and `echo "$PS1"` prints it): under `promptvars` PS1 and PS2 name the variables
+# below, and PS0 runs a function; without it they hold a nonce, announced with the token at each
+# prompt and spent when the command starts.
+
+# The markers PS1 and PS2 show, set before the user's startup files run (so `set -a` there does
+# not export them).
+__omnish_pa=$'\e]133;'"${__omnish_token-}"$';A\a'
+__omnish_pb=$'\e]133;'"${__omnish_token-}"$';B\a'
+__omnish_pb2=$'\e]133;'"${__omnish_token-}"$';B;k=c\a'
 
 # 1. The user's own startup files, as bash would have read them.
 if [[ ${__omnish_login-} == 1 ]]; then
@@ -32,14 +43,15 @@ fi
 
 # 2. The hooks.
 __omnish_histcmd=''
-# PS1 is wrapped in these: A also marks the prompt when PROMPT_COMMAND was replaced later.
-__omnish_a="\\[\\e]133;A;aid=${__omnish_token}\\a\\]"
-__omnish_b="\\[\\e]133;B;aid=${__omnish_token}\\a\\]"
-# PS2 ends in this: where each continuation line of a multi-line command starts on screen.
-__omnish_b2="\\[\\e]133;B;k=c;aid=${__omnish_token}\\a\\]"
+# The nonce the prompt strings hold without `promptvars`, and the wrappers put in PS1 (A also
+# marks the prompt when PROMPT_COMMAND was replaced later; B where typed input starts), PS2 (where
+# each continuation line starts) and PS0 at the last prompt.
+__omnish_nonce=''
+__omnish_wa='' __omnish_wb='' __omnish_wb2='' __omnish_ps0_cur=''
 # bash expands PS0 once per command line it runs (not for an empty line or Ctrl-C), so it marks
 # the output start; from a subshell, which is all PS0 can run. With `shopt -u promptvars` PS0 is
-# not expanded: then a plain escape marks the start and omnish reads the line off the screen.
+# not expanded: then a plain escape with the nonce marks the start and omnish reads the line off
+# the screen.
 #
 # `exec bash`/`exec zsh` must leave with variables that hook the new shell, set in this shell
 # before the exec. PS0 can assign (`${v:=word}`) though it runs nothing but subshells: the
@@ -50,7 +62,6 @@ __omnish_b2="\\[\\e]133;B;k=c;aid=${__omnish_token}\\a\\]"
 declare -A __omnish_h=()
 # shellcheck disable=SC2016 # expanded by bash each time it shows PS0
 __omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%z}}${__omnish_xz:=${__omnish_x%b}}${__omnish_xb:+${ENV:=$__omnish_dir/exec.bash}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir}}]+}'
-__omnish_ps0_plain="\\e]133;C;aid=${__omnish_token}\\a"
 
 # Escapes $1 into __omnish_esc: `\` → `\\`, `;`, control bytes and DEL → \xHH.
 __omnish_escape() {
@@ -76,12 +87,16 @@ __omnish_precmd() {
     [[ -n ${__omnish_token-} ]] || builtin return "$__omnish_st"
     __omnish_exec_ready
     __omnish_escape "${PWD-}"
-    builtin printf '\e]133;D;%s;aid=%s\a' "$__omnish_st" "$__omnish_token"
+    builtin printf '\e]133;%s;D;%s\a' "$__omnish_token" "$__omnish_st"
     # After the end marker (so it covers every key echoed before it): no whole line typed
     # ahead waits for the shell, so the command read what was typed while it ran.
-    builtin read -t 0 || builtin printf '\e]633;P;Waiting=0;%s\a' "$__omnish_token"
-    builtin printf '\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
-        "$__omnish_esc" "$__omnish_token" "$__omnish_token"
+    builtin read -t 0 || builtin printf '\e]633;%s;P;Waiting=0\a' "$__omnish_token"
+    builtin printf '\e]633;%s;P;Cwd=%s\a' "$__omnish_token" "$__omnish_esc"
+    if ! builtin shopt -q promptvars; then
+        builtin printf -v __omnish_nonce '%08x%08x' "${SRANDOM:-$RANDOM}" "${SRANDOM:-$RANDOM}"
+        builtin printf '\e]633;%s;P;Nonce=%s\a' "$__omnish_token" "$__omnish_nonce"
+    fi
+    builtin printf '\e]133;%s;A\a' "$__omnish_token"
     __omnish_histcmd=${HISTCMD-}
     builtin return "$__omnish_st"
 }
@@ -91,13 +106,27 @@ __omnish_precmd() {
 __omnish_prompt() {
     local __omnish_st=$?
     [[ -n ${__omnish_token-} ]] || builtin return "$__omnish_st"
-    if [[ ${PS1-} != "$__omnish_a"*"$__omnish_b" ]]; then
-        local p=${PS1-}
-        p=${p#"$__omnish_a"}
-        p=${p%"$__omnish_b"}
-        PS1=$__omnish_a$p$__omnish_b
+    local a b b2
+    if builtin shopt -q promptvars; then
+        # shellcheck disable=SC2016 # expanded by bash each time it shows the prompt
+        a='\[${__omnish_pa-}\]' b='\[${__omnish_pb-}\]' b2='\[${__omnish_pb2-}\]'
+    else
+        a="\\[\\e]133;${__omnish_nonce-};A\\a\\]"
+        b="\\[\\e]133;${__omnish_nonce-};B\\a\\]"
+        b2="\\[\\e]133;${__omnish_nonce-};B;k=c\\a\\]"
     fi
-    [[ ${PS2-} == *"$__omnish_b2" ]] || PS2=${PS2-}$__omnish_b2
+    if [[ ${PS1-} != "$a"*"$b" ]]; then
+        local p=${PS1-}
+        p=${p#"$__omnish_wa"}
+        p=${p%"$__omnish_wb"}
+        PS1=$a$p$b
+    fi
+    if [[ ${PS2-} != *"$b2" ]]; then
+        local p2=${PS2-}
+        p2=${p2%"$__omnish_wb2"}
+        PS2=$p2$b2
+    fi
+    __omnish_wa=$a __omnish_wb=$b __omnish_wb2=$b2
     __omnish_install
     builtin return "$__omnish_st"
 }
@@ -166,8 +195,8 @@ __omnish_preexec() {
     {
         __omnish_preexec_marks
         [[ -n $line ]] && __omnish_exec_kind "$line"
-        [[ -n $name ]] && builtin printf '\e]633;P;Exec=1;%s\a' "$__omnish_token"
-        builtin printf '\e]133;C;aid=%s\a' "$__omnish_token"
+        [[ -n $name ]] && builtin printf '\e]633;%s;P;Exec=1\a' "$__omnish_token"
+        builtin printf '\e]133;%s;C\a' "$__omnish_token"
         if [[ -n $why ]]; then
             builtin printf 'omnish: %s will not be recorded command by command (%s)\n' \
                 "$name" "$why"
@@ -181,43 +210,48 @@ __omnish_preexec_marks() {
         # The line went into history (HISTCMD moved), so `history 1` is this line, after
         # history expansion. Otherwise (ignorespace, ignoredups, set +o history) omnish reads
         # the line off the screen.
-        local entry
-        entry=$(HISTTIMEFORMAT='' builtin history 1)
-        if [[ $entry =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]](.*)$ ]]; then
-            line=${BASH_REMATCH[1]}
+        if __omnish_last_entry; then
             __omnish_escape "$line"
-            builtin printf '\e]633;E;%s;%s\a' "$__omnish_esc" "$__omnish_token"
+            builtin printf '\e]633;%s;E;%s\a' "$__omnish_token" "$__omnish_esc"
         fi
     elif [[ ! -o history ]]; then
         # History is off (`set +o history`): every line is kept out on purpose.
-        builtin printf '\e]633;P;Private=1;%s\a' "$__omnish_token"
+        builtin printf '\e]633;%s;P;Private=1\a' "$__omnish_token"
     else
         # Not saved: bash kept it out on purpose (a leading space under ignorespace, a
         # HISTIGNORE pattern), unless it repeats the last entry (ignoredups). omnish reads the
         # line off the screen and compares it with that entry.
-        local entry last=''
-        entry=$(HISTTIMEFORMAT='' builtin history 1)
-        [[ $entry =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]](.*)$ ]] && last=${BASH_REMATCH[1]}
+        local last=''
+        __omnish_last_entry && last=$line
+        line=''
         __omnish_escape "$last"
-        builtin printf '\e]633;P;Unsaved=%s;%s\a' "$__omnish_esc" "$__omnish_token"
+        builtin printf '\e]633;%s;P;Unsaved=%s\a' "$__omnish_token" "$__omnish_esc"
         if [[ :${HISTCONTROL-}: == *:ignorespace:* || :${HISTCONTROL-}: == *:ignoreboth:* ]]; then
-            builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' "$__omnish_token"
+            builtin printf '\e]633;%s;P;HistIgnoreSpace=1\a' "$__omnish_token"
         fi
     fi
+}
+
+# Sets `line` (the caller's) to the last history entry, without its number.
+__omnish_last_entry() {
+    local entry
+    entry=$(HISTTIMEFORMAT='' builtin history 1)
+    # Only the start is matched: a regex over the whole of a long line is slow.
+    [[ ${entry:0:64} =~ ^[[:space:]]*[0-9]+[*[:space:]][[:space:]] ]] || builtin return 1
+    line=${entry:${#BASH_REMATCH[0]}}
 }
 
 # Puts __omnish_precmd first and __omnish_prompt last in PROMPT_COMMAND (string or array, as
 # the user has it) and the PS0 hook at the end of PS0. Idempotent; cheap when nothing changed.
 __omnish_install() {
-    local ps0=${PS0-} want=$__omnish_ps0 other=$__omnish_ps0_plain
-    if ! builtin shopt -q promptvars; then
-        want=$__omnish_ps0_plain other=$__omnish_ps0
-    fi
-    if [[ $ps0 != *"$want"* || $ps0 == *"$other"* ]]; then
-        ps0=${ps0//"$other"/}
-        ps0=${ps0//"$want"/}
+    local ps0=${PS0-} want=$__omnish_ps0
+    builtin shopt -q promptvars || want="\\e]133;${__omnish_nonce-};C\\a"
+    if [[ $ps0 != *"$want" ]]; then
+        ps0=${ps0//"$__omnish_ps0"/}
+        [[ -n ${__omnish_ps0_cur-} ]] && ps0=${ps0//"$__omnish_ps0_cur"/}
         PS0=$ps0$want
     fi
+    __omnish_ps0_cur=$want
     # shellcheck disable=SC2016 # run later by PROMPT_COMMAND, where `$_` is the last argument
     local first='__omnish_precmd "$_"' last='__omnish_prompt' attrs=''
     [[ -v PROMPT_COMMAND ]] && attrs=${PROMPT_COMMAND@a}

@@ -71,11 +71,14 @@ fn the_shell_sees_its_session_and_no_token() {
         format!("id={id} dir={}\r\n", dir.display())
     );
     // The token lives only in shell variables and omnish's private 0700 directory (kept for a
-    // shell that replaces this one): not in the environment.
+    // shell that replaces this one): not in the environment. Printed, it shows on the screen
+    // but is never recorded.
     let r = h.run("echo \"tok=$__omnish_token\"");
     let out = h.output_text(&r);
-    let token = out.trim().strip_prefix("tok=").unwrap().to_string();
-    assert_eq!(token.len(), 32, "{out}");
+    assert_eq!(out, "tok=[REDACTED:omnish-token]\r\n");
+    let screen = h.screen();
+    let token = screen.rsplit("tok=").next().unwrap()[..32].to_string();
+    assert!(token.bytes().all(|b| b.is_ascii_hexdigit()), "{screen}");
     let pid = h.meta().pid.unwrap();
     let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
     assert!(!String::from_utf8_lossy(&environ).contains(&token));

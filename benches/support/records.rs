@@ -11,6 +11,7 @@ pub fn command_record(id: &str, seq: u64) -> CommandRecord {
         session_id: id.into(),
         seq,
         command_line: "true".into(),
+        command_line_chars: None,
         cwd: "/home/dev/proj".into(),
         started_at: 0,
         ended_at: 0,

@@ -1,10 +1,15 @@
 # omnish zsh hooks (appended to omnish's .zshrc after the user's .zshrc ran).
-# Markers: see src/marker.rs. Functions use `emulate -L zsh` so user options (nounset,
+# Markers: see src/record/marker.rs. Functions use `emulate -L zsh` so user options (nounset,
 # sh_word_split, ksh_arrays, ...) cannot change them; `$?` is read before anything else.
+# The token lives in an unexported variable (set in .zshenv) and is printed by the hooks only:
+# no prompt string holds it.
 typeset -g __omnish_esc=''
-# Zero-width marker in front of PROMPT_EOL_MARK: zsh prints its PROMPT_SP filler ("%" and a
-# line of spaces) before precmd runs, so this tells omnish where the command's output ended.
-typeset -g __omnish_eol=$'%{\e]133;Z;aid='"${__omnish_token}"$'\a%}'
+# The zero-width mark put in front of PROMPT_EOL_MARK while a command runs: zsh prints its
+# PROMPT_SP filler ("%" and a line of spaces) before precmd runs, so this tells omnish where the
+# command's output ended. zsh expands no parameter there (unless PROMPT_SUBST is set), so it
+# carries a nonce announced with the token, spent when the command ends.
+typeset -g __omnish_eol=''
+typeset -gi __omnish_eol_unset=0
 
 # Escapes $1 into __omnish_esc: `\` → `\\`, `;`, control bytes and DEL → \xHH.
 __omnish_escape() {
@@ -23,9 +28,26 @@ __omnish_escape() {
 }
 
 __omnish_mark_eol() {
-    if [[ -o prompt_sp && ${PROMPT_EOL_MARK-%B%S%#%s%b} != ${__omnish_eol}* ]]; then
-        PROMPT_EOL_MARK=${__omnish_eol}${PROMPT_EOL_MARK-%B%S%#%s%b}
+    __omnish_unmark_eol
+    [[ -o prompt_sp ]] || return 0
+    local nonce
+    builtin printf -v nonce '%04x%04x%04x%04x' $RANDOM $RANDOM $RANDOM $RANDOM
+    builtin printf '\e]633;%s;P;EndNonce=%s\a' $__omnish_token $nonce
+    __omnish_eol=$'%{\e]133;'"$nonce"$';Z\a%}'
+    (( ${+PROMPT_EOL_MARK} )) && __omnish_eol_unset=0 || __omnish_eol_unset=1
+    PROMPT_EOL_MARK=${__omnish_eol}${PROMPT_EOL_MARK-%B%S%#%s%b}
+}
+
+# Gives PROMPT_EOL_MARK back as it was (after zsh printed it: precmd runs after the filler).
+__omnish_unmark_eol() {
+    [[ -n $__omnish_eol ]] || return 0
+    if [[ ${PROMPT_EOL_MARK-} == ${__omnish_eol}* ]]; then
+        PROMPT_EOL_MARK=${PROMPT_EOL_MARK#$__omnish_eol}
+        if (( __omnish_eol_unset )) && [[ $PROMPT_EOL_MARK == '%B%S%#%s%b' ]]; then
+            unset PROMPT_EOL_MARK
+        fi
     fi
+    __omnish_eol=''
 }
 
 # zshaddhistory hooks decide whether a line is saved: one that returns non-zero keeps it out of
@@ -70,19 +92,19 @@ __omnish_precmd() {
     # The end of the command, if one ran (omnish ignores an end without a start: empty line,
     # Ctrl-C at the prompt), the cwd, and the prompt start.
     __omnish_escape $PWD
-    builtin printf '\e]133;D;%d;aid=%s\a' $st $__omnish_token
+    builtin printf '\e]133;%s;D;%d\a' $__omnish_token $st
     # After the end marker (so it covers every key echoed before it): no whole line typed
     # ahead waits for the shell (zselect times out: 1), so the command read what was typed
     # while it ran.
     if (( ${+builtins[zselect]} )); then
         local -a __omnish_ready
         zselect -t 0 -r 0 -a __omnish_ready 2>/dev/null
-        (( $? == 1 )) && builtin printf '\e]633;P;Waiting=0;%s\a' $__omnish_token
+        (( $? == 1 )) && builtin printf '\e]633;%s;P;Waiting=0\a' $__omnish_token
     fi
-    builtin printf '\e]633;P;Cwd=%s;%s\a\e]133;A;aid=%s\a' \
-        $__omnish_esc $__omnish_token $__omnish_token
+    builtin printf '\e]633;%s;P;Cwd=%s\a\e]133;%s;A\a' \
+        $__omnish_token $__omnish_esc $__omnish_token
     __omnish_typed=''
-    __omnish_mark_eol
+    __omnish_unmark_eol
     # Keep the preexec hook last, so its marker comes right before the command's output.
     # (precmd_functions is put right from preexec: never change the array being run.)
     if [[ ${preexec_functions[-1]-} != __omnish_preexec ]]; then
@@ -134,7 +156,7 @@ __omnish_exec_prepare() {
     for arg in "${(@)w[i+1,-1]}"; do
         case $arg in (-c|-[^-]#c*|[^-]*) return 0 ;; esac
     done
-    builtin printf '\e]633;P;Exec=1;%s\a' $__omnish_token
+    builtin printf '\e]633;%s;P;Exec=1\a' $__omnish_token
     if [[ -n $cleared ]]; then
         why='exec -c clears its environment'
     elif [[ $kind == b ]]; then
@@ -183,21 +205,21 @@ __omnish_preexec() {
     __omnish_mark_eol
     # A line HIST_IGNORE_SPACE keeps out of history is private (omnish decides what to keep).
     if [[ -o hist_ignore_space && ( $1 == [[:blank:]]* || $__omnish_typed == [[:blank:]]* ) ]]; then
-        builtin printf '\e]633;P;HistIgnoreSpace=1;%s\a' $__omnish_token
+        builtin printf '\e]633;%s;P;HistIgnoreSpace=1\a' $__omnish_token
     fi
     # A zshaddhistory hook kept it out of history.
     if (( __omnish_unsaved )); then
-        builtin printf '\e]633;P;Private=1;%s\a' $__omnish_token
+        builtin printf '\e]633;%s;P;Private=1\a' $__omnish_token
         __omnish_unsaved=0
     fi
     if [[ -n $__omnish_typed ]]; then
         __omnish_escape $__omnish_typed
-        builtin printf '\e]633;P;Typed=%s;%s\a' $__omnish_esc $__omnish_token
+        builtin printf '\e]633;%s;P;Typed=%s\a' $__omnish_token $__omnish_esc
         __omnish_typed=''
     fi
     __omnish_exec_prepare $1
     __omnish_escape $1
-    builtin printf '\e]633;E;%s;%s\a\e]133;C;aid=%s\a' $__omnish_esc $__omnish_token $__omnish_token
+    builtin printf '\e]633;%s;E;%s\a\e]133;%s;C\a' $__omnish_token $__omnish_esc $__omnish_token
     if [[ -n $__omnish_exec_msg ]]; then
         print -r -- $__omnish_exec_msg
         __omnish_exec_msg=''
@@ -212,7 +234,6 @@ typeset -ga precmd_functions preexec_functions zshaddhistory_functions
     __omnish_take_addhistory
     precmd_functions=(__omnish_precmd ${precmd_functions:#__omnish_precmd})
     preexec_functions=(${preexec_functions:#__omnish_preexec} __omnish_preexec)
-    __omnish_mark_eol
     # Keeps a zle-line-finish widget the user defined.
     builtin autoload -Uz add-zle-hook-widget 2>/dev/null &&
         add-zle-hook-widget line-finish __omnish_line_finish 2>/dev/null

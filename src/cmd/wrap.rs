@@ -27,10 +27,22 @@ impl Run for WrapArgs {
 
         let started_at = store::now_ms();
         let id = store::new_session_id(started_at);
-        let token = store::random_hex(16);
+        // The token that authenticates the hooks' markers, from the operating system's
+        // generator. Without one nothing could tell the hooks' markers from forged ones: the
+        // shell runs unrecorded rather than recorded on a guessable token.
+        let token = match store::secret_hex(16) {
+            Ok(token) => Some(token),
+            Err(e) => {
+                eprintln!("omnish: {e}; starting {} without recording", argv[0]);
+                None
+            }
+        };
         let mut resolved = argv.clone();
         resolved[0] = program.to_string_lossy().into_owned();
-        let launch = shell::prepare(&resolved, &token)?;
+        let launch = match &token {
+            Some(token) => shell::prepare(&resolved, token)?,
+            None => shell::plain(&resolved),
+        };
         let (cols, rows) = pty::terminal_size()
             .or_else(size_from_env)
             .unwrap_or((80, 24));
@@ -66,20 +78,24 @@ impl Run for WrapArgs {
         // A recorder that cannot start must not keep the user from their shell. The writer
         // thread creates the directory, so a slow or hung disk cannot delay the shell either;
         // if it cannot, the warning says so at the first prompt.
-        let recorder = match Recorder::spawn(&dir, meta) {
-            Ok(mut r) => {
-                // Lines kept out of history with a leading space are private unless asked.
-                r.set_record_private(!cfg.bool("record.private_leading_space"));
-                Some(r)
-            }
-            Err(e) => {
-                eprintln!(
-                    "omnish: cannot record to {}: {e}; starting {} without recording",
-                    dir.display(),
-                    argv[0]
-                );
-                None
-            }
+        let recorder = match token.as_deref() {
+            None => None,
+            Some(token) => match Recorder::spawn(&dir, meta) {
+                Ok(mut r) => {
+                    r.set_token(token);
+                    // Lines kept out of history with a leading space are private unless asked.
+                    r.set_record_private(!cfg.bool("record.private_leading_space"));
+                    Some(r)
+                }
+                Err(e) => {
+                    eprintln!(
+                        "omnish: cannot record to {}: {e}; starting {} without recording",
+                        dir.display(),
+                        argv[0]
+                    );
+                    None
+                }
+            },
         };
         if recorder.is_some() {
             // Off the terminal's path: the shell starts whatever the prune does. A bad limit
@@ -117,7 +133,7 @@ impl Run for WrapArgs {
         let rc_dir = launch.rc_dir;
         let session = Session {
             command,
-            scanner: launch.hooked.then(|| Scanner::new(&token)),
+            scanner: token.as_deref().filter(|_| launch.hooked).map(Scanner::new),
             recorder,
             // Kept until the session ends (below), not removed at the first prompt: a shell
             // that replaces the recorded one (`exec bash`) is hooked again from it.

@@ -445,6 +445,7 @@ fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
         session_id: session.id().to_string(),
         seq: run.seq,
         command_line: run.command_line.clone(),
+        command_line_chars: run.command_line_chars,
         cwd: run.cwd.clone(),
         started_at: run.started_at,
         ended_at: 0,

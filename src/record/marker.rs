@@ -1,46 +1,74 @@
 //! Finds omnish's own markers in the shell's output and separates them from everything else.
 //!
-//! The hooks in `shell/` emit these OSC sequences, always BEL-terminated, each carrying the
-//! session's random token `T` (see SHELL-INTEGRATION.md §1 and §6):
+//! The hooks in `shell/` emit these OSC sequences, BEL-terminated (`ESC \` is accepted too).
+//! Each starts with a credential `K`: the session's random token `T`, or, for the few markers a
+//! prompt string has to hold as text, a nonce the hooks announced with `T` just before:
 //!
-//! | bytes after `ESC ]`        | meaning                                              |
-//! |----------------------------|------------------------------------------------------|
-//! | `133;A;aid=T`              | prompt start                                         |
-//! | `133;B;aid=T`              | prompt end, typed input follows (bash PS1)           |
-//! | `133;B;k=c;aid=T`          | continuation prompt end (bash PS2)                   |
-//! | `133;C;aid=T`              | input end, output start                              |
-//! | `133;D;<status>;aid=T`     | end of the last command, if one ran, with `$?`       |
-//! | `133;Z;aid=T`              | output end: zsh's PROMPT_SP filler follows           |
-//! | `633;E;<escaped>;T`        | the command line, escaped                            |
-//! | `633;P;Cwd=<escaped>;T`    | the working directory, escaped                       |
-//! | `633;P;Typed=<escaped>;T`  | the line as typed, before history expansion (zsh)    |
-//! | `633;P;HistIgnoreSpace=1;T`| a leading space keeps this line out of history       |
-//! | `633;P;Exec=1;T`           | the hooks saw this line exec a bash or zsh           |
-//! | `633;P;Private=1;T`        | the shell kept this line out of history on purpose   |
-//! | `633;P;Unsaved=<esc>;T`    | bash did not save this line; its last entry is this  |
-//! | `633;P;Waiting=0;T`        | after `D`: no whole line typed ahead waits for the shell |
+//! | bytes after `ESC ]`           | `K`                | meaning                                  |
+//! |-------------------------------|--------------------|------------------------------------------|
+//! | `133;K;A`                     | `T`, prompt nonce  | prompt start                             |
+//! | `133;K;B`                     | `T`, prompt nonce  | prompt end, typed input follows (bash PS1) |
+//! | `133;K;B;k=c`                 | `T`, prompt nonce  | continuation prompt end (bash PS2)       |
+//! | `133;K;C`                     | `T`, prompt nonce  | input end, output start                  |
+//! | `133;T;D;<status>`            | `T`                | end of the last command, if one ran, with `$?` |
+//! | `133;K;Z`                     | `T`, end nonce     | output end: zsh's PROMPT_SP filler follows |
+//! | `633;T;E;<escaped>`           | `T`                | the command line, escaped                |
+//! | `633;T;P;Cwd=<escaped>`       | `T`                | the working directory, escaped           |
+//! | `633;T;P;Typed=<escaped>`     | `T`                | the line as typed, before history expansion (zsh) |
+//! | `633;T;P;HistIgnoreSpace=1`   | `T`                | a leading space keeps this line out of history |
+//! | `633;T;P;Exec=1`              | `T`                | the hooks saw this line exec a bash or zsh |
+//! | `633;T;P;Private=1`           | `T`                | the shell kept this line out of history on purpose |
+//! | `633;T;P;Unsaved=<escaped>`   | `T`                | bash did not save this line; its last entry is this |
+//! | `633;T;P;Waiting=0`           | `T`                | after `D`: no whole line typed ahead waits for the shell |
+//! | `633;T;P;Nonce=<hex>`         | `T`                | the prompt nonce: valid for `A`, `B`, `C` until the next `C` |
+//! | `633;T;P;EndNonce=<hex>`      | `T`                | the end nonce: valid for `Z` until the next `D` |
 //!
 //! Escaping (as VS Code's OSC 633): `\` → `\\`, `;` and bytes below 0x20 and 0x7f → `\xHH`.
 //!
-//! A sequence without the token is ordinary output and passes through untouched: `cat` of a
-//! log full of OSC 133, a nested shell or ssh with their own integration can never forge or end
-//! a command. Our own markers are removed from the byte stream.
+//! The token comes first, so a marker is known to be ours 38 bytes in: its payload then streams
+//! into a bounded [`LineBuilder`] (a command line of any length costs at most
+//! [`COMMAND_LINE_CAP`] chars, cut and marked past it), and nothing that carries the token is
+//! ever handed back as output. A sequence whose credential does not match is ordinary output and
+//! passes through untouched: `cat` of a log full of OSC 133, a nested shell or ssh with their own
+//! integration can never forge or end a command. Our own markers are removed from the byte
+//! stream.
+//!
+//! The token lives in shell variables only; no prompt string holds it as text, since a prompt
+//! string may be exported (`export PS1`) or printed (`echo "$PS1"`). bash expands PS1, PS2 and PS0
+//! under `promptvars`, so they name the variables holding the markers. Without it (bash
+//! `shopt -u promptvars`, and zsh's PROMPT_EOL_MARK, which zsh expands without parameters unless
+//! PROMPT_SUBST is set), the prompt strings hold a nonce instead, announced with the token by
+//! the hook that runs just before, and spent before anything the shell runs could read it: the
+//! prompt nonce at the output start, the end nonce at the command end. A nonce authenticates
+//! only the markers its prompt string needs, so a spent or stolen one forges nothing: the end
+//! nonce, live while the command runs, only marks where zsh's filler starts, and the recorder
+//! keeps the last such mark before the command end, which zsh prints itself.
 //!
 //! The scanner is a small state machine rather than a full terminal parser: it only has to know
 //! where an OSC starts and ends, which it decides exactly as `vte` does (any ESC ends an OSC,
-//! CAN/SUB abort it; a property test checks the two agree). It holds back at most
-//! [`MAX_MARKER`] bytes of a candidate marker, so an unterminated `ESC ]133;` flood from program
-//! output costs bounded memory and is released as ordinary output.
+//! CAN/SUB abort it; a property test checks the two agree). It holds back at most a few dozen
+//! bytes of a candidate marker (an unterminated `ESC ]133;` flood from program output costs
+//! nothing and is released as ordinary output at once).
 
-/// Longest marker payload held back while waiting for its terminator.
-pub const MAX_MARKER: usize = 256 * 1024;
+use crate::record::line::{COMMAND_LINE_CAP, Line, LineBuilder};
 
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;
 const CAN: u8 = 0x18;
 const SUB: u8 = 0x1a;
 
-/// One of the hooks' markers, token checked.
+/// Most bytes of a marker's kind (`P;HistIgnoreSpace=1`, `D;130`) before its value.
+const MAX_HEADER: usize = 64;
+/// Most chars kept of a working directory (cut past it like a command line): with a command
+/// line and a typed line of [`COMMAND_LINE_CAP`] chars, a record stays well under the 16 MiB a
+/// line of `commands.jsonl` may take.
+const CWD_CAP: usize = 64 * 1024;
+/// Longest nonce accepted (hex digits).
+const MAX_NONCE: usize = 32;
+/// Most bytes of a marker confirmed by a nonce (`ESC ]133;nonce;B;k=c`).
+const MAX_NONCED: usize = 6 + MAX_NONCE + 1 + 8;
+
+/// One of the hooks' markers, credential checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Marker {
     PromptStart,
@@ -52,10 +80,10 @@ pub enum Marker {
     /// after an empty line or Ctrl-C at the prompt).
     CommandEnd(i32),
     OutputEnd,
-    CommandLine(String),
-    Cwd(String),
+    CommandLine(Line),
+    Cwd(Line),
     /// The line as the user typed it, before history expansion (zsh's line editor buffer).
-    Typed(String),
+    Typed(Line),
     /// The shell keeps lines starting with a space out of its history (bash `ignorespace` /
     /// `ignoreboth` for a line it did not save, zsh `HIST_IGNORE_SPACE`): such a line is private.
     HistIgnoreSpace,
@@ -65,7 +93,7 @@ pub enum Marker {
     /// bash did not save this line; its last history entry is this. A line that repeats it
     /// was left out as a duplicate (ignoredups); any other was kept out on purpose
     /// (ignorespace, HISTIGNORE) and is private.
-    Unsaved(String),
+    Unsaved(Line),
     /// The hooks saw that this line replaces the shell with a bash or zsh (and prepared to hook
     /// it, or said why they cannot).
     ExecAnnounced,
@@ -82,36 +110,84 @@ pub enum Piece<'a> {
     Marker(Marker),
 }
 
+/// Which credential a marker carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cred {
+    Token,
+    PromptNonce,
+    EndNonce,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     Ground,
-    /// `held` is `ESC`.
+    /// `held` is `ESC`, which ended the previous call.
     Esc,
-    /// `held` is `ESC ]` plus a payload that may still be one of ours.
-    Osc,
-    /// `held` is `ESC ] payload ESC`.
-    OscEsc,
+    /// `held` is `ESC ]`, then the start of `133;` or `633;`, then credential bytes that still
+    /// match one.
+    Candidate,
+    /// A marker confirmed by the token: its body streams into `body`, nothing is held.
+    Ours,
+    /// Ours, and an ESC came: `\` ends it; anything else breaks it.
+    OursEsc,
+    /// A marker confirmed by a nonce: `held` keeps it whole (it is short) until its terminator.
+    Nonced(Cred),
+    /// Nonced, and an ESC came.
+    NoncedEsc(Cred),
+    /// An OSC whose credential began as the token's and then differed: dropped to its end,
+    /// as a terminal would swallow it (BEL ends it; ESC, CAN and SUB end it and are output).
+    Swallow,
 }
 
 /// Splits a byte stream into text and markers; feed it reads of any size.
 pub struct Scanner {
     token: Vec<u8>,
+    prompt_nonce: Option<Vec<u8>>,
+    end_nonce: Option<Vec<u8>>,
     state: State,
     held: Vec<u8>,
+    /// 133 or 633, once the candidate's prefix is known.
+    number: u16,
+    body: Option<Body>,
 }
+
+/// Where the current call is: the start of its pending text run (`None` inside our marker), and
+/// where the held candidate began in it (`None` when it was held from an earlier call).
+struct Call {
+    text_start: Option<usize>,
+    cand_at: Option<usize>,
+}
+
+const PREFIX_133: &[u8] = b"\x1b]133;";
+const PREFIX_633: &[u8] = b"\x1b]633;";
 
 impl Scanner {
     pub fn new(token: &str) -> Scanner {
         Scanner {
             token: token.as_bytes().to_vec(),
+            prompt_nonce: None,
+            end_nonce: None,
             state: State::Ground,
             held: Vec::new(),
+            number: 0,
+            body: None,
         }
     }
 
-    /// Whether bytes of a possible marker are held back, waiting for more input.
+    /// Whether bytes of a possible marker are held back that could be released as output if
+    /// nothing more comes ([`Scanner::flush`]). Bytes that may be part of the token are never
+    /// released: they wait for the bytes that decide.
     pub fn holding(&self) -> bool {
-        !self.held.is_empty()
+        match self.state {
+            State::Esc | State::Nonced(_) | State::NoncedEsc(_) => true,
+            State::Candidate => self.held.len() <= PREFIX_133.len(),
+            _ => false,
+        }
+    }
+
+    /// Bytes held back, for tests and the fuzz target: a few dozen at most.
+    pub fn held_len(&self) -> usize {
+        self.held.len()
     }
 
     /// Scans `input`, calling `sink` with text runs and markers in order. Bytes of an unfinished
@@ -121,27 +197,29 @@ impl Scanner {
     /// sequences it holds: a candidate that began in this call and turns out not to be ours
     /// stays part of the run around it, and only an OSC is ever held.
     pub fn feed(&mut self, input: &[u8], sink: &mut dyn FnMut(Piece<'_>)) {
+        let mut call = Call {
+            text_start: match self.state {
+                State::Ours | State::OursEsc | State::Swallow => None,
+                _ => Some(0),
+            },
+            cand_at: None,
+        };
         let mut i = 0;
-        // Start of the current run of plain text inside `input`.
-        let mut text_start = 0;
-        // Where the held candidate starts in `input`, when it started in this call (its bytes
-        // are then still in the text run); `None` when it was held from an earlier call.
-        let mut held_at: Option<usize> = None;
         while i < input.len() {
             match self.state {
                 State::Ground => match osc_start().find(&input[i..]) {
                     Some(k) => {
                         let at = i + k;
-                        self.held.extend_from_slice(OSC_START);
-                        self.state = State::Osc;
-                        held_at = Some(at);
+                        self.held.extend_from_slice(b"\x1b]");
+                        self.state = State::Candidate;
+                        call.cand_at = Some(at);
                         i = at + 2;
                     }
                     // An ESC ending the input may start an OSC.
                     None if input[input.len() - 1] == ESC => {
                         self.held.push(ESC);
                         self.state = State::Esc;
-                        held_at = Some(input.len() - 1);
+                        call.cand_at = Some(input.len() - 1);
                         i = input.len();
                     }
                     None => i = input.len(),
@@ -150,67 +228,160 @@ impl Scanner {
                 State::Esc => {
                     if input[i] == b']' {
                         self.held.push(b']');
-                        self.state = State::Osc;
+                        self.state = State::Candidate;
                         i += 1;
                     } else {
-                        self.reject(&mut held_at, &mut text_start, i, sink);
+                        self.reject(&mut call, i, input, sink);
                     }
                 }
-                State::Osc => {
+                State::Candidate => {
                     let b = input[i];
-                    match b {
-                        BEL => {
+                    if b < 0x20 {
+                        // BEL or ESC ends the OSC, CAN/SUB abort it, other C0 bytes are no
+                        // part of ours: before the credential is whole, none of it is ours.
+                        self.reject(&mut call, i, input, sink);
+                    } else if self.held.len() < PREFIX_133.len() {
+                        self.held.push(b);
+                        let n = self.held.len();
+                        if self.held[..] == PREFIX_133[..n] || self.held[..] == PREFIX_633[..n] {
                             i += 1;
-                            self.finish_osc(&[BEL], &mut held_at, &mut text_start, i, input, sink);
+                        } else {
+                            self.held.pop();
+                            self.reject(&mut call, i, input, sink);
                         }
-                        ESC => {
-                            self.held.push(ESC);
-                            self.state = State::OscEsc;
-                            i += 1;
+                    } else if b == b';' {
+                        match self.credential() {
+                            Some(cred) => {
+                                i += 1;
+                                self.number = if self.held[2] == b'1' { 133 } else { 633 };
+                                self.confirm(cred, &mut call, input, sink);
+                            }
+                            None => self.reject(&mut call, i, input, sink),
                         }
-                        CAN | SUB => self.reject(&mut held_at, &mut text_start, i, sink),
-                        _ => {
-                            self.held.push(b);
+                    } else {
+                        self.held.push(b);
+                        if self.credential_prefix() {
                             i += 1;
-                            if !could_be_ours(&self.held[2..]) || self.held.len() > MAX_MARKER {
-                                self.reject(&mut held_at, &mut text_start, i, sink);
+                        } else {
+                            self.held.pop();
+                            self.reject(&mut call, i, input, sink);
+                        }
+                    }
+                }
+                State::Ours => {
+                    let rest = &input[i..];
+                    let n = rest.iter().position(|&b| b < 0x20).unwrap_or(rest.len());
+                    if let Some(body) = self.body.as_mut() {
+                        body.feed(&rest[..n]);
+                    }
+                    i += n;
+                    if i < input.len() {
+                        match input[i] {
+                            BEL => {
+                                i += 1;
+                                self.finish_ours(&mut call, i, sink);
+                            }
+                            ESC => {
+                                i += 1;
+                                self.state = State::OursEsc;
+                            }
+                            // CAN and SUB abort an OSC: the marker is dropped, the byte is
+                            // output.
+                            CAN | SUB => self.drop_ours(&mut call, i),
+                            // Another control byte is no part of our payloads (a terminal
+                            // ignores it inside an OSC): the marker is broken, and dropped at
+                            // its end.
+                            _ => {
+                                if let Some(body) = self.body.as_mut() {
+                                    body.broken = true;
+                                }
+                                i += 1;
                             }
                         }
                     }
                 }
-                State::OscEsc => {
-                    // The ESC that ended the payload, without it.
+                State::Swallow => match input[i] {
+                    BEL => {
+                        i += 1;
+                        self.state = State::Ground;
+                        call.text_start = Some(i);
+                    }
+                    ESC | CAN | SUB => {
+                        self.state = State::Ground;
+                        call.text_start = Some(i);
+                    }
+                    _ => i += 1,
+                },
+                State::OursEsc => {
+                    if input[i] == b'\\' {
+                        i += 1;
+                        self.finish_ours(&mut call, i, sink);
+                    } else {
+                        // The ESC ended the OSC without ST: not a marker of ours. The ESC starts
+                        // whatever follows.
+                        self.drop_ours(&mut call, i);
+                        self.held.push(ESC);
+                        self.state = State::Esc;
+                        call.cand_at = None;
+                    }
+                }
+                State::Nonced(cred) => {
+                    let b = input[i];
+                    match b {
+                        BEL => {
+                            i += 1;
+                            self.finish_nonced(cred, &[BEL], &mut call, i, input, sink);
+                        }
+                        ESC => {
+                            self.held.push(ESC);
+                            self.state = State::NoncedEsc(cred);
+                            i += 1;
+                        }
+                        _ if b < 0x20 || self.held.len() > MAX_NONCED => {
+                            self.reject(&mut call, i, input, sink)
+                        }
+                        _ => {
+                            self.held.push(b);
+                            i += 1;
+                        }
+                    }
+                }
+                State::NoncedEsc(cred) => {
                     self.held.pop();
                     if input[i] == b'\\' {
                         i += 1;
-                        self.finish_osc(b"\x1b\\", &mut held_at, &mut text_start, i, input, sink);
+                        self.finish_nonced(cred, b"\x1b\\", &mut call, i, input, sink);
                     } else if i > 0 {
-                        // ESC ended the OSC (not ours: we always terminate properly); the ESC,
-                        // in this call, starts a new sequence.
+                        // The ESC, in this call, starts a new sequence.
                         i -= 1;
-                        self.reject(&mut held_at, &mut text_start, i, sink);
+                        self.reject(&mut call, i, input, sink);
                     } else {
                         // The ESC ended the previous call: it is held alone.
-                        self.reject(&mut held_at, &mut text_start, i, sink);
+                        self.reject(&mut call, i, input, sink);
                         self.held.push(ESC);
                         self.state = State::Esc;
                     }
                 }
             }
         }
-        let end = match (self.state, held_at) {
-            (State::Ground, _) => input.len(),
-            (_, Some(at)) => at,
-            (_, None) => 0,
+        let end = match self.state {
+            State::Ground => Some(input.len()),
+            State::Ours | State::OursEsc | State::Swallow => None,
+            // A candidate from an earlier call: nothing of this call is text yet.
+            _ => call.cand_at,
         };
-        if end > text_start {
-            sink(Piece::Text(&input[text_start..end]));
+        if let (Some(start), Some(end)) = (call.text_start, end) {
+            if end > start {
+                sink(Piece::Text(&input[start..end]));
+            }
         }
     }
 
-    /// Gives up on a held candidate (end of stream, or it waited too long): its bytes are text.
+    /// Gives up on a held candidate (it waited too long, or the stream ended): its bytes are
+    /// text. Bytes that may be part of the token, and a marker of ours cut short, are not
+    /// released; they are dropped when the stream ends.
     pub fn flush(&mut self, sink: &mut dyn FnMut(Piece<'_>)) {
-        if !self.held.is_empty() {
+        if self.holding() && !self.held.is_empty() {
             self.release(sink);
         }
     }
@@ -224,114 +395,368 @@ impl Scanner {
     }
 
     /// The held candidate is not ours: its bytes are text. Begun in this call, they stay in the
-    /// text run; held from an earlier call, they go out now and a new run starts at `i`.
-    fn reject(
-        &mut self,
-        held_at: &mut Option<usize>,
-        text_start: &mut usize,
-        i: usize,
-        sink: &mut dyn FnMut(Piece<'_>),
-    ) {
-        if held_at.take().is_some() {
-            self.held.clear();
-            self.state = State::Ground;
+    /// text run; held from an earlier call, they go out now and a new run starts at `i`. A
+    /// candidate whose credential had begun to match is dropped instead, with the rest of its
+    /// OSC: its bytes may be part of the token (a hook cut off mid-marker), a terminal shows
+    /// nothing of an OSC anyway, and no other program's OSC 133 or 633 goes on with a
+    /// lowercase hex digit.
+    fn reject(&mut self, call: &mut Call, i: usize, input: &[u8], sink: &mut dyn FnMut(Piece<'_>)) {
+        let secret = self.state == State::Candidate && self.held.len() > PREFIX_133.len();
+        match call.cand_at.take() {
+            Some(at) if secret => {
+                if let Some(start) = call.text_start {
+                    if at > start {
+                        sink(Piece::Text(&input[start..at]));
+                    }
+                }
+            }
+            Some(_) => {}
+            None => {
+                if !secret {
+                    let held = std::mem::take(&mut self.held);
+                    sink(Piece::Text(&held));
+                    self.held = held;
+                }
+                call.text_start = Some(i);
+            }
+        }
+        self.held.clear();
+        if secret {
+            call.text_start = None;
+            self.state = State::Swallow;
         } else {
-            self.release(sink);
-            *text_start = i;
+            self.state = State::Ground;
         }
     }
 
-    /// `held` is `ESC ] payload`, terminated by `terminator`, which ends at `i` in `input`.
-    fn finish_osc(
+    /// The credential bytes held so far.
+    fn held_credential(&self) -> &[u8] {
+        &self.held[PREFIX_133.len()..]
+    }
+
+    fn candidates(&self) -> [(Cred, Option<&[u8]>); 3] {
+        [
+            (Cred::Token, Some(&self.token[..])),
+            (Cred::PromptNonce, self.prompt_nonce.as_deref()),
+            (Cred::EndNonce, self.end_nonce.as_deref()),
+        ]
+    }
+
+    fn credential_prefix(&self) -> bool {
+        let got = self.held_credential();
+        self.candidates()
+            .into_iter()
+            .any(|(_, c)| c.is_some_and(|c| !c.is_empty() && c.starts_with(got)))
+    }
+
+    fn credential(&self) -> Option<Cred> {
+        let got = self.held_credential();
+        self.candidates()
+            .into_iter()
+            .find(|(_, c)| c.is_some_and(|c| !c.is_empty() && c == got))
+            .map(|(cred, _)| cred)
+    }
+
+    /// The credential matched: a token marker is ours from here on and streams; a nonce marker
+    /// is held whole until its kind says whether the nonce may carry it.
+    fn confirm(
         &mut self,
+        cred: Cred,
+        call: &mut Call,
+        input: &[u8],
+        sink: &mut dyn FnMut(Piece<'_>),
+    ) {
+        if cred != Cred::Token {
+            self.held.push(b';');
+            self.state = State::Nonced(cred);
+            return;
+        }
+        if let (Some(at), Some(start)) = (call.cand_at.take(), call.text_start) {
+            if at > start {
+                sink(Piece::Text(&input[start..at]));
+            }
+        }
+        call.text_start = None;
+        self.held.clear();
+        self.body = Some(Body::new(self.number, &self.token));
+        self.state = State::Ours;
+    }
+
+    /// Our marker ended at `i`.
+    fn finish_ours(&mut self, call: &mut Call, i: usize, sink: &mut dyn FnMut(Piece<'_>)) {
+        self.state = State::Ground;
+        call.text_start = Some(i);
+        let Some(body) = self.body.take() else {
+            return;
+        };
+        match body.finish() {
+            Some(Parsed::Marker(m)) => {
+                self.spend(&m);
+                sink(Piece::Marker(m));
+            }
+            Some(Parsed::Nonce(n)) => self.prompt_nonce = Some(n),
+            Some(Parsed::EndNonce(n)) => self.end_nonce = Some(n),
+            // Ours but malformed: dropped.
+            None => {}
+        }
+    }
+
+    /// Our marker broke off before `i`; output resumes there.
+    fn drop_ours(&mut self, call: &mut Call, i: usize) {
+        self.body = None;
+        self.state = State::Ground;
+        call.text_start = Some(i);
+    }
+
+    /// A nonce marker ended at `i` (its terminator, which `held` lacks, was `terminator`).
+    fn finish_nonced(
+        &mut self,
+        cred: Cred,
         terminator: &[u8],
-        held_at: &mut Option<usize>,
-        text_start: &mut usize,
+        call: &mut Call,
         i: usize,
         input: &[u8],
         sink: &mut dyn FnMut(Piece<'_>),
     ) {
-        match parse(&self.held[2..], &self.token) {
-            Some(marker) => {
-                if let Some(at) = held_at.take() {
-                    if at > *text_start {
-                        sink(Piece::Text(&input[*text_start..at]));
+        // `held` is `ESC ] 133 ; nonce ; kind`.
+        let body_at = PREFIX_133.len() + self.held_credential_len() + 1;
+        let body = self.held.get(body_at..).unwrap_or_default();
+        let marker = match (cred, self.number, body) {
+            (Cred::PromptNonce, 133, b"A") => Some(Marker::PromptStart),
+            (Cred::PromptNonce, 133, b"B") => Some(Marker::PromptEnd),
+            (Cred::PromptNonce, 133, b"B;k=c") => Some(Marker::ContinuationEnd),
+            (Cred::PromptNonce, 133, b"C") => Some(Marker::OutputStart),
+            (Cred::EndNonce, 133, b"Z") => Some(Marker::OutputEnd),
+            _ => None,
+        };
+        match marker {
+            Some(m) => {
+                if let (Some(at), Some(start)) = (call.cand_at.take(), call.text_start) {
+                    if at > start {
+                        sink(Piece::Text(&input[start..at]));
                     }
                 }
                 self.held.clear();
                 self.state = State::Ground;
-                *text_start = i;
-                sink(Piece::Marker(marker));
+                call.text_start = Some(i);
+                self.spend(&m);
+                sink(Piece::Marker(m));
             }
             None => {
-                if held_at.is_none() {
+                if call.cand_at.is_none() {
                     self.held.extend_from_slice(terminator);
                 }
-                self.reject(held_at, text_start, i, sink);
+                self.reject(call, i, input, sink);
             }
         }
     }
-}
 
-const OSC_START: &[u8] = b"\x1b]";
+    /// Length of the credential of a nonce candidate (held up to its `;`).
+    fn held_credential_len(&self) -> usize {
+        let cred = &self.held[PREFIX_133.len()..];
+        cred.iter().position(|&b| b == b';').unwrap_or(cred.len())
+    }
+
+    /// A nonce is spent once the shell is past the prompt string holding it.
+    fn spend(&mut self, marker: &Marker) {
+        match marker {
+            Marker::OutputStart => self.prompt_nonce = None,
+            Marker::CommandEnd(_) => self.end_nonce = None,
+            _ => {}
+        }
+    }
+}
 
 /// Finds `ESC ]` without stopping at every other escape sequence (colours are frequent).
 fn osc_start() -> &'static memchr::memmem::Finder<'static> {
     static FINDER: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
         std::sync::OnceLock::new();
-    FINDER.get_or_init(|| memchr::memmem::Finder::new(OSC_START))
+    FINDER.get_or_init(|| memchr::memmem::Finder::new(b"\x1b]"))
 }
 
-/// Whether an OSC payload seen so far can still become one of our markers.
-fn could_be_ours(payload: &[u8]) -> bool {
-    let n = payload.len().min(4);
-    payload[..n] == b"133;"[..n] || payload[..n] == b"633;"[..n]
+/// What a marker confirmed by the token turned out to be.
+enum Parsed {
+    Marker(Marker),
+    Nonce(Vec<u8>),
+    EndNonce(Vec<u8>),
 }
 
-/// Parses a complete OSC payload; `None` unless it is one of ours with the right token.
-pub fn parse(payload: &[u8], token: &[u8]) -> Option<Marker> {
-    if let Some(rest) = payload.strip_prefix(b"133;") {
-        let rest = rest.strip_suffix(token)?.strip_suffix(b"aid=")?;
-        return match rest {
-            b"A;" => Some(Marker::PromptStart),
-            b"B;" => Some(Marker::PromptEnd),
-            b"B;k=c;" => Some(Marker::ContinuationEnd),
-            b"C;" => Some(Marker::OutputStart),
-            b"Z;" => Some(Marker::OutputEnd),
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ValueKind {
+    CommandLine,
+    Cwd,
+    Typed,
+    Unsaved,
+}
+
+/// The body of a marker confirmed by the token, after `K;`: its kind, then for the kinds that
+/// carry one, an escaped value streamed into a bounded line.
+struct Body {
+    number: u16,
+    header: Vec<u8>,
+    value: Option<(ValueKind, Value)>,
+    token: Vec<u8>,
+    broken: bool,
+}
+
+impl Body {
+    fn new(number: u16, token: &[u8]) -> Body {
+        Body {
+            number,
+            header: Vec::new(),
+            value: None,
+            token: token.to_vec(),
+            broken: false,
+        }
+    }
+
+    /// Bytes of the body (never a control byte).
+    fn feed(&mut self, mut bytes: &[u8]) {
+        while self.value.is_none() && !bytes.is_empty() && !self.broken {
+            if self.header.len() >= MAX_HEADER {
+                self.broken = true;
+                return;
+            }
+            self.header.push(bytes[0]);
+            bytes = &bytes[1..];
+            let kind = match (self.number, &self.header[..]) {
+                (633, b"E;") => Some(ValueKind::CommandLine),
+                (633, b"P;Cwd=") => Some(ValueKind::Cwd),
+                (633, b"P;Typed=") => Some(ValueKind::Typed),
+                (633, b"P;Unsaved=") => Some(ValueKind::Unsaved),
+                _ => None,
+            };
+            if let Some(kind) = kind {
+                let cap = if kind == ValueKind::Cwd {
+                    CWD_CAP
+                } else {
+                    COMMAND_LINE_CAP
+                };
+                self.value = Some((kind, Value::new(cap, &self.token)));
+            }
+        }
+        if let Some((_, v)) = self.value.as_mut() {
+            v.feed(bytes);
+        }
+    }
+
+    fn finish(self) -> Option<Parsed> {
+        if self.broken {
+            return None;
+        }
+        if let Some((kind, value)) = self.value {
+            let line = value.finish()?;
+            return Some(Parsed::Marker(match kind {
+                ValueKind::CommandLine => Marker::CommandLine(line),
+                ValueKind::Cwd => Marker::Cwd(line),
+                ValueKind::Typed => Marker::Typed(line),
+                ValueKind::Unsaved => Marker::Unsaved(line),
+            }));
+        }
+        let h = &self.header[..];
+        if self.number == 133 {
+            let m = match h {
+                b"A" => Marker::PromptStart,
+                b"B" => Marker::PromptEnd,
+                b"B;k=c" => Marker::ContinuationEnd,
+                b"C" => Marker::OutputStart,
+                b"Z" => Marker::OutputEnd,
+                _ => {
+                    let status = h.strip_prefix(b"D;")?;
+                    Marker::CommandEnd(std::str::from_utf8(status).ok()?.parse().ok()?)
+                }
+            };
+            return Some(Parsed::Marker(m));
+        }
+        let m = match h {
+            b"P;HistIgnoreSpace=1" => Marker::HistIgnoreSpace,
+            b"P;Exec=1" => Marker::ExecAnnounced,
+            b"P;Private=1" => Marker::Private,
+            b"P;Waiting=0" => Marker::NoLineWaiting,
             _ => {
-                let status = rest.strip_prefix(b"D;")?.strip_suffix(b";")?;
-                let status = std::str::from_utf8(status).ok()?.parse().ok()?;
-                Some(Marker::CommandEnd(status))
+                let nonce = |v: &[u8]| {
+                    (!v.is_empty() && v.len() <= MAX_NONCE && v.iter().all(u8::is_ascii_hexdigit))
+                        .then(|| v.to_vec())
+                };
+                if let Some(v) = h.strip_prefix(b"P;Nonce=") {
+                    return nonce(v).map(Parsed::Nonce);
+                }
+                if let Some(v) = h.strip_prefix(b"P;EndNonce=") {
+                    return nonce(v).map(Parsed::EndNonce);
+                }
+                return None;
             }
         };
+        Some(Parsed::Marker(m))
     }
-    let rest = payload.strip_prefix(b"633;")?;
-    let rest = rest.strip_suffix(token)?.strip_suffix(b";")?;
-    if let Some(cmd) = rest.strip_prefix(b"E;") {
-        return Some(Marker::CommandLine(unescape(cmd)?));
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Escape {
+    None,
+    Backslash,
+    /// `\x` and the hex digits so far.
+    Hex(u8, u8),
+}
+
+/// An escaped value, unescaped as it streams in.
+struct Value {
+    line: LineBuilder,
+    escape: Escape,
+    broken: bool,
+}
+
+impl Value {
+    fn new(cap: usize, token: &[u8]) -> Value {
+        Value {
+            line: LineBuilder::new(cap, Some(token)),
+            escape: Escape::None,
+            broken: false,
+        }
     }
-    if let Some(cwd) = rest.strip_prefix(b"P;Cwd=") {
-        return Some(Marker::Cwd(unescape(cwd)?));
+
+    fn feed(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() && !self.broken {
+            match self.escape {
+                Escape::None => {
+                    let n = memchr::memchr2(b'\\', b';', bytes).unwrap_or(bytes.len());
+                    self.line.push_bytes(&bytes[..n]);
+                    bytes = &bytes[n..];
+                    match bytes.first() {
+                        Some(b'\\') => self.escape = Escape::Backslash,
+                        // A raw `;`: no value of our hooks.
+                        Some(_) => self.broken = true,
+                        None => return,
+                    }
+                }
+                Escape::Backslash => match bytes[0] {
+                    b'\\' => {
+                        self.line.push_bytes(b"\\");
+                        self.escape = Escape::None;
+                    }
+                    b'x' | b'X' => self.escape = Escape::Hex(0, 0),
+                    _ => self.broken = true,
+                },
+                Escape::Hex(n, v) => match (bytes[0] as char).to_digit(16) {
+                    Some(d) => {
+                        let v = v * 16 + d as u8;
+                        if n == 1 {
+                            self.line.push_bytes(&[v]);
+                            self.escape = Escape::None;
+                        } else {
+                            self.escape = Escape::Hex(1, v);
+                        }
+                    }
+                    None => self.broken = true,
+                },
+            }
+            bytes = &bytes[1..];
+        }
     }
-    if let Some(typed) = rest.strip_prefix(b"P;Typed=") {
-        return Some(Marker::Typed(unescape(typed)?));
+
+    fn finish(self) -> Option<Line> {
+        (!self.broken && self.escape == Escape::None).then(|| self.line.finish())
     }
-    if rest == b"P;HistIgnoreSpace=1" {
-        return Some(Marker::HistIgnoreSpace);
-    }
-    if rest == b"P;Exec=1" {
-        return Some(Marker::ExecAnnounced);
-    }
-    if rest == b"P;Private=1" {
-        return Some(Marker::Private);
-    }
-    if rest == b"P;Waiting=0" {
-        return Some(Marker::NoLineWaiting);
-    }
-    if let Some(last) = rest.strip_prefix(b"P;Unsaved=") {
-        return Some(Marker::Unsaved(unescape(last)?));
-    }
-    None
 }
 
 /// Escapes a value for a marker payload, as the hooks do.
@@ -350,48 +775,16 @@ pub fn escape(value: &str) -> String {
     out
 }
 
-/// Reverses [`escape`]; `None` when the payload holds raw control bytes or a broken escape,
-/// which our hooks never send.
-pub fn unescape(payload: &[u8]) -> Option<String> {
-    let mut out = Vec::with_capacity(payload.len());
-    let mut i = 0;
-    while i < payload.len() {
-        let b = payload[i];
-        if b < 0x20 || b == b';' {
-            return None;
-        }
-        if b != b'\\' {
-            out.push(b);
-            i += 1;
-            continue;
-        }
-        match payload.get(i + 1) {
-            Some(b'\\') => {
-                out.push(b'\\');
-                i += 2;
-            }
-            Some(b'x' | b'X') => {
-                let hex = payload.get(i + 2..i + 4)?;
-                let hex = std::str::from_utf8(hex).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
-                i += 4;
-            }
-            _ => return None,
-        }
-    }
-    Some(String::from_utf8_lossy(&out).into_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::line::{TOKEN_NOTE, omitted_note};
     use proptest::prelude::*;
 
-    const T: &str = "0123abcd";
+    const T: &str = "0123abcd0123abcd0123abcd0123abcd";
 
     /// Text and markers with adjacent text runs merged, so splits do not matter.
-    fn scan_chunks(chunks: &[&[u8]]) -> (Vec<u8>, Vec<(usize, Marker)>) {
-        let mut s = Scanner::new(T);
+    fn scan_with(s: &mut Scanner, chunks: &[&[u8]]) -> (Vec<u8>, Vec<(usize, Marker)>) {
         let mut text = Vec::new();
         let mut markers = Vec::new();
         let mut sink = |p: Piece<'_>| match p {
@@ -405,6 +798,10 @@ mod tests {
         (text, markers)
     }
 
+    fn scan_chunks(chunks: &[&[u8]]) -> (Vec<u8>, Vec<(usize, Marker)>) {
+        scan_with(&mut Scanner::new(T), chunks)
+    }
+
     fn scan(bytes: &[u8]) -> (Vec<u8>, Vec<(usize, Marker)>) {
         scan_chunks(&[bytes])
     }
@@ -413,14 +810,22 @@ mod tests {
         format!("\x1b]{payload}\x07")
     }
 
+    fn ours(number: u16, body: &str) -> String {
+        osc(&format!("{number};{T};{body}"))
+    }
+
+    fn line(s: &str) -> Line {
+        Line::new(s)
+    }
+
     #[test]
     fn own_markers_are_removed_and_reported_in_place() {
         let input = format!(
             "prompt$ {}ls\r\n{}a b\r\n{}{}",
-            osc(&format!("133;B;aid={T}")),
-            osc(&format!("133;C;aid={T}")),
-            osc(&format!("133;D;0;aid={T}")),
-            osc(&format!("133;A;aid={T}")),
+            ours(133, "B"),
+            ours(133, "C"),
+            ours(133, "D;0"),
+            ours(133, "A"),
         );
         let (text, markers) = scan(input.as_bytes());
         assert_eq!(text, b"prompt$ ls\r\na b\r\n");
@@ -437,10 +842,33 @@ mod tests {
 
     #[test]
     fn forged_marker_without_token_is_plain_output() {
-        let forged = format!("{}{}", osc("133;D;0"), osc("133;D;1;aid=wrongtoken"));
+        let forged = format!(
+            "{}{}{}{}",
+            osc("133;D;0"),
+            osc("133;D;1;aid=wrongtoken"),
+            osc("133;f123abcd0123abcd0123abcd0123abcd;D;1"),
+            // The token at the end (the old wire format) is no marker either.
+            osc(&format!("133;D;1;aid={T}")),
+        );
         let (text, markers) = scan(forged.as_bytes());
         assert_eq!(text, forged.as_bytes());
         assert!(markers.is_empty());
+        // A credential that begins as the token and then differs, is shorter or longer, is no
+        // marker; its bytes may be part of the token, so they are no output either.
+        for cred in [
+            &T[..31],
+            &format!("{T}0")[..],
+            "0123abcd0123abcd0123abcd0123abce",
+        ] {
+            let forged = format!("a{}b", osc(&format!("133;{cred};C")));
+            let (text, markers) = scan(forged.as_bytes());
+            assert!(markers.is_empty());
+            assert!(text.starts_with(b"a") && text.ends_with(b"b"), "{text:?}");
+            assert!(
+                !String::from_utf8_lossy(&text).contains("0123abcd"),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
@@ -453,7 +881,7 @@ mod tests {
 
     #[test]
     fn st_terminated_marker_is_accepted() {
-        let input = format!("a\x1b]133;C;aid={T}\x1b\\b");
+        let input = format!("a\x1b]133;{T};C\x1b\\b");
         let (text, markers) = scan(input.as_bytes());
         assert_eq!(text, b"ab");
         assert_eq!(markers, vec![(1, Marker::OutputStart)]);
@@ -464,16 +892,16 @@ mod tests {
         let cmd = "echo 'a;b' \\ \t\x1b[1m\nnext ünï 字";
         let input = format!(
             "{}{}",
-            osc(&format!("633;E;{};{T}", escape(cmd))),
-            osc(&format!("633;P;Cwd={};{T}", escape("/tmp/x;y"))),
+            ours(633, &format!("E;{}", escape(cmd))),
+            ours(633, &format!("P;Cwd={}", escape("/tmp/x;y"))),
         );
         let (text, markers) = scan(input.as_bytes());
         assert!(text.is_empty());
         assert_eq!(
             markers,
             vec![
-                (0, Marker::CommandLine(cmd.to_string())),
-                (0, Marker::Cwd("/tmp/x;y".to_string()))
+                (0, Marker::CommandLine(line(cmd))),
+                (0, Marker::Cwd(line("/tmp/x;y")))
             ]
         );
     }
@@ -482,26 +910,26 @@ mod tests {
     fn typed_line_and_history_flag_need_the_token() {
         let input = format!(
             "{}{}",
-            osc(&format!("633;P;Typed={};{T}", escape(" !!; x"))),
-            osc(&format!("633;P;HistIgnoreSpace=1;{T}")),
+            ours(633, &format!("P;Typed={}", escape(" !!; x"))),
+            ours(633, "P;HistIgnoreSpace=1"),
         );
         let (text, markers) = scan(input.as_bytes());
         assert!(text.is_empty());
         assert_eq!(
             markers,
             vec![
-                (0, Marker::Typed(" !!; x".to_string())),
+                (0, Marker::Typed(line(" !!; x"))),
                 (0, Marker::HistIgnoreSpace)
             ]
         );
-        let forged = osc("633;P;HistIgnoreSpace=1;0000");
+        let forged = osc("633;ffff;P;HistIgnoreSpace=1");
         let (text, markers) = scan(forged.as_bytes());
         assert!(markers.is_empty());
         assert_eq!(text, forged.as_bytes());
         // Nothing typed ahead waits: only with the token.
-        let (_, markers) = scan(osc(&format!("633;P;Waiting=0;{T}")).as_bytes());
+        let (_, markers) = scan(ours(633, "P;Waiting=0").as_bytes());
         assert_eq!(markers, vec![(0, Marker::NoLineWaiting)]);
-        let forged = osc("633;P;Waiting=0;0000");
+        let forged = osc("633;ffff;P;Waiting=0");
         let (text, markers) = scan(forged.as_bytes());
         assert!(markers.is_empty());
         assert_eq!(text, forged.as_bytes());
@@ -509,26 +937,42 @@ mod tests {
 
     #[test]
     fn negative_and_large_statuses_parse() {
-        let (_, m) = scan(osc(&format!("133;D;130;aid={T}")).as_bytes());
+        let (_, m) = scan(ours(133, "D;130").as_bytes());
         assert_eq!(m, vec![(0, Marker::CommandEnd(130))]);
-        // The hooks always send the status: a bare D is not ours.
-        let (_, m) = scan(osc(&format!("133;D;aid={T}")).as_bytes());
-        assert!(m.is_empty());
-        let (t, m) = scan(osc(&format!("133;D;x1;aid={T}")).as_bytes());
-        assert!(m.is_empty());
-        assert!(!t.is_empty());
+        let (_, m) = scan(ours(133, "D;-1").as_bytes());
+        assert_eq!(m, vec![(0, Marker::CommandEnd(-1))]);
+        // The hooks always send the status: a bare D, or a bad one, is dropped (it is ours, so
+        // it is no output either).
+        for bad in ["D", "D;x1", "Q", "E;x"] {
+            let (t, m) = scan(ours(133, bad).as_bytes());
+            assert!(m.is_empty() && t.is_empty(), "{bad}");
+        }
     }
 
     #[test]
-    fn can_aborts_a_candidate() {
-        let input = format!("\x1b]133;C;aid=\x18{T}\x07rest");
+    fn can_aborts_a_candidate_and_breaks_a_marker_of_ours() {
+        let input = format!("\x1b]133;A\x18{T}\x07rest");
         let (text, markers) = scan(input.as_bytes());
         assert_eq!(text, input.as_bytes());
+        assert!(markers.is_empty());
+        // A marker of ours cut off by a control byte: dropped, never shown, and what follows
+        // is output.
+        let input = format!("\x1b]633;{T};E;echo secret\x18rest\r\n{}", ours(133, "C"));
+        let (text, markers) = scan(input.as_bytes());
+        assert_eq!(text, b"\x18rest\r\n");
+        assert_eq!(markers, vec![(7, Marker::OutputStart)]);
+    }
+
+    #[test]
+    fn an_esc_without_st_ends_a_marker_of_ours_as_nothing() {
+        let input = format!("\x1b]633;{T};E;ls\x1b[1mbold");
+        let (text, markers) = scan(input.as_bytes());
+        assert_eq!(text, b"\x1b[1mbold");
         assert!(markers.is_empty());
     }
 
     #[test]
-    fn unterminated_flood_is_released_with_bounded_memory() {
+    fn unterminated_flood_is_released_at_once() {
         let mut s = Scanner::new(T);
         let mut out = 0usize;
         let mut sink = |p: Piece<'_>| {
@@ -540,10 +984,113 @@ mod tests {
         let chunk = vec![b'x'; 64 * 1024];
         for _ in 0..10 {
             s.feed(&chunk, &mut sink);
-            assert!(s.held.len() <= MAX_MARKER + 1);
+            assert_eq!(s.held_len(), 0);
         }
         s.flush(&mut sink);
         assert_eq!(out, 6 + 640 * 1024);
+    }
+
+    #[test]
+    fn a_ten_megabyte_command_line_is_ours_and_costs_the_cap() {
+        // As the hook sends it, in pty-sized reads: never released as output, memory bounded,
+        // the line cut to its head and tail around the note.
+        let cmd: String = (0..1_000_000).map(|i| format!("{:09} ", i)).collect();
+        assert_eq!(cmd.len(), 10_000_000);
+        let marker = ours(633, &format!("E;{}", escape(&cmd)));
+        let mut s = Scanner::new(T);
+        let mut text = 0usize;
+        let mut found = Vec::new();
+        for chunk in marker.as_bytes().chunks(4096) {
+            s.feed(chunk, &mut |p| match p {
+                Piece::Text(t) => text += t.len(),
+                Piece::Marker(m) => found.push(m),
+            });
+            assert!(s.held_len() <= 64);
+        }
+        assert_eq!(text, 0);
+        let [Marker::CommandLine(l)] = &found[..] else {
+            panic!("{found:?}")
+        };
+        assert_eq!(l.chars, 10_000_000);
+        assert!(l.cut);
+        let half = COMMAND_LINE_CAP / 2;
+        let want = format!(
+            "{}{}{}",
+            &cmd[..half],
+            omitted_note(10_000_000 - 2 * half as u64),
+            &cmd[cmd.len() - half..]
+        );
+        assert!(l.text == want);
+    }
+
+    #[test]
+    fn the_token_in_a_value_is_scrubbed() {
+        let input = ours(633, &format!("E;echo {T}"));
+        let (_, m) = scan(input.as_bytes());
+        assert_eq!(
+            m,
+            vec![(0, Marker::CommandLine(line(&format!("echo {TOKEN_NOTE}"))))]
+        );
+    }
+
+    #[test]
+    fn a_prompt_nonce_carries_prompt_markers_until_the_output_starts() {
+        let mut s = Scanner::new(T);
+        let nonce = "c0ffee00";
+        let n = |body: &str| osc(&format!("133;{nonce};{body}"));
+        // Before it is announced, a nonce is nothing.
+        let early = n("B");
+        assert_eq!(scan_with(&mut s, &[early.as_bytes()]).0, early.as_bytes());
+        let prompt = format!(
+            "{}{}$ {}ls\r\n{}",
+            ours(633, &format!("P;Nonce={nonce}")),
+            n("A"),
+            n("B"),
+            n("C")
+        );
+        let (text, markers) = scan_with(&mut s, &[prompt.as_bytes()]);
+        assert_eq!(text, b"$ ls\r\n");
+        assert_eq!(
+            markers,
+            vec![
+                (0, Marker::PromptStart),
+                (2, Marker::PromptEnd),
+                (6, Marker::OutputStart)
+            ]
+        );
+        // Spent at the output start: the command's output (an exported PS1 in a nested shell,
+        // `echo -e "$PS0"`) cannot use it.
+        for body in ["B", "C", "A"] {
+            let later = n(body);
+            let (text, markers) = scan_with(&mut s, &[later.as_bytes()]);
+            assert_eq!((text, markers.len()), (later.into_bytes(), 0));
+        }
+        // A nonce carries prompt markers only.
+        let mut s = Scanner::new(T);
+        scan_with(&mut s, &[ours(633, &format!("P;Nonce={nonce}")).as_bytes()]);
+        for body in ["D;0", "Z", "E;rm -rf /"] {
+            let forged = osc(&format!("133;{nonce};{body}"));
+            let (text, markers) = scan_with(&mut s, &[forged.as_bytes()]);
+            assert_eq!((text, markers.len()), (forged.into_bytes(), 0), "{body}");
+        }
+    }
+
+    #[test]
+    fn an_end_nonce_carries_only_the_output_end_until_the_command_ends() {
+        let mut s = Scanner::new(T);
+        let z = osc("133;77aa;Z");
+        let c = osc("133;77aa;C");
+        let input = format!("{}out{z}{c}{z}", ours(633, "P;EndNonce=77aa"));
+        let (text, markers) = scan_with(&mut s, &[input.as_bytes()]);
+        assert_eq!(text, format!("out{c}").as_bytes());
+        assert_eq!(
+            markers,
+            vec![(3, Marker::OutputEnd), (3 + c.len(), Marker::OutputEnd)]
+        );
+        let input = format!("{}{z}", ours(133, "D;0"));
+        let (text, markers) = scan_with(&mut s, &[input.as_bytes()]);
+        assert_eq!(text, z.as_bytes());
+        assert_eq!(markers, vec![(0, Marker::CommandEnd(0))]);
     }
 
     #[test]
@@ -567,33 +1114,63 @@ mod tests {
     }
 
     #[test]
-    fn raw_control_byte_in_payload_is_not_ours() {
-        let input = format!("\x1b]633;E;a\nb;{T}\x07");
+    fn held_token_bytes_are_never_released_by_a_flush() {
+        // A read that ends inside the credential: the wait may be long (a stopped terminal),
+        // but the bytes may be the token and are never shown as output.
+        let mut s = Scanner::new(T);
+        let mut text = Vec::new();
+        s.feed(format!("x\x1b]133;{}", &T[..20]).as_bytes(), &mut |p| {
+            if let Piece::Text(t) = p {
+                text.extend_from_slice(t)
+            }
+        });
+        assert!(!s.holding());
+        s.flush(&mut |p| {
+            if let Piece::Text(t) = p {
+                text.extend_from_slice(t)
+            }
+        });
+        assert_eq!(text, b"x");
+        let (rest, markers) = scan_with(&mut s, &[format!("{};C\x07", &T[20..]).as_bytes()]);
+        assert!(rest.is_empty());
+        assert_eq!(markers, vec![(0, Marker::OutputStart)]);
+        // A prefix alone may be released.
+        let mut s = Scanner::new(T);
+        s.feed(b"\x1b]133", &mut |_| {});
+        assert!(s.holding());
+    }
+
+    #[test]
+    fn raw_control_byte_in_payload_drops_the_marker() {
+        // A terminal ignores it inside an OSC; our payloads never hold one: the whole marker
+        // goes, to its end.
+        let input = format!("\x1b]633;{T};E;a\nb\x07after");
         let (text, markers) = scan(input.as_bytes());
         assert!(markers.is_empty());
-        assert_eq!(text, input.as_bytes());
+        assert_eq!(text, b"after");
     }
 
     #[test]
     fn escape_round_trips_every_control_byte() {
         let all: String = (0u8..=0x7f).map(char::from).collect();
-        assert_eq!(
-            unescape(escape(&all).as_bytes()).as_deref(),
-            Some(all.as_str())
-        );
+        let (_, m) = scan(ours(633, &format!("E;{}", escape(&all))).as_bytes());
+        assert_eq!(m, vec![(0, Marker::CommandLine(line(&all)))]);
     }
 
     fn sample_stream() -> Vec<u8> {
         let mut v = Vec::new();
-        v.extend_from_slice(osc(&format!("133;A;aid={T}")).as_bytes());
+        v.extend_from_slice(ours(133, "A").as_bytes());
         v.extend_from_slice(b"\x1b[1mme@host\x1b[0m $ ");
-        v.extend_from_slice(osc(&format!("133;B;aid={T}")).as_bytes());
+        v.extend_from_slice(ours(633, "P;Nonce=5eed").as_bytes());
+        v.extend_from_slice(osc("133;5eed;B").as_bytes());
         v.extend_from_slice(b"cat log\r\n");
-        v.extend_from_slice(osc(&format!("633;E;{};{T}", escape("cat log; echo ü"))).as_bytes());
-        v.extend_from_slice(format!("\x1b]133;C;aid={T}\x1b\\").as_bytes());
+        v.extend_from_slice(ours(633, &format!("E;{}", escape("cat log; echo ü"))).as_bytes());
+        v.extend_from_slice(format!("\x1b]133;{T};C\x1b\\").as_bytes());
         v.extend_from_slice(b"\x1b]133;D;0\x07forged\x1b]0;t\x07\x1b]133;A;aid=zz\x1b\\x\x1b");
         v.extend_from_slice(b"[K\x1b]1");
-        v.extend_from_slice(osc(&format!("133;D;7;aid={T}")).as_bytes());
+        v.extend_from_slice(osc("133;5eed;B").as_bytes());
+        v.extend_from_slice(format!("\x1b]633;{}x\x07", &T[..9]).as_bytes());
+        v.extend_from_slice(ours(133, "D;7").as_bytes());
         v.extend_from_slice(b"tail");
         v
     }
@@ -602,7 +1179,8 @@ mod tests {
     fn markers_split_across_reads_at_every_byte() {
         let stream = sample_stream();
         let whole = scan(&stream);
-        assert_eq!(whole.1.len(), 5);
+        assert_eq!(whole.1.len(), 5, "{:?}", whole.1);
+        assert!(!String::from_utf8_lossy(&whole.0).contains("5eed;B\x07cat"));
         for cut in 0..=stream.len() {
             let (a, b) = stream.split_at(cut);
             assert_eq!(scan_chunks(&[a, b]), whole, "split at {cut}");
@@ -619,7 +1197,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn any_split_gives_the_same_result(cuts in proptest::collection::vec(0usize..400, 0..6)) {
+        fn any_split_gives_the_same_result(cuts in proptest::collection::vec(0usize..600, 0..6)) {
             let stream = sample_stream();
             let whole = scan(&stream);
             let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (stream.len() + 1)).collect();
@@ -634,26 +1212,48 @@ mod tests {
         #[test]
         fn foreign_bytes_pass_through_unchanged(bytes in proptest::collection::vec(
             prop_oneof![Just(0x1bu8), Just(b']'), Just(0x07u8), Just(b'1'), Just(b'3'), Just(b';'),
-                        Just(0x18u8), Just(b'\\'), any::<u8>()], 0..300)) {
-            // Without the token nothing can be a marker, so the text is the input.
+                        Just(b'6'), Just(0x18u8), Just(b'\\'), any::<u8>()], 0..300)) {
+            // Without the start of the token nothing can be a marker, so the text is the input.
+            let has = |p: &[u8]| memchr::memmem::find(&bytes, p).is_some();
+            prop_assume!(!has(b"\x1b]133;0") && !has(b"\x1b]633;0"));
             let (text, markers) = scan(&bytes);
             prop_assert!(markers.is_empty());
             prop_assert_eq!(text, bytes);
         }
 
         #[test]
+        fn no_piece_of_a_marker_of_ours_is_ever_output(
+            cuts in proptest::collection::vec((0usize..80, 0usize..4), 1..6),
+            after in "[a-z\\x1b\\x07\\r\\n\\]]{0,20}",
+        ) {
+            // Markers of ours cut short anywhere (a hook interrupted), each followed by other
+            // output: whatever happens, the token is never in the text.
+            let full = ours(633, &format!("E;{}", escape("echo 'a;b'")));
+            let mut input = Vec::new();
+            for (cut, kind) in cuts {
+                let part = &full.as_bytes()[..cut.min(full.len())];
+                input.extend_from_slice(part);
+                input.extend_from_slice([&b"\r\n"[..], b"\x1b[0m", b"\x18", b"\x07"][kind]);
+                input.extend_from_slice(after.as_bytes());
+            }
+            let (text, _) = scan(&input);
+            prop_assert!(memchr::memmem::find(&text, T.as_bytes()).is_none());
+            prop_assert!(memchr::memmem::find(&text, &T.as_bytes()[..16]).is_none());
+        }
+
+        #[test]
         fn our_markers_agree_with_vte(pre in "[a-z \\x1b\\[0-9;m]{0,20}", cmd in "\\PC{0,30}") {
             // Whatever precedes it, vte sees our marker as an OSC exactly when the scanner does.
-            let marker = osc(&format!("633;E;{};{T}", escape(&cmd)));
+            let marker = ours(633, &format!("E;{}", escape(&cmd)));
             let input = format!("{pre}\x07{marker}");
             let (_, markers) = scan(input.as_bytes());
             let mut vte_oscs = VteOscs(Vec::new());
             let mut parser = vte::Parser::new();
             parser.advance(&mut vte_oscs, input.as_bytes());
-            let vte_found = vte_oscs.0.iter().any(|p| p.len() == 4 && p[0] == b"633" && p[1] == b"E");
+            let vte_found = vte_oscs.0.iter().any(|p| p.len() == 4 && p[0] == b"633" && p[2] == b"E");
             prop_assert_eq!(vte_found, !markers.is_empty());
             if let Some((_, Marker::CommandLine(c))) = markers.first() {
-                prop_assert_eq!(c, &cmd);
+                prop_assert_eq!(&c.text, &cmd);
             }
         }
     }

@@ -686,7 +686,11 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                 guard.reaped = exit_status.is_some();
             }
 
-            // Housekeeping.
+            // Housekeeping. A candidate waits for the bytes that decide it only while the
+            // shell's output is read: not while a stopped terminal (Ctrl-S) holds it back.
+            if !read_master {
+                held_since = held_since.map(|_| Instant::now());
+            }
             if let Some(since) = held_since {
                 if since.elapsed() >= HOLD_LIMIT {
                     if let Some(sc) = scanner.as_mut() {

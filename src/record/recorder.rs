@@ -11,6 +11,13 @@
 //! Command lines: the hooks report each line (`633;E`); for a line the shell kept out of its
 //! history (bash) omnish reads it off a model of the screen ([`Screen`]) from the prompt's end,
 //! row after wrapped row. What was typed is kept beside it when a history expansion changed it.
+//! Either way a line is exact up to [`COMMAND_LINE_CAP`] chars and cut and marked past it
+//! ([`Line`]); `meta.json` holds at most [`RUNNING_LINE_CAP`] chars of the running one.
+//!
+//! The session's token never reaches the disk: wherever the shell prints it outside our markers
+//! (`set`, `declare -p`, a `cat` of omnish's rc file), the recorder replaces it in the output
+//! it takes in, before anything else looks at it ([`Scrubber`]), in the keys it writes, and in
+//! every line it stores.
 //!
 //! Private commands: a line the user kept out of history on purpose (a leading space under bash
 //! ignorespace or zsh HIST_IGNORE_SPACE, a bash HISTIGNORE pattern or `set +o history`, a zsh
@@ -54,6 +61,7 @@
 //! [`Writer`], which writes them on its own thread. A recorder that cannot write stops writing,
 //! keeps a one-line warning for the user, and never fails the shell: every method is infallible.
 
+use crate::record::line::{COMMAND_LINE_CAP, Line, LineBuilder, Scrubber, scrub_str};
 use crate::record::marker::Marker;
 use crate::record::screen::{Pos, Screen};
 use crate::record::typeahead::{BatchId, EchoModes, Plan, Reader, Tracker};
@@ -78,6 +86,15 @@ pub const AHEAD_WAIT: Duration = Duration::from_secs(5);
 const FRAME_TARGET: usize = 64 * 1024;
 /// How long output may wait in an unfinished frame before it goes to the writer anyway.
 pub const FRAME_DELAY: Duration = Duration::from_millis(10);
+/// How long the end of the output (or of the keys) that may begin the token waits for the rest
+/// before it is written as it is.
+const SCRUB_DELAY: Duration = Duration::from_millis(500);
+/// Most chars of the running command's line in `meta.json`, which every reader of a session
+/// reads whole; the record in `commands.jsonl` keeps up to [`COMMAND_LINE_CAP`].
+pub const RUNNING_LINE_CAP: usize = 64 * 1024;
+/// Bytes zsh prints after the end-of-output mark (`Z`) besides the PROMPT_SP filler's two lines
+/// of spaces: the rest of PROMPT_EOL_MARK. A mark followed by more is not where the output ended.
+const FILLER_SLACK: u64 = 4096;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -116,13 +133,16 @@ struct Closing {
 #[derive(Debug)]
 struct Open {
     seq: u64,
-    command_line: String,
+    command_line: Line,
     source: &'static str,
     cwd: String,
     started_at: u64,
     offset: u64,
-    /// Where the output ended, when a `Z` marker said so before the `D`.
+    /// Where the output ended, when a `Z` marker said so before the `D`: the last one, with
+    /// no more than zsh's filler after it (`after_end` bytes since the last mark).
     end: Option<u64>,
+    end_marked: bool,
+    after_end: u64,
     cols: u16,
     typed: Option<String>,
     private: bool,
@@ -136,15 +156,15 @@ pub struct Recorder {
     offset: u64,
     phase: Phase,
     seq: u64,
-    command_line: Option<String>,
+    command_line: Option<Line>,
     /// The line as typed, when the hooks report it (zsh).
-    typed: Option<String>,
+    typed: Option<Line>,
     /// The hooks said a leading space keeps this line out of history.
     hist_ignore_space: bool,
     /// The hooks said the shell kept this line out of history on purpose.
     private_line: bool,
     /// The hooks said bash did not save this line, and what its last entry is.
-    unsaved: Option<String>,
+    unsaved: Option<Line>,
     /// The hooks saw this line exec a shell.
     exec_announced: bool,
     /// Record private commands anyway.
@@ -197,6 +217,16 @@ pub struct Recorder {
     prompts: u64,
     /// A one-time warning of the recorder's own (the writer keeps those about the disk).
     warning: Option<String>,
+    /// The session's marker token, kept out of everything written.
+    token: Vec<u8>,
+    /// The token taken out of the output as it comes in, and out of the keys as they go out.
+    scrub_out: Scrubber,
+    scrub_in: Scrubber,
+    /// When the scrubbers began to keep bytes back (and, for the keys, their frame's time).
+    scrub_out_at: u64,
+    scrub_in_at: u64,
+    /// Reused for the scrubbed output of each read.
+    scratch: Vec<u8>,
 }
 
 impl Recorder {
@@ -256,7 +286,20 @@ impl Recorder {
             outbox_at: 0,
             prompts: 0,
             warning: None,
+            token: Vec::new(),
+            scrub_out: Scrubber::new(b""),
+            scrub_in: Scrubber::new(b""),
+            scrub_out_at: 0,
+            scrub_in_at: 0,
+            scratch: Vec::new(),
         }
+    }
+
+    /// The session's marker token: it is replaced wherever it appears in what is written.
+    pub fn set_token(&mut self, token: &str) {
+        self.token = token.as_bytes().to_vec();
+        self.scrub_out = Scrubber::new(&self.token);
+        self.scrub_in = Scrubber::new(&self.token);
     }
 
     /// Record private commands (kept out of history with a leading space) like any other.
@@ -312,9 +355,33 @@ impl Recorder {
         self.screen.resize(cols, rows);
     }
 
-    /// Output of the shell (markers already removed), as forwarded to the terminal.
+    /// Output of the shell (markers already removed), as forwarded to the terminal. The token
+    /// is taken out first: everything after (frames, the search for echoed keys) sees the
+    /// output as it is written.
     pub fn output(&mut self, now: u64, bytes: &[u8]) {
         if bytes.is_empty() || self.stopped() {
+            return;
+        }
+        let held = self.scrub_out.holding();
+        let mut scrubbed = std::mem::take(&mut self.scratch);
+        scrubbed.clear();
+        self.scrub_out.feed(bytes, &mut scrubbed);
+        if self.scrub_out.holding() && !held {
+            self.scrub_out_at = now;
+        }
+        self.take_output(now, &scrubbed);
+        self.scratch = scrubbed;
+        if let Some(open) = self.open.as_mut().filter(|o| o.end_marked) {
+            open.after_end += bytes.len() as u64;
+        }
+        if self.drawing {
+            self.screen.feed(bytes);
+        }
+    }
+
+    /// Output, the token taken out, into the frame being built.
+    fn take_output(&mut self, now: u64, bytes: &[u8]) {
+        if bytes.is_empty() {
             return;
         }
         if self.pending.is_empty() {
@@ -326,8 +393,19 @@ impl Recorder {
             t.scan(self.out_pos, bytes);
         }
         self.out_pos += bytes.len() as u64;
-        if self.drawing {
-            self.screen.feed(bytes);
+    }
+
+    /// Gives up waiting for the rest of a token: what the scrubbers kept back is written.
+    fn release_scrubbed(&mut self, now: u64) {
+        if self.scrub_out.holding() {
+            let mut rest = Vec::new();
+            self.scrub_out.flush(&mut rest);
+            self.take_output(now, &rest);
+        }
+        if self.scrub_in.holding() {
+            let mut rest = Vec::new();
+            self.scrub_in.flush(&mut rest);
+            self.send_scrubbed(self.scrub_in_at, store::INPUT, rest);
         }
     }
 
@@ -369,6 +447,13 @@ impl Recorder {
     /// writer, which puts frames on disk as soon as it has caught up. Frames are also cut at
     /// every marker and before input, so they still never straddle two commands.
     pub fn end_of_read(&mut self, now: u64) {
+        let scrub_delay = SCRUB_DELAY.as_millis() as u64;
+        if (self.scrub_out.holding() && now.saturating_sub(self.scrub_out_at) >= scrub_delay)
+            || (self.scrub_in.holding() && now.saturating_sub(self.scrub_in_at) >= scrub_delay)
+        {
+            self.release_scrubbed(now);
+            self.cut();
+        }
         let delay = FRAME_DELAY.as_millis() as u64;
         if self.pending.len() >= FRAME_TARGET || now.saturating_sub(self.pending_at) >= delay {
             self.cut();
@@ -382,7 +467,10 @@ impl Recorder {
     /// Whether output waits in an unfinished frame, or frames wait to be posted: call
     /// [`Recorder::end_of_read`] again within [`FRAME_DELAY`].
     pub fn frame_waiting(&self) -> bool {
-        !self.pending.is_empty() || !self.outbox.is_empty()
+        !self.pending.is_empty()
+            || !self.outbox.is_empty()
+            || self.scrub_out.holding()
+            || self.scrub_in.holding()
     }
 
     /// When (ms) [`Recorder::end_of_read`] must be called at the latest, with nothing read: a
@@ -393,6 +481,8 @@ impl Recorder {
     }
 
     pub fn marker(&mut self, now: u64, marker: Marker) {
+        // A marker is a boundary: the output before it is whole (no token runs across one).
+        self.release_scrubbed(now);
         if self.ahead.is_none() && !self.record_private {
             // Hooks are there: the shell will say which lines are private.
             self.ahead = Some(Tracker::new());
@@ -443,7 +533,7 @@ impl Recorder {
             Marker::Private => self.private_line = true,
             Marker::Unsaved(last) => self.unsaved = Some(last),
             Marker::ExecAnnounced => self.exec_announced = true,
-            Marker::Cwd(cwd) => self.cwd = cwd,
+            Marker::Cwd(cwd) => self.cwd = scrub_str(&cwd.text, &self.token),
             Marker::OutputStart => {
                 if self.phase == Phase::Output {
                     self.close(now, None);
@@ -451,7 +541,7 @@ impl Recorder {
                 self.cut();
                 let (line, source, typed) = self.command_line_at_start();
                 let leading_space = self.hist_ignore_space
-                    && [Some(&line), typed.as_ref()]
+                    && [Some(&line.text), typed.as_ref()]
                         .into_iter()
                         .flatten()
                         .any(|l| l.starts_with([' ', '\t']));
@@ -459,11 +549,11 @@ impl Recorder {
                 let unsaved = self
                     .unsaved
                     .take()
-                    .is_some_and(|last| line.trim_end() != last.trim_end());
+                    .is_some_and(|last| line.text.trim_end() != last.text.trim_end());
                 let private = leading_space || unsaved || std::mem::take(&mut self.private_line);
                 let hide = private && !self.record_private;
                 if !self.exec_announced {
-                    if let Some(shell) = exec_of_a_shell(&line) {
+                    if let Some(shell) = exec_of_a_shell(&line.text) {
                         // bash kept the line out of history: its hooks never saw it.
                         self.warning = Some(format!(
                             "omnish: {shell} will not be recorded command by command (the line was kept out of history, so omnish's hooks could not prepare it)"
@@ -471,14 +561,14 @@ impl Recorder {
                     }
                 }
                 let reader = Reader::Ran {
-                    line: &line,
+                    line: &line.text,
                     typed: typed.as_deref(),
                     hidden: hide,
                 };
                 self.settle(reader);
                 self.drawing = false;
                 if hide {
-                    self.open_record(now, String::new(), source, None, true);
+                    self.open_record(now, Line::default(), source, None, true);
                 } else {
                     self.open_record(now, line, source, typed, false);
                 }
@@ -488,6 +578,8 @@ impl Recorder {
                 }
             }
             Marker::OutputEnd => {
+                // The last mark before the end counts: one printed by the command (it can read
+                // PROMPT_EOL_MARK, a nested zsh may have it exported) is followed by zsh's own.
                 if self.phase == Phase::Output {
                     self.cut();
                     if self.tail_on {
@@ -495,8 +587,12 @@ impl Recorder {
                     } else {
                         let offset = self.offset();
                         if let Some(open) = self.open.as_mut() {
-                            open.end.get_or_insert(offset);
+                            open.end = Some(offset);
                         }
+                    }
+                    if let Some(open) = self.open.as_mut() {
+                        open.end_marked = true;
+                        open.after_end = 0;
                     }
                 }
             }
@@ -698,7 +794,7 @@ impl Recorder {
                         ended_at,
                         exit_code,
                     } = *c;
-                    open.end = open.end.or(end_at);
+                    open.end = end_at.or(open.end);
                     self.write_record(open, ended_at, exit_code);
                 }
             }
@@ -712,7 +808,7 @@ impl Recorder {
     /// line and, separately, the line as typed. A line bash kept out of its history is read off
     /// the screen. bash prints a line changed by history expansion before running it: the
     /// screen then holds the typed line, then the expansion.
-    fn command_line_at_start(&mut self) -> (String, &'static str, Option<String>) {
+    fn command_line_at_start(&mut self) -> (Line, &'static str, Option<String>) {
         let hook = self.command_line.take();
         let hook_typed = self.typed.take();
         if let Some(last) = self.input_lines.last_mut() {
@@ -720,49 +816,61 @@ impl Recorder {
                 last.1 = self.screen.editor_end();
             }
         }
-        let mut lines = Vec::new();
+        let token = (!self.token.is_empty()).then_some(&self.token[..]);
+        let mut typed_b = LineBuilder::new(COMMAND_LINE_CAP, token);
         let mut after = None;
-        for &(start, end) in &self.input_lines {
-            let (text, next) = self.screen.logical_line(start, end);
-            lines.push(text);
+        for (i, &(start, end)) in self.input_lines.iter().enumerate() {
+            if i > 0 {
+                typed_b.push_char('\n');
+            }
+            let next = self.screen.read_line(start, end, &mut typed_b);
             after = Some(end.unwrap_or(next));
         }
-        let screen_typed = lines.join("\n");
-        let echoed = after
-            .map(|a| self.screen.text_between(a, self.screen.cursor()))
-            .unwrap_or_default();
+        let screen_lines = self.input_lines.len();
+        let screen_typed = typed_b.finish();
+        let mut echoed_b = LineBuilder::new(COMMAND_LINE_CAP, token);
+        if let Some(a) = after {
+            self.screen
+                .text_between(a, self.screen.cursor(), &mut echoed_b);
+        }
+        let echoed = echoed_b.finish();
         // What bash printed between the line and the output is the expansion when it matches
         // the history entry or, for a line kept out of history, when the typed line holds a
         // history expansion character (other output there: `set -x` traces of the hooks).
         let expanded = |typed: &str| typed.contains('!') || typed.starts_with('^');
         let (line, source, typed) = match hook {
             Some(h) => {
-                let typed = (!echoed.is_empty() && echoed == h).then(|| screen_typed.clone());
-                (self.as_typed(h, &lines), "hook", typed)
+                let typed =
+                    (echoed.chars > 0 && echoed.text == h.text).then(|| screen_typed.text.clone());
+                (self.as_typed(h, &screen_typed, screen_lines), "hook", typed)
             }
-            None if !echoed.is_empty() && expanded(&screen_typed) => {
-                (echoed, "screen", Some(screen_typed))
+            None if echoed.chars > 0 && expanded(&screen_typed.text) => {
+                (echoed, "screen", Some(screen_typed.text))
             }
             None => (screen_typed, "screen", None),
         };
-        let typed = hook_typed.or(typed);
-        let typed = typed.filter(|t| *t != line && !t.trim().is_empty());
+        let typed = hook_typed.map(|t| t.text).or(typed);
+        let typed = typed.filter(|t| *t != line.text && !t.trim().is_empty());
         (line, source, typed)
     }
 
     /// Opens a command record for `sh -c`, where the whole run is one command.
     pub fn begin(&mut self, now: u64, command_line: String, source: &'static str) {
-        self.open_record(now, command_line, source, None, false);
+        self.open_record(now, Line::new(&command_line), source, None, false);
     }
 
     fn open_record(
         &mut self,
         now: u64,
-        command_line: String,
+        command_line: Line,
         source: &'static str,
         typed: Option<String>,
         private: bool,
     ) {
+        // The scanner and the screen reader leave the token out already; whatever the line's
+        // way here, it is never stored.
+        let command_line = self.scrubbed(command_line);
+        let typed = typed.map(|t| scrub_str(&t, &self.token));
         self.cut();
         self.seq += 1;
         let open = Open {
@@ -777,14 +885,18 @@ impl Recorder {
             started_at: now,
             offset: self.offset(),
             end: None,
+            end_marked: false,
+            after_end: 0,
             cols: self.cols,
             typed,
             private,
         };
         self.dropping = private;
+        let running = open.command_line.shortened(RUNNING_LINE_CAP);
         self.meta.running_command = Some(RunningCommand {
             seq: open.seq,
-            command_line: open.command_line.clone(),
+            command_line_chars: running.cut_chars(),
+            command_line: running.text,
             cwd: open.cwd.clone(),
             started_at: open.started_at,
             stream_offset: open.offset,
@@ -799,6 +911,7 @@ impl Recorder {
     /// The shell is gone: close the open command with the shell's status and seal meta.json.
     /// What was typed ahead and never ran is not written (whatever may be its echo included).
     pub fn finish(&mut self, now: u64, exit_status: Option<i32>, interrupted: bool) {
+        self.release_scrubbed(now);
         if self.open.is_some() {
             self.close(now, exit_status);
         }
@@ -845,12 +958,20 @@ impl Recorder {
 
     /// Writes the record of a command whose frames have all been handed to the writer.
     fn write_record(&mut self, open: Open, now: u64, exit_code: Option<i32>) {
-        let end = open.end.unwrap_or_else(|| self.offset());
+        // zsh's mark, when only its filler followed (two lines of spaces and the rest of
+        // PROMPT_EOL_MARK), else the output ran on after it.
+        let filler = 2 * u64::from(open.cols.max(self.cols)) + FILLER_SLACK;
+        let end = match open.end {
+            Some(end) if open.after_end <= filler => end,
+            _ => self.offset(),
+        };
+        let command_line_chars = open.command_line.cut_chars();
         let record = CommandRecord {
             command_id: format!("{}:{}", self.meta.id, open.seq),
             session_id: self.meta.id.clone(),
             seq: open.seq,
-            command_line: open.command_line,
+            command_line: open.command_line.text,
+            command_line_chars,
             cwd: open.cwd,
             started_at: open.started_at,
             ended_at: now,
@@ -870,21 +991,31 @@ impl Recorder {
         self.write_meta();
     }
 
+    fn scrubbed(&self, mut line: Line) -> Line {
+        let text = scrub_str(&line.text, &self.token);
+        if text != line.text {
+            if !line.cut {
+                line.chars = text.chars().count() as u64;
+            }
+            line.text = text;
+        }
+        line
+    }
+
     /// bash's history joins the lines of a multi-line command (`for i in 1 2; do ...; done`).
     /// The screen shows them as typed: use those lines when they hold the same command (equal
     /// but for white space, `;` and `\`), so a redraw or completion listing can never leak in.
-    fn as_typed(&self, history: String, lines: &[String]) -> String {
-        if lines.len() < 2 {
+    fn as_typed(&self, history: Line, typed: &Line, lines: usize) -> Line {
+        if lines < 2 || typed.cut || history.cut {
             return history;
         }
-        let typed = lines.join("\n");
         let essence = |s: &str| -> String {
             s.chars()
                 .filter(|c| !c.is_whitespace() && *c != ';' && *c != '\\')
                 .collect()
         };
-        if essence(&typed) == essence(&history) {
-            typed
+        if essence(&typed.text) == essence(&history.text) {
+            typed.clone()
         } else {
             history
         }
@@ -973,9 +1104,23 @@ impl Recorder {
         }
     }
 
-    /// Hands a frame to the writer; the offset of the next one is known at once.
+    /// Hands a frame to the writer; the offset of the next one is known at once. Keys go
+    /// through the token's scrubber first (the output went through it as it came in).
     fn send(&mut self, at: u64, direction: u8, data: Vec<u8>) {
-        if self.stopped() {
+        if direction != store::INPUT {
+            return self.send_scrubbed(at, direction, data);
+        }
+        let held = self.scrub_in.holding();
+        let mut keys = Vec::with_capacity(data.len());
+        self.scrub_in.feed(&data, &mut keys);
+        if self.scrub_in.holding() && !held {
+            self.scrub_in_at = at;
+        }
+        self.send_scrubbed(at, direction, keys);
+    }
+
+    fn send_scrubbed(&mut self, at: u64, direction: u8, data: Vec<u8>) {
+        if self.stopped() || data.is_empty() {
             return;
         }
         self.offset += store::frame_len(at, data.len());
@@ -1199,6 +1344,95 @@ mod tests {
         r.marker(2, Marker::CommandEnd(0));
         let recs = store::read_commands(&dir).unwrap();
         assert_eq!(output_of(&dir, &recs[0]), b"foo");
+    }
+
+    #[test]
+    fn the_last_end_mark_counts_and_only_with_nothing_but_filler_after_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        // A mark the command printed itself, then more output, then zsh's own.
+        r.marker(1, Marker::OutputStart);
+        r.output(2, b"one");
+        r.marker(2, Marker::OutputEnd);
+        r.output(2, b" two");
+        r.marker(2, Marker::OutputEnd);
+        r.output(2, b"%     \r \r");
+        r.marker(2, Marker::CommandEnd(0));
+        // A mark followed by more than a filler (PROMPT_SP turned off meanwhile): the output
+        // runs to the end.
+        r.marker(3, Marker::OutputStart);
+        r.output(3, b"three");
+        r.marker(3, Marker::OutputEnd);
+        let more = vec![b'x'; 2 * 80 + FILLER_SLACK as usize + 1];
+        r.output(3, &more);
+        r.marker(4, Marker::CommandEnd(0));
+        let recs = store::read_commands(&dir).unwrap();
+        assert_eq!(output_of(&dir, &recs[0]), b"one two");
+        let mut want = b"three".to_vec();
+        want.extend(&more);
+        assert_eq!(output_of(&dir, &recs[1]), want);
+    }
+
+    #[test]
+    fn the_token_is_replaced_in_everything_written_wherever_reads_cut_it() {
+        let token = "0123456789abcdef0123456789abcdef";
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        r.set_token(token);
+        // Keys typed at the prompt are written once the shell says their line is not private:
+        // record private lines, so that the keys below (typed ahead of no line) are written.
+        r.set_record_private(true);
+        let printed = format!("x={token}\r\ny={token}");
+        r.marker(
+            1,
+            Marker::CommandLine(format!("echo {token}").as_str().into()),
+        );
+        r.marker(1, Marker::OutputStart);
+        for (i, chunk) in printed.as_bytes().chunks(7).enumerate() {
+            r.output(2 + i as u64, chunk);
+            r.end_of_read(2 + i as u64 + FRAME_DELAY.as_millis() as u64);
+        }
+        // The end of the output may begin the token: kept back until the next marker.
+        r.output(40, &token.as_bytes()[..10]);
+        r.marker(41, Marker::CommandEnd(0));
+        r.input(42, &token.as_bytes()[..16], &EchoModes::default());
+        r.input(43, &token.as_bytes()[16..], &EchoModes::default());
+        r.finish(44, Some(0), false);
+        let recs = store::read_commands(&dir).unwrap();
+        assert_eq!(recs[0].command_line, "echo [REDACTED:omnish-token]");
+        assert_eq!(
+            String::from_utf8_lossy(&output_of(&dir, &recs[0])),
+            "x=[REDACTED:omnish-token]\r\ny=[REDACTED:omnish-token]0123456789"
+        );
+        let all = std::fs::read(dir.join(store::STREAM)).unwrap();
+        assert!(memchr::memmem::find(&all, token.as_bytes()).is_none());
+        let inputs: Vec<u8> = store::read_range(&dir.join(store::STREAM), 0, None)
+            .unwrap()
+            .into_iter()
+            .filter(|e| e.1 == store::INPUT)
+            .flat_map(|e| e.2)
+            .collect();
+        assert_eq!(inputs, b"[REDACTED:omnish-token]");
+    }
+
+    #[test]
+    fn meta_json_holds_a_bounded_running_line_and_the_record_the_whole_cap() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        let long = "y".repeat(COMMAND_LINE_CAP + 5);
+        r.marker(1, Marker::CommandLine(long.as_str().into()));
+        r.marker(1, Marker::OutputStart);
+        let running = store::read_meta(&dir).unwrap().running_command.unwrap();
+        assert_eq!(running.command_line_chars, Some(long.len() as u64));
+        assert!(running.command_line.chars().count() < RUNNING_LINE_CAP + 40);
+        r.marker(2, Marker::CommandEnd(0));
+        let rec = &store::read_commands(&dir).unwrap()[0];
+        assert_eq!(rec.command_line_chars, Some(long.len() as u64));
+        let half = "y".repeat(COMMAND_LINE_CAP / 2);
+        assert_eq!(rec.command_line, format!("{half}…[5 chars omitted]…{half}"));
     }
 
     #[test]

@@ -255,6 +255,20 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
     Ok(launch)
 }
 
+/// The launch of `argv` as it is, without hooks (nothing is recorded).
+pub fn plain(argv: &[String]) -> Launch {
+    let parsed = ShellArgs::parse(ShellKind::of(&argv[0]), &argv[1..]);
+    Launch {
+        program: argv[0].clone(),
+        args: argv[1..].to_vec(),
+        env: Vec::new(),
+        hooked: false,
+        command_line: unhooked_command_line(argv, &parsed),
+        rc_dir: None,
+        unhooked_reason: None,
+    }
+}
+
 fn unhooked_command_line(argv: &[String], parsed: &ShellArgs) -> String {
     if let Some(c) = &parsed.command {
         return c.clone();

@@ -198,6 +198,7 @@ impl State {
                 session_id: self.meta.id.clone(),
                 seq: run.seq,
                 command_line: run.command_line,
+                command_line_chars: run.command_line_chars,
                 cwd: run.cwd,
                 started_at: run.started_at,
                 ended_at: now,
@@ -457,6 +458,7 @@ mod tests {
         running.running_command = Some(RunningCommand {
             seq: 1,
             command_line: "cat big".into(),
+            command_line_chars: None,
             cwd: "/".into(),
             started_at: 1001,
             stream_offset: 0,

@@ -111,13 +111,14 @@ pub fn new_session_id(started_at_ms: u64) -> String {
     format!("{compact}-{}", random_hex(3))
 }
 
-/// `n` random bytes as lowercase hex, from the kernel's generator.
+/// `n` random bytes as lowercase hex, from the operating system's generator: unique, not
+/// necessarily secret.
 pub fn random_hex(n: usize) -> String {
     let mut buf = vec![0u8; n];
-    let filled = File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut buf));
-    if filled.is_err() {
-        // No /dev/urandom (a strange chroot): fall back to time and pid, still unpredictable
-        // enough to separate sessions, not a secret.
+    if getrandom::fill(&mut buf).is_err() {
+        // No generator (a strange chroot or sandbox): time and pid still separate sessions and
+        // trash directories. Never use this where the value must stay secret: see
+        // [`secret_hex`].
         let seed = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -127,7 +128,31 @@ pub fn random_hex(n: usize) -> String {
             *b = (seed >> ((i % 16) * 8)) as u8;
         }
     }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
+    hex(&buf)
+}
+
+/// `n` random bytes from the operating system's generator, as hex: a secret (the session's
+/// marker token). Fails when there is no generator; there is no fallback.
+pub fn secret_hex(n: usize) -> io::Result<String> {
+    secret_hex_from(n, getrandom::fill)
+}
+
+/// [`secret_hex`] with the generator given (tests make one that fails).
+pub fn secret_hex_from(
+    n: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result<(), getrandom::Error>,
+) -> io::Result<String> {
+    let mut buf = vec![0u8; n];
+    fill(&mut buf).map_err(|e| {
+        io::Error::other(format!(
+            "the operating system's random number generator failed: {e}"
+        ))
+    })?;
+    Ok(hex(&buf))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,7 +167,11 @@ pub enum SessionState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunningCommand {
     pub seq: u64,
+    /// At most 64 Ki chars of the line (head and tail around `…[N chars omitted]…` past that).
     pub command_line: String,
+    /// The whole line's length in chars, when `command_line` is cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_line_chars: Option<u64>,
     pub cwd: String,
     pub started_at: u64,
     pub stream_offset: u64,
@@ -194,7 +223,12 @@ pub struct CommandRecord {
     pub session_id: String,
     /// 1, 2, 3, ... in the order the commands started.
     pub seq: u64,
+    /// The line, exact up to 1 Mi chars; a longer one keeps its first and last 512 Ki chars
+    /// around `…[N chars omitted]…` (see `command_line_chars`).
     pub command_line: String,
+    /// The whole line's length in chars, present only when `command_line` was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_line_chars: Option<u64>,
     pub cwd: String,
     pub started_at: u64,
     pub ended_at: u64,
@@ -536,6 +570,7 @@ pub(crate) mod testing {
             session_id: session_id.into(),
             seq,
             command_line: "ls".into(),
+            command_line_chars: None,
             cwd: "/".into(),
             started_at: 1,
             ended_at: 2,
@@ -555,6 +590,29 @@ pub(crate) mod testing {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_marker_token_comes_from_the_operating_system_generator_or_not_at_all() {
+        let a = secret_hex(16).unwrap();
+        let b = secret_hex(16).unwrap();
+        assert_eq!(a.len(), 32);
+        assert!(
+            a.bytes()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        );
+        assert_ne!(a, b);
+        let given = secret_hex_from(16, |buf| {
+            buf.copy_from_slice(&[0xab; 16]);
+            Ok(())
+        });
+        assert_eq!(given.unwrap(), "ab".repeat(16));
+        // No generator: no token, and no guessable stand-in.
+        let err = secret_hex_from(16, |_| Err(getrandom::Error::UNSUPPORTED)).unwrap_err();
+        assert!(
+            err.to_string().contains("random number generator failed"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn session_ids_sort_by_start_time() {
