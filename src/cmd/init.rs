@@ -109,10 +109,17 @@ fn should_wrap(cfg: &Config, tty: Option<&str>) -> bool {
 fn can_record(cfg: &Config) -> Result<()> {
     let root = cfg.data_root()?;
     let sessions = crate::store::sessions_dir(&root);
-    crate::store::create_private_dir(&sessions)
-        .with_context(|| format!("cannot create {}", sessions.display()))?;
-    let probe = tempfile::tempfile_in(&sessions)
-        .with_context(|| format!("cannot write in {}", sessions.display()))?;
+    let advice = |e: &std::io::Error| crate::store::access::write_advice(e);
+    crate::store::create_private_dir(&sessions).map_err(|e| {
+        anyhow::anyhow!("cannot create {}: {e}; {}", sessions.display(), advice(&e))
+    })?;
+    let probe = tempfile::tempfile_in(&sessions).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot write in {}: {e}; {}",
+            sessions.display(),
+            advice(&e)
+        )
+    })?;
     drop(probe);
     portable_pty::native_pty_system()
         .openpty(portable_pty::PtySize::default())

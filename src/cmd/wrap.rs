@@ -81,13 +81,16 @@ impl Run for WrapArgs {
                 None
             }
         };
-        if recorder.is_some() {
+        if let Some(r) = &recorder {
             // Off the terminal's path: the shell starts whatever the prune does. A bad limit
             // in the config never keeps the shell from starting.
             match cfg.prune_settings() {
-                Ok(settings) => {
-                    crate::cmd::sessions::prune_in_background(root.clone(), settings, id.clone())
-                }
+                Ok(settings) => crate::cmd::sessions::prune_in_background(
+                    root.clone(),
+                    settings,
+                    id.clone(),
+                    r.notifier(),
+                ),
                 Err(e) => eprintln!("omnish: {e:#}; sessions are not pruned automatically"),
             }
         }

@@ -15,6 +15,7 @@
 //! ```
 //! Every file is 0600. Readers skip a torn last frame or line (crash, disk full).
 
+pub mod access;
 pub mod cache;
 mod commands;
 mod frames;
