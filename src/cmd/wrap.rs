@@ -25,22 +25,50 @@ impl Run for WrapArgs {
             return exec_plain(&argv);
         }
 
+        // The configuration never keeps the shell from starting (the rc line that runs
+        // `omnish wrap` would close the terminal): each problem is one line, and the value
+        // falls back (see config::Config::load_lenient). Without a known store the shell runs
+        // unrecorded.
+        let (cfg, problems) = crate::config::Config::load_lenient();
+        for line in crate::config::warning_lines(&problems) {
+            eprintln!("{line}");
+        }
+        let mut root = match cfg.data_root() {
+            Ok(root) => Some(root),
+            Err(e) => {
+                eprintln!("omnish: {e:#}; starting {} without recording", argv[0]);
+                None
+            }
+        };
+
         let started_at = store::now_ms();
         let id = store::new_session_id(started_at);
         let token = store::random_hex(16);
         let mut resolved = argv.clone();
         resolved[0] = program.to_string_lossy().into_owned();
-        let launch = shell::prepare(&resolved, &token)?;
+        let launch = match shell::prepare(&resolved, &token) {
+            Ok(launch) => launch,
+            // Not recording anyway, and said so.
+            Err(_) if root.is_none() => unhooked(&resolved),
+            Err(e) => {
+                // Hooks cannot be written (no usable temporary directory): the shell still
+                // runs, in the pseudo-terminal and unrecorded, so a recorder started from its
+                // rc file sees OMNISH_SESSION_ID and is not started again.
+                eprintln!("omnish: {e:#}; starting {} without recording", argv[0]);
+                root = None;
+                unhooked(&resolved)
+            }
+        };
         let (cols, rows) = pty::terminal_size()
             .or_else(size_from_env)
             .unwrap_or((80, 24));
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
 
-        let cfg = crate::config::Config::load()?;
-        let root = cfg.data_root()?;
         // Before the first write: a file size limit must fail a write, not kill omnish.
         pty::catch_file_size_signal();
-        let dir = store::sessions_dir(&root).join(&id);
+        let dir = root
+            .as_ref()
+            .map(|root| store::sessions_dir(root).join(&id));
         let meta = SessionMeta {
             id: id.clone(),
             shell: launch.program.clone(),
@@ -66,24 +94,27 @@ impl Run for WrapArgs {
         // A recorder that cannot start must not keep the user from their shell. The writer
         // thread creates the directory, so a slow or hung disk cannot delay the shell either;
         // if it cannot, the warning says so at the first prompt.
-        let recorder = match Recorder::spawn(&dir, meta) {
-            Ok(mut r) => {
-                // Lines kept out of history with a leading space are private unless asked.
-                r.set_record_private(!cfg.bool("record.private_leading_space"));
-                Some(r)
-            }
-            Err(e) => {
-                eprintln!(
-                    "omnish: cannot record to {}: {e}; starting {} without recording",
-                    dir.display(),
-                    argv[0]
-                );
-                None
-            }
+        let recorder = match &dir {
+            Some(dir) => match Recorder::spawn(dir, meta) {
+                Ok(mut r) => {
+                    // Lines kept out of history with a leading space are private unless asked.
+                    r.set_record_private(!cfg.bool("record.private_leading_space"));
+                    Some(r)
+                }
+                Err(e) => {
+                    eprintln!(
+                        "omnish: cannot record to {}: {e}; starting {} without recording",
+                        dir.display(),
+                        argv[0]
+                    );
+                    None
+                }
+            },
+            None => None,
         };
-        if let Some(r) = &recorder {
-            // Off the terminal's path: the shell starts whatever the prune does. A bad limit
-            // in the config never keeps the shell from starting.
+        if let (Some(r), Some(root)) = (&recorder, &root) {
+            // Off the terminal's path: the shell starts whatever the prune does. The limits
+            // were checked with the rest of the configuration.
             match cfg.prune_settings() {
                 Ok(settings) => crate::cmd::sessions::prune_in_background(
                     root.clone(),
@@ -108,8 +139,10 @@ impl Run for WrapArgs {
             command.env(k, v);
         }
         command.env("OMNISH_SESSION_ID", &id);
-        command.env("OMNISH_SESSION_DIR", dir.as_os_str());
-        if !cfg.str("data_dir").is_empty() {
+        if let Some(dir) = &dir {
+            command.env("OMNISH_SESSION_DIR", dir.as_os_str());
+        }
+        if let Some(root) = root.as_ref().filter(|_| !cfg.str("data_dir").is_empty()) {
             // Absolute, so `omnish context` finds the sessions after a `cd`.
             command.env("OMNISH_DATA_DIR", root.as_os_str());
         }
@@ -130,6 +163,19 @@ impl Run for WrapArgs {
         let outcome = pty::run(session, (cols, rows))?;
         drop(rc_dir);
         Ok(outcome.status)
+    }
+}
+
+/// The launch of `argv` as it is, without hooks (they could not be prepared).
+fn unhooked(argv: &[String]) -> shell::Launch {
+    shell::Launch {
+        program: argv[0].clone(),
+        args: argv[1..].to_vec(),
+        env: Vec::new(),
+        hooked: false,
+        command_line: argv.join(" "),
+        rc_dir: None,
+        unhooked_reason: None,
     }
 }
 
