@@ -591,8 +591,9 @@ impl Config {
         }
     }
 
-    /// The configuration and every problem met on the way, in the file's order, then the
-    /// environment's.
+    /// The configuration and every problem met on the way: the file's (by table and key, as
+    /// the TOML parser lists them), then the environment's (in [`KEYS`] order), then
+    /// `ask.model`'s.
     pub fn load_all(env: Env) -> (Config, Vec<Problem>) {
         let path = config_path(env);
         let explicit = env("OMNISH_CONFIG").is_some_and(|p| !p.is_empty());
