@@ -340,7 +340,7 @@ pub(crate) struct Problem {
     /// What is wrong, naming the file and line and the key, or the variable: one line.
     pub what: String,
     /// How to put it right, said by the strict error only (the known keys, ...); may be empty.
-    pub hint: String,
+    pub hint: std::borrow::Cow<'static, str>,
     /// What a lenient load did instead ("ignored", "using the default 10").
     pub instead: String,
     /// The strict error's exit status: 2, or 1 for an I/O error.
@@ -351,13 +351,13 @@ impl Problem {
     fn new(what: String, instead: impl Into<String>) -> Problem {
         Problem {
             what,
-            hint: String::new(),
+            hint: "".into(),
             instead: instead.into(),
             code: 2,
         }
     }
 
-    fn hint(mut self, hint: impl Into<String>) -> Problem {
+    fn hint(mut self, hint: impl Into<std::borrow::Cow<'static, str>>) -> Problem {
         self.hint = hint.into();
         self
     }
@@ -446,11 +446,15 @@ fn bad(msg: String) -> anyhow::Error {
     ExitError::usage(msg).into()
 }
 
-fn known_keys() -> String {
-    format!(
-        "known keys: {}, models.NAME",
-        KEYS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
-    )
+/// "known keys: ...", made once: a file of many unknown keys costs one line each, not a list.
+fn known_keys() -> &'static str {
+    static KNOWN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    KNOWN.get_or_init(|| {
+        format!(
+            "known keys: {}, models.NAME",
+            KEYS.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 /// What kind of file `meta` describes, for "is not a regular file (a FIFO)".
@@ -480,7 +484,7 @@ fn read_file(path: &Path, explicit: bool) -> std::result::Result<Option<Vec<u8>>
     let file = shown(&path.display().to_string());
     let unreadable = |what: String, code: i32| Problem {
         what,
-        hint: String::new(),
+        hint: "".into(),
         instead: "ignoring the file".into(),
         code,
     };
