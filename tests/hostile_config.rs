@@ -825,7 +825,11 @@ fn a_store_open_to_others_is_reported_and_wrap_makes_its_own_directories_private
     let out = omnish(h, &["sessions", "list"], &[]);
     assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
 
+    // A data dir others may only read is no leak (a `mkdir` for data_dir makes it 0755).
     chmod(&data, 0o755);
+    let out = omnish(h, &["sessions", "list"], &[]);
+    assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
+    chmod(&data, 0o775);
     chmod(&sessions_dir, 0o750);
     chmod(&dirs[0], 0o777);
     chmod(&dirs[1], 0o705);
@@ -845,7 +849,7 @@ fn a_store_open_to_others_is_reported_and_wrap_makes_its_own_directories_private
         assert_eq!(
             lines[0],
             format!(
-                "omnish: warning: the session store {d} can be read by its group and other users (mode 755); run: chmod go-rwx {d}"
+                "omnish: warning: the session store {d} can be written by its group (mode 775); run: chmod go-w {d}"
             )
         );
         assert_eq!(
@@ -884,8 +888,8 @@ fn a_store_open_to_others_is_reported_and_wrap_makes_its_own_directories_private
     assert!(out.status.success(), "{err}");
     assert_eq!(mode(&sessions_dir), 0o700, "{err}");
     assert_eq!((mode(&dirs[0]), mode(&dirs[1])), (0o700, 0o705 & 0o700));
-    assert_eq!(mode(&data), 0o755);
-    assert!(err.contains(&format!("chmod go-rwx {d}")), "{err}");
+    assert_eq!(mode(&data), 0o775);
+    assert!(err.contains(&format!("chmod go-w {d}")), "{err}");
     assert!(
         err.contains(&format!("omnish: {s} could be read by its group (mode 750); omnish made it private (chmod go-rwx)")),
         "{err}"

@@ -1,10 +1,15 @@
 //! Whether the session store is private and writable, said in one line with what to do.
 //!
 //! Recordings hold whatever the terminal showed (tokens printed by `cat .env`, a database
-//! dump), so the store must be its user's alone: the data dir, `sessions/` and every session
-//! directory owned by the user, neither readable nor writable by group or others (omnish creates
-//! them 0700). A store that is not says so in one line per place, naming the path and the
-//! command that fixes it ([`check`], from the commands that read or write the store).
+//! dump), so the store must be its user's alone: `sessions/` and every session directory owned
+//! by the user, neither readable nor writable by group or others (omnish creates them 0700),
+//! and the data dir owned by the user and writable by no one else (someone who may write it
+//! can put a `sessions/` of their own in its place). A data dir others may only read is fine:
+//! it shows them the names `sessions` and `notes.json`, nothing recorded (a directory made with
+//! `mkdir` for `data_dir` is 0755, and a warning at every command about it would teach users
+//! to ignore the warnings). A store that is not private says so in one line per place, naming
+//! the path and the command that fixes it ([`check`], from the commands that read or write the
+//! store).
 //!
 //! `omnish wrap` goes further ([`tighten`], on its writer thread, never on the terminal's
 //! path): `sessions/` and the session directories hold nothing but recordings and are made by
@@ -23,6 +28,8 @@ use std::path::Path;
 
 /// Mode bits that let group or others read or write.
 const OPEN_BITS: u32 = 0o066;
+/// Mode bits that let group or others write (what matters of the data dir).
+const WRITE_BITS: u32 = 0o022;
 
 /// What to do after a write to the store at `path` failed with `e`, for the end of a line.
 pub fn write_advice(e: &io::Error) -> &'static str {
@@ -82,8 +89,9 @@ fn user_name(uid: u32) -> String {
     }
 }
 
-/// The one-line warning about one directory, or `None` when it is private to this user.
-fn warn_dir(path: &Path, meta: &fs::Metadata, what: &str) -> Option<String> {
+/// The one-line warning about one directory, or `None` when it is this user's and the `bits`
+/// of its mode that matter ([`OPEN_BITS`], [`WRITE_BITS`]) are clear.
+fn warn_dir(path: &Path, meta: &fs::Metadata, what: &str, bits: u32) -> Option<String> {
     let me = nix::unistd::geteuid().as_raw();
     if meta.uid() != me {
         let mine = nix::unistd::User::from_uid(nix::unistd::geteuid())
@@ -98,11 +106,12 @@ fn warn_dir(path: &Path, meta: &fs::Metadata, what: &str) -> Option<String> {
         ));
     }
     let mode = meta.mode() & 0o777;
-    (mode & OPEN_BITS != 0).then(|| {
+    let fix = if bits == WRITE_BITS { "go-w" } else { "go-rwx" };
+    (mode & bits != 0).then(|| {
         format!(
-            "omnish: warning: {what} {} can be {} (mode {mode:o}); run: chmod go-rwx {}",
+            "omnish: warning: {what} {} can be {} (mode {mode:o}); run: chmod {fix} {}",
             shown(path),
-            exposure(mode),
+            exposure(mode & bits),
             shell_word(path)
         )
     })
@@ -180,12 +189,17 @@ pub fn check(root: &Path) -> Vec<String> {
     let Ok(root_meta) = fs::metadata(root) else {
         return lines;
     };
-    lines.extend(warn_dir(root, &root_meta, "the session store"));
+    lines.extend(warn_dir(root, &root_meta, "the session store", WRITE_BITS));
     let sessions = super::sessions_dir(root);
     let Ok(meta) = fs::metadata(&sessions) else {
         return lines;
     };
-    lines.extend(warn_dir(&sessions, &meta, "the sessions directory"));
+    lines.extend(warn_dir(
+        &sessions,
+        &meta,
+        "the sessions directory",
+        OPEN_BITS,
+    ));
     if passable(&root_meta) && passable(&meta) {
         lines.extend(warn_sessions(&sessions, &open_sessions(&sessions)));
     }
@@ -200,7 +214,7 @@ pub fn tighten(root: &Path) -> Vec<String> {
     let me = nix::unistd::geteuid().as_raw();
     let mut lines = Vec::new();
     if let Ok(meta) = fs::metadata(root) {
-        lines.extend(warn_dir(root, &meta, "the session store"));
+        lines.extend(warn_dir(root, &meta, "the session store", WRITE_BITS));
     }
     let sessions = super::sessions_dir(root);
     let private = |path: &Path, mode: u32| {
@@ -215,7 +229,12 @@ pub fn tighten(root: &Path) -> Vec<String> {
                 exposure(mode)
             ));
         } else {
-            lines.extend(warn_dir(&sessions, &meta, "the sessions directory"));
+            lines.extend(warn_dir(
+                &sessions,
+                &meta,
+                "the sessions directory",
+                OPEN_BITS,
+            ));
         }
     }
     let open = open_sessions(&sessions);
@@ -266,7 +285,10 @@ mod tests {
         fs::set_permissions(&a, fs::Permissions::from_mode(0o777)).unwrap();
         assert_eq!(check(root.path()), Vec::<String>::new());
 
+        // A data dir others may read but not write is fine.
         fs::set_permissions(root.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(check(root.path()), Vec::<String>::new());
+        fs::set_permissions(root.path(), fs::Permissions::from_mode(0o775)).unwrap();
         fs::set_permissions(&sessions, fs::Permissions::from_mode(0o750)).unwrap();
         fs::set_permissions(&a, fs::Permissions::from_mode(0o777)).unwrap();
         let lines = check(root.path());
@@ -274,7 +296,7 @@ mod tests {
         let r = root.path().display().to_string();
         assert!(
             lines[0].contains(&format!(
-                "{r} can be read by its group and other users (mode 755); run: chmod go-rwx {r}"
+                "{r} can be written by its group (mode 775); run: chmod go-w {r}"
             )),
             "{lines:?}"
         );
@@ -290,10 +312,10 @@ mod tests {
         // wrap puts sessions/ and the session back to private, and only reports the data dir.
         let lines = tighten(root.path());
         assert_eq!(lines.len(), 3, "{lines:?}");
-        assert!(lines[0].contains("chmod go-rwx"), "{lines:?}");
+        assert!(lines[0].contains("chmod go-w"), "{lines:?}");
         assert!(lines[1].contains("omnish made it private"), "{lines:?}");
         assert!(lines[2].contains("1 session in"), "{lines:?}");
         assert_eq!((mode(&sessions), mode(&a), mode(&b)), (0o700, 0o700, 0o700));
-        assert_eq!(mode(root.path()), 0o755);
+        assert_eq!(mode(root.path()), 0o775);
     }
 }
