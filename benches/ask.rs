@@ -114,7 +114,7 @@ fn once(bin: &Path, root: &Path, stamp: &Path, sub: &str, args: &[&str]) -> f64 
         .arg(sub)
         .args(args)
         .env("OMNISH_DATA_DIR", root)
-        .env("OMNISH_CONFIG", root.join("none.toml"))
+        .env("OMNISH_CONFIG", "/dev/null")
         .env("OMNISH_ASK_COMMAND", llm)
         .env_remove("OMNISH_SESSION_ID")
         .stdin(Stdio::null())

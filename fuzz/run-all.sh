@@ -7,7 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 secs=${1:-600}
-for t in ${TARGETS:-marker_scanner stream_frames commands_backwards mcp_request}; do
+for t in ${TARGETS:-marker_scanner stream_frames commands_backwards mcp_request config}; do
     echo "== $t for ${secs}s"
     RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$t" "corpus/$t" -- -max_total_time="$secs" -rss_limit_mb=512 -max_len=65536 2>&1 | tail -4
 done

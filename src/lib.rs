@@ -7,6 +7,8 @@
 pub mod cli;
 pub mod cmd;
 pub(crate) mod config;
+#[doc(hidden)]
+pub use config::fuzz_check as fuzz_config;
 pub mod context;
 pub mod error;
 pub mod mcp;

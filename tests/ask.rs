@@ -17,7 +17,7 @@ fn omnish(h: &Harness, sub: &str, args: &[&str], env: &[(&str, &str)]) -> std::p
         .env("PATH", std::env::var("PATH").unwrap())
         .env("HOME", h.home.path())
         .env("OMNISH_DATA_DIR", h.data())
-        .env("OMNISH_CONFIG", h.home.path().join("no-config.toml"));
+        .env("OMNISH_CONFIG", "/dev/null");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -183,7 +183,7 @@ fn ctrl_c_stops_the_answer_and_says_so() {
         .env("PATH", std::env::var("PATH").unwrap())
         .env("HOME", h.home.path())
         .env("OMNISH_DATA_DIR", h.data())
-        .env("OMNISH_CONFIG", h.home.path().join("none.toml"))
+        .env("OMNISH_CONFIG", "/dev/null")
         .env("OMNISH_ASK_COMMAND", &slow)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());

@@ -26,7 +26,15 @@ fn run(
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap())
         .env("HOME", home)
-        .env("OMNISH_CONFIG", &path);
+        // No file: /dev/null (a missing file named by OMNISH_CONFIG is an error).
+        .env(
+            "OMNISH_CONFIG",
+            if config.is_some() {
+                path.as_path()
+            } else {
+                std::path::Path::new("/dev/null")
+            },
+        );
     for (k, v) in env {
         cmd.env(k, v);
     }

@@ -22,7 +22,7 @@ fn init(args: &[&str]) -> String {
     let out = Command::new(omnish_bin())
         .arg("init")
         .args(args)
-        .env("OMNISH_CONFIG", "/nonexistent/omnish.toml")
+        .env("OMNISH_CONFIG", "/dev/null")
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
@@ -68,7 +68,7 @@ fn printed_scripts_pass_bash_n_zsh_n_and_shellcheck() {
     // Keys that would break the quoting are refused.
     let out = Command::new(omnish_bin())
         .args(["init", "bash", "--ask-key", "\\C-x\"a"])
-        .env("OMNISH_CONFIG", "/nonexistent/omnish.toml")
+        .env("OMNISH_CONFIG", "/dev/null")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -160,10 +160,7 @@ impl Tmux {
             ("PATH", std::env::var("PATH").unwrap()),
             ("TERM", "xterm-256color".into()),
             ("LANG", "C.UTF-8".into()),
-            (
-                "OMNISH_CONFIG",
-                home.join("none.toml").display().to_string(),
-            ),
+            ("OMNISH_CONFIG", "/dev/null".to_string()),
             ("HISTFILE", home.join(".history").display().to_string()),
         ];
         all.extend(env.iter().cloned());
@@ -410,7 +407,7 @@ fn keys_in_a_wrapped_shell(shell: &str) {
     let out = Command::new(omnish_bin())
         .args(["context", "--recent", "20"])
         .env("OMNISH_DATA_DIR", &data)
-        .env("OMNISH_CONFIG", h.join("none.toml"))
+        .env("OMNISH_CONFIG", "/dev/null")
         .env_remove("OMNISH_SESSION_ID")
         .output()
         .unwrap();

@@ -111,8 +111,7 @@ pub(crate) fn request(
         }
         None => None,
     };
-    let root = cfg.data_root()?;
-    let data_root = std::path::absolute(&root).unwrap_or(root);
+    let data_root = crate::cmd::store_root(cfg)?;
     let current_session = std::env::var("OMNISH_SESSION_ID")
         .ok()
         .filter(|s| !s.is_empty());

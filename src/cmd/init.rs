@@ -2,6 +2,13 @@
 //! zsh)"`): the key bindings for `ask` and `fix`, and with `--wrap` the start of a recorded
 //! shell when this terminal can be recorded, is not recorded yet and was not wrapped before.
 //! The snippets are real files in `shell/` (checked by `bash -n`, `zsh -n` and shellcheck).
+//!
+//! It runs from the rc file at every shell start, so like `omnish wrap` it never fails on the
+//! configuration: each problem is one line (said once per terminal: by the recorded shell's
+//! `wrap`, else here) and its value falls back; only flags given to `init` itself are strict.
+//! Its `--wrap` path is the safe auto-start the README recommends: `$(omnish init ...)` runs
+//! before anything is replaced, so a missing or broken omnish leaves the plain shell, and it
+//! starts `omnish wrap` only when the store can be written and a pseudo-terminal opened.
 
 use crate::cli::{InitArgs, InitShell};
 use crate::cmd::Run;
@@ -16,24 +23,65 @@ const ZSH: &str = include_str!("../../shell/init.zsh");
 
 impl Run for InitArgs {
     fn run(self) -> Result<i32> {
-        let mut cfg = Config::load()?;
+        // Run from the rc file at every shell start, like `omnish wrap`: a bad configuration
+        // costs neither the keys nor the recorded shell. Each problem is one line and its value
+        // falls back (config::Config::load_lenient); flags given here are checked strictly.
+        let (mut cfg, problems) = Config::load_lenient();
         if let Some(k) = &self.ask_key {
             cfg.set_text("keys.ask", k, "--ask-key")?;
         }
         if let Some(k) = &self.fix_key {
             cfg.set_text("keys.fix", k, "--fix-key")?;
         }
-        let ask_key = checked_key(cfg.str("keys.ask"), "keys.ask")?;
-        let fix_key = checked_key(cfg.str("keys.fix"), "keys.fix")?;
-        if ask_key == fix_key {
-            return Err(ExitError::usage(format!(
-                "the ask and fix keys are both {ask_key}; give them different keys"
-            ))
-            .into());
+        let mut conflict = None;
+        if cfg.str("keys.ask") == cfg.str("keys.fix") {
+            let key = cfg.str("keys.ask").to_string();
+            if self.ask_key.is_some() || self.fix_key.is_some() {
+                return Err(ExitError::usage(format!(
+                    "the ask and fix keys are both {key}; give them different keys"
+                ))
+                .into());
+            }
+            conflict = Some(format!(
+                "omnish: keys.ask and keys.fix are both {key}; using the default keys"
+            ));
+            cfg.reset("keys.ask");
+            cfg.reset("keys.fix");
         }
+        let ask_key = cfg.str("keys.ask");
+        let fix_key = cfg.str("keys.fix");
         let bin = std::env::current_exe().context("cannot find omnish's own path")?;
         let tty = this_tty();
-        let wrap = self.wrap && should_wrap(&cfg, tty.as_deref());
+        // In a shell that is recorded already (or that a recorder fell back to), `omnish wrap`
+        // has said the configuration's problems at its start: not again.
+        let recorded_here = nested_session().is_some()
+            || tty.as_deref().is_some_and(|t| {
+                std::env::var("OMNISH_INIT_WRAPPED").is_ok_and(|wrapped| wrapped == t)
+            });
+        let wrap = match tty {
+            Some(_) if self.wrap && !recorded_here => can_record(&cfg).map(|()| true),
+            _ => Ok(false),
+        };
+        // The recorded shell about to start says the configuration's problems itself.
+        if !recorded_here {
+            if !matches!(wrap, Ok(true)) {
+                for line in crate::config::warning_lines(&problems) {
+                    eprintln!("{line}");
+                }
+            }
+            if let Some(line) = conflict {
+                eprintln!("{line}");
+            }
+        }
+        let wrap = match wrap {
+            Ok(wrap) => wrap,
+            Err(why) => {
+                eprintln!(
+                    "omnish: cannot start a recorded shell ({why:#}); this shell is not recorded"
+                );
+                false
+            }
+        };
         let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
         let shell = match self.shell {
             InitShell::Bash => "bash",
@@ -61,21 +109,6 @@ impl Run for InitArgs {
     }
 }
 
-/// A key in readline syntax that the snippets can quote safely.
-fn checked_key<'a>(key: &'a str, name: &str) -> Result<&'a str> {
-    if key.is_empty()
-        || key
-            .chars()
-            .any(|c| c.is_control() || c.is_whitespace() || c == '"' || c == '\'')
-    {
-        return Err(ExitError::usage(format!(
-            "{name}: '{key}' is not a key in readline syntax such as \\C-xa or \\ea (no spaces or quotes)"
-        ))
-        .into());
-    }
-    Ok(key)
-}
-
 /// The terminal on stdin (the rc file's `$(...)` keeps stdin on the terminal).
 fn this_tty() -> Option<String> {
     let stdin = std::io::stdin();
@@ -87,32 +120,24 @@ fn this_tty() -> Option<String> {
         .map(|p| p.to_string_lossy().into_owned())
 }
 
-/// Whether `--wrap` should start a recorded shell here: on a terminal, not inside a recorded
-/// shell, not wrapped from this terminal before (a recorder that fell back to the plain shell
-/// must not be started again by that shell's rc file), and omnish can record (the store can be
-/// created, a pseudo-terminal opened). When it cannot, one line says so.
-fn should_wrap(cfg: &Config, tty: Option<&str>) -> bool {
-    let Some(tty) = tty else { return false };
-    if nested_session().is_some() {
-        return false;
-    }
-    if std::env::var("OMNISH_INIT_WRAPPED").is_ok_and(|t| t == tty) {
-        return false;
-    }
-    if let Err(why) = can_record(cfg) {
-        eprintln!("omnish: cannot start a recorded shell ({why:#}); this shell is not recorded");
-        return false;
-    }
-    true
-}
-
+/// Whether omnish can record here (`--wrap` on a terminal, not inside a recorded shell, not
+/// wrapped from this terminal before: a recorder that fell back to the plain shell must not be
+/// started again by that shell's rc file): the store is known and can be created and written,
+/// a pseudo-terminal opened. The error says why not, and what to do.
 fn can_record(cfg: &Config) -> Result<()> {
     let root = cfg.data_root()?;
     let sessions = crate::store::sessions_dir(&root);
-    crate::store::create_private_dir(&sessions)
-        .with_context(|| format!("cannot create {}", sessions.display()))?;
-    let probe = tempfile::tempfile_in(&sessions)
-        .with_context(|| format!("cannot write in {}", sessions.display()))?;
+    let advice = |e: &std::io::Error| crate::store::access::write_advice(e);
+    crate::store::create_private_dir(&sessions).map_err(|e| {
+        anyhow::anyhow!("cannot create {}: {e}; {}", sessions.display(), advice(&e))
+    })?;
+    let probe = tempfile::tempfile_in(&sessions).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot write in {}: {e}; {}",
+            sessions.display(),
+            advice(&e)
+        )
+    })?;
     drop(probe);
     portable_pty::native_pty_system()
         .openpty(portable_pty::PtySize::default())

@@ -9,9 +9,9 @@ use anyhow::{Context, Result};
 
 impl Run for McpArgs {
     fn run(self) -> Result<i32> {
-        let root = crate::config::Config::load()?.data_root()?;
+        let root = crate::cmd::store_root(&crate::config::Config::load()?)?;
         let config = Config {
-            data_root: std::path::absolute(&root).unwrap_or(root),
+            data_root: root,
             env_session: std::env::var("OMNISH_SESSION_ID")
                 .ok()
                 .filter(|s| !s.is_empty()),

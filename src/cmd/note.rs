@@ -13,7 +13,7 @@ use crate::store::{self, notes};
 
 impl Run for NoteArgs {
     fn run(self) -> Result<i32> {
-        let root = crate::config::Config::load()?.data_root()?;
+        let root = crate::cmd::store_root(&crate::config::Config::load()?)?;
         let now = store::now_ms();
         let mut out = std::io::stdout().lock();
         match self.action {

@@ -43,9 +43,9 @@ impl SearchArgs {
             }
             None => None,
         };
-        let root = crate::config::Config::load()?.data_root()?;
+        let root = crate::cmd::store_root(&crate::config::Config::load()?)?;
         Ok(SearchRequest {
-            data_root: std::path::absolute(&root).unwrap_or(root),
+            data_root: root,
             sessions: self.session.parse().unwrap_or(select::SessionChoice::All),
             current_session: std::env::var("OMNISH_SESSION_ID")
                 .ok()

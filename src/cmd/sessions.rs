@@ -19,8 +19,7 @@ use std::path::{Path, PathBuf};
 impl Run for SessionsArgs {
     fn run(self) -> Result<i32> {
         let cfg = crate::config::Config::load()?;
-        let root = cfg.data_root()?;
-        let root = std::path::absolute(&root).unwrap_or(root);
+        let root = crate::cmd::store_root(&cfg)?;
         let current = std::env::var("OMNISH_SESSION_ID")
             .ok()
             .filter(|s| !s.is_empty());
@@ -64,17 +63,58 @@ impl Run for SessionsArgs {
 }
 
 /// Starts the automatic prune of a recorded shell's start on its own thread: the shell never
-/// waits for it, and the session `starting` is never touched. Whatever goes wrong stays quiet
-/// (the terminal belongs to the shell); removals cut short are finished by the next prune.
-pub fn prune_in_background(root: PathBuf, settings: prune::PruneSettings, starting: String) {
+/// waits for it, and the session `starting` is never touched. What goes wrong is one line at
+/// the shell's next prompt (through `notify`, never onto the terminal from this thread; not
+/// when the recorder could not create its own directory either: its warning covers the store);
+/// removals cut short are finished by the next prune.
+pub fn prune_in_background(
+    root: PathBuf,
+    settings: prune::PruneSettings,
+    starting: String,
+    notify: crate::record::writer::Notifier,
+) {
     // Its stderr is the terminal the user types in: a damaged file it passes over is not said
     // there.
     store::notice::quiet();
     let _ = std::thread::Builder::new()
         .name("omnish-prune".into())
         .spawn(move || {
-            let _ = prune::auto_prune(&root, settings, &starting);
+            let sessions = store::sessions_dir(&root);
+            match prune::auto_prune(&root, settings, &starting) {
+                Ok(removals) => {
+                    let failed: Vec<&String> = removals
+                        .iter()
+                        .filter_map(|r| match &r.result {
+                            Err(prune::Kept::Failed(why)) => Some(why),
+                            _ => None,
+                        })
+                        .collect();
+                    if let Some(why) = failed.first() {
+                        notify.notice(format!(
+                            "omnish: the automatic prune could not remove {} old session{} from {}: {why}; `omnish sessions prune` says more",
+                            failed.len(),
+                            if failed.len() == 1 { "" } else { "s" },
+                            sessions.display()
+                        ));
+                    }
+                }
+                Err(e) => notify.notice(format!(
+                    "omnish: the automatic prune of {} failed: {e} ({})",
+                    sessions.display(),
+                    store::access::write_advice(&e)
+                )),
+            }
         });
+}
+
+/// A removal that could not start (the store's lock cannot be taken or created: a read-only
+/// file system, a directory of someone else's): one line naming the place and what to do.
+fn removal_error(root: &Path, e: std::io::Error) -> anyhow::Error {
+    anyhow::anyhow!(
+        "cannot remove sessions from {}: {e}; {}",
+        store::sessions_dir(root).display(),
+        store::access::write_advice(&e)
+    )
 }
 
 fn state_name(s: SessionState) -> &'static str {
@@ -321,7 +361,7 @@ fn rm(root: &Path, ids: &[String], out: &mut dyn Write) -> Result<i32> {
             dirs.push(dir);
         }
     }
-    let removals = prune::remove_sessions(root, &dirs)?;
+    let removals = prune::remove_sessions(root, &dirs).map_err(|e| removal_error(root, e))?;
     report(&removals, false, out)
 }
 
@@ -366,7 +406,7 @@ fn prune_now(
         return Ok(0);
     }
     let dirs: Vec<PathBuf> = chosen.iter().map(|&i| all[i].session.dir.clone()).collect();
-    let removals = prune::remove_sessions(root, &dirs)?;
+    let removals = prune::remove_sessions(root, &dirs).map_err(|e| removal_error(root, e))?;
     report(&removals, true, out)
 }
 

@@ -49,8 +49,7 @@ struct Status {
 impl Status {
     fn gather() -> Result<Status> {
         let cfg = crate::config::Config::load()?;
-        let root = cfg.data_root()?;
-        let data_dir = std::path::absolute(&root).unwrap_or(root);
+        let data_dir = crate::cmd::store_root(&cfg)?;
         let session_id = std::env::var("OMNISH_SESSION_ID")
             .ok()
             .filter(|s| !s.is_empty());

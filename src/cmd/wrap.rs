@@ -25,6 +25,22 @@ impl Run for WrapArgs {
             return exec_plain(&argv);
         }
 
+        // The configuration never keeps the shell from starting (the rc line that runs
+        // `omnish wrap` would close the terminal): each problem is one line, and the value
+        // falls back (see config::Config::load_lenient). Without a known store the shell runs
+        // unrecorded.
+        let (cfg, problems) = crate::config::Config::load_lenient();
+        for line in crate::config::warning_lines(&problems) {
+            eprintln!("{line}");
+        }
+        let mut root = match cfg.data_root() {
+            Ok(root) => Some(root),
+            Err(e) => {
+                eprintln!("omnish: {e:#}; starting {} without recording", argv[0]);
+                None
+            }
+        };
+
         let started_at = store::now_ms();
         let id = store::new_session_id(started_at);
         // The token that authenticates the hooks' markers, from the operating system's
@@ -32,27 +48,40 @@ impl Run for WrapArgs {
         // shell runs unrecorded rather than recorded on a guessable token.
         let token = match store::secret_hex(16) {
             Ok(token) => Some(token),
+            // Not recording anyway, and said so.
+            Err(_) if root.is_none() => None,
             Err(e) => {
                 eprintln!("omnish: {e}; starting {} without recording", argv[0]);
+                root = None;
                 None
             }
         };
         let mut resolved = argv.clone();
         resolved[0] = program.to_string_lossy().into_owned();
-        let launch = match &token {
-            Some(token) => shell::prepare(&resolved, token)?,
+        let launch = match token.as_deref().map(|t| shell::prepare(&resolved, t)) {
+            Some(Ok(launch)) => launch,
             None => shell::plain(&resolved),
+            // Not recording anyway, and said so.
+            Some(Err(_)) if root.is_none() => shell::plain(&resolved),
+            Some(Err(e)) => {
+                // Hooks cannot be written (no usable temporary directory): the shell still
+                // runs, in the pseudo-terminal and unrecorded, so a recorder started from its
+                // rc file sees OMNISH_SESSION_ID and is not started again.
+                eprintln!("omnish: {e:#}; starting {} without recording", argv[0]);
+                root = None;
+                shell::plain(&resolved)
+            }
         };
         let (cols, rows) = pty::terminal_size()
             .or_else(size_from_env)
             .unwrap_or((80, 24));
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
 
-        let cfg = crate::config::Config::load()?;
-        let root = cfg.data_root()?;
         // Before the first write: a file size limit must fail a write, not kill omnish.
         pty::catch_file_size_signal();
-        let dir = store::sessions_dir(&root).join(&id);
+        let dir = root
+            .as_ref()
+            .map(|root| store::sessions_dir(root).join(&id));
         let meta = SessionMeta {
             id: id.clone(),
             shell: launch.program.clone(),
@@ -78,9 +107,8 @@ impl Run for WrapArgs {
         // A recorder that cannot start must not keep the user from their shell. The writer
         // thread creates the directory, so a slow or hung disk cannot delay the shell either;
         // if it cannot, the warning says so at the first prompt.
-        let recorder = match token.as_deref() {
-            None => None,
-            Some(token) => match Recorder::spawn(&dir, meta) {
+        let recorder = match (&dir, token.as_deref()) {
+            (Some(dir), Some(token)) => match Recorder::spawn(dir, meta) {
                 Ok(mut r) => {
                     r.set_token(token);
                     // Lines kept out of history with a leading space are private unless asked.
@@ -96,14 +124,18 @@ impl Run for WrapArgs {
                     None
                 }
             },
+            _ => None,
         };
-        if recorder.is_some() {
-            // Off the terminal's path: the shell starts whatever the prune does. A bad limit
-            // in the config never keeps the shell from starting.
+        if let (Some(r), Some(root)) = (&recorder, &root) {
+            // Off the terminal's path: the shell starts whatever the prune does. The limits
+            // were checked with the rest of the configuration.
             match cfg.prune_settings() {
-                Ok(settings) => {
-                    crate::cmd::sessions::prune_in_background(root.clone(), settings, id.clone())
-                }
+                Ok(settings) => crate::cmd::sessions::prune_in_background(
+                    root.clone(),
+                    settings,
+                    id.clone(),
+                    r.notifier(),
+                ),
                 Err(e) => eprintln!("omnish: {e:#}; sessions are not pruned automatically"),
             }
         }
@@ -121,8 +153,10 @@ impl Run for WrapArgs {
             command.env(k, v);
         }
         command.env("OMNISH_SESSION_ID", &id);
-        command.env("OMNISH_SESSION_DIR", dir.as_os_str());
-        if !cfg.str("data_dir").is_empty() {
+        if let Some(dir) = &dir {
+            command.env("OMNISH_SESSION_DIR", dir.as_os_str());
+        }
+        if let Some(root) = root.as_ref().filter(|_| !cfg.str("data_dir").is_empty()) {
             // Absolute, so `omnish context` finds the sessions after a `cd`.
             command.env("OMNISH_DATA_DIR", root.as_os_str());
         }

@@ -760,7 +760,8 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                 r.dir().display()
             ));
         }
-        notices.extend(warning.take().or_else(|| r.take_warning()));
+        notices.extend(warning.take());
+        notices.extend(std::iter::from_fn(|| r.take_warning()));
     }
     drop(raw);
     drop(signals);

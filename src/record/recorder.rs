@@ -319,6 +319,11 @@ impl Recorder {
         self.prompts
     }
 
+    /// A handle to say lines to the user from another thread (see [`Writer::notifier`]).
+    pub fn notifier(&self) -> crate::record::writer::Notifier {
+        self.writer.notifier()
+    }
+
     /// The one-time warning to show the user: writing failed, or a shell could not be hooked.
     pub fn take_warning(&mut self) -> Option<String> {
         self.warning

@@ -43,12 +43,21 @@ pub(crate) enum Job {
 }
 
 /// What the writer and the terminal thread share: whether recording stopped, and the one-time
-/// warning about it.
+/// warning about it; and notices that stop nothing (the store made private again, an
+/// automatic prune that failed), shown one at a time.
 #[derive(Default)]
 pub struct Status {
     stopped: AtomicBool,
     warning: Mutex<Option<String>>,
     queued: AtomicUsize,
+    notices: Mutex<std::collections::VecDeque<String>>,
+    /// `notices` is not empty: the terminal thread looks without taking the lock.
+    noticed: AtomicBool,
+    /// The session directory was created, or could not be: notices wait until then.
+    ready: AtomicBool,
+    /// The session directory could not be created: the warning saying so covers the store,
+    /// and notices about it (an automatic prune that failed on the same directory) are dropped.
+    silenced: AtomicBool,
 }
 
 impl Status {
@@ -63,14 +72,49 @@ impl Status {
         self.stopped.load(Ordering::Relaxed)
     }
 
+    /// The next line to show: the warning that recording stopped first, then the notices.
     pub fn take_warning(&self) -> Option<String> {
-        if !self.stopped() {
+        if self.stopped() {
+            let warning = self
+                .warning
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            if warning.is_some() {
+                return warning;
+            }
+        }
+        if !self.noticed.load(Ordering::Acquire) || !self.ready.load(Ordering::Acquire) {
             return None;
         }
-        self.warning
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
+        let mut notices = self.notices.lock().unwrap_or_else(|e| e.into_inner());
+        if self.silenced.load(Ordering::Acquire) {
+            notices.clear();
+        }
+        let next = notices.pop_front();
+        self.noticed.store(!notices.is_empty(), Ordering::Release);
+        next
+    }
+
+    /// Queues a one-line notice for the user; recording goes on.
+    pub fn notice(&self, line: String) {
+        if self.silenced.load(Ordering::Acquire) {
+            return;
+        }
+        let mut notices = self.notices.lock().unwrap_or_else(|e| e.into_inner());
+        notices.push_back(line);
+        self.noticed.store(true, Ordering::Release);
+    }
+}
+
+/// Says a line to the user of a recorded shell from another thread (the automatic prune), at
+/// the next place where it splits no output.
+#[derive(Clone)]
+pub struct Notifier(Arc<Status>);
+
+impl Notifier {
+    pub fn notice(&self, line: String) {
+        self.0.notice(line);
     }
 }
 
@@ -96,6 +140,16 @@ impl State {
         // A session is never seen half created by a remover (see store::prune).
         let creating = store::prune::creation_lock(dir)?;
         store::create_store_dir(dir)?;
+        // The store must be this user's alone (see store::access): `dir` is
+        // ROOT/sessions/ID.
+        let sessions = dir
+            .parent()
+            .filter(|p| p.file_name().is_some_and(|n| n == "sessions"));
+        if let Some(root) = sessions.and_then(Path::parent) {
+            for line in store::access::tighten(root) {
+                status.notice(line);
+            }
+        }
         let stream = StreamWriter::create(&dir.join(store::STREAM))?;
         let commands = store::open_append(&dir.join(store::COMMANDS))?;
         store::reserve_commands(&commands);
@@ -297,12 +351,15 @@ impl Writer {
                     Ok(s) => Some(s),
                     Err(e) => {
                         shared.stop(format!(
-                            "omnish: cannot record to {}: {e}; the shell runs without recording",
-                            dir.display()
+                            "omnish: cannot record to {}: {e}; the shell runs without recording ({})",
+                            dir.display(),
+                            store::access::write_advice(&e)
                         ));
+                        shared.silenced.store(true, Ordering::Release);
                         None
                     }
                 };
+                shared.ready.store(true, Ordering::Release);
                 run(state, rx, &shared);
                 let _ = done_tx.send(());
             })?;
@@ -319,10 +376,16 @@ impl Writer {
     pub fn inline(dir: &Path, meta: SessionMeta) -> io::Result<Writer> {
         let status = Arc::new(Status::default());
         let state = State::create(dir, meta, Arc::clone(&status))?;
+        status.ready.store(true, Ordering::Release);
         Ok(Writer {
             mode: Mode::Inline(Some(Box::new(state))),
             status,
         })
+    }
+
+    /// A handle to say lines to the user from another thread.
+    pub fn notifier(&self) -> Notifier {
+        Notifier(Arc::clone(&self.status))
     }
 
     pub fn status(&self) -> &Status {
@@ -500,5 +563,36 @@ mod tests {
         assert!(m.recording_stopped_at.is_some());
         assert_eq!((m.state, m.exit_status), (SessionState::Exited, Some(0)));
         assert_eq!(m.running_command, None);
+    }
+
+    #[test]
+    fn notices_wait_for_the_directory_and_are_dropped_when_it_cannot_be_made() {
+        let tmp = tempfile::tempdir().unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        // Made: a notice from another thread shows, after the directory exists.
+        let mut w = Writer::spawn(&tmp.path().join("sessions/a"), meta()).unwrap();
+        let notify = w.notifier();
+        notify.notice("omnish: one".into());
+        notify.notice("omnish: two".into());
+        w.sync();
+        assert_eq!(w.status().take_warning().as_deref(), Some("omnish: one"));
+        assert_eq!(w.status().take_warning().as_deref(), Some("omnish: two"));
+        assert_eq!(w.status().take_warning(), None);
+        assert!(w.close(Duration::from_secs(10)));
+        // Not made (a file in the way): its warning says so, and a notice about the same
+        // store (the automatic prune failing there) is not said again.
+        std::fs::write(tmp.path().join("file"), "").unwrap();
+        let mut w = Writer::spawn(&tmp.path().join("file/sessions/b"), meta()).unwrap();
+        w.notifier()
+            .notice("omnish: the automatic prune failed".into());
+        w.sync();
+        let warning = w.status().take_warning().expect("a warning");
+        assert!(warning.contains("Not a directory"), "{warning}");
+        assert!(warning.contains("a file is in the way"), "{warning}");
+        w.notifier()
+            .notice("omnish: the automatic prune failed".into());
+        assert_eq!(w.status().take_warning(), None);
+        w.close(Duration::from_secs(10));
     }
 }

@@ -20,6 +20,7 @@
 //! or a damaged line, is said once ([`notice`]): one bad file never stops the others from being
 //! served.
 
+pub mod access;
 pub mod cache;
 pub mod commands;
 mod frames;
