@@ -320,7 +320,7 @@ fn omnish(h: &Harness, sub: &str, llm: &str) -> Command {
         .env("PATH", std::env::var("PATH").unwrap())
         .env("HOME", h.home.path())
         .env("OMNISH_DATA_DIR", h.data())
-        .env("OMNISH_CONFIG", h.home.path().join("none.toml"))
+        .env("OMNISH_CONFIG", "/dev/null")
         .env("OMNISH_ASK_COMMAND", llm)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -20,7 +20,7 @@ fn mcp(home: &Path, data: &Path, cwd: &Path) -> Command {
         .env("PATH", std::env::var("PATH").unwrap())
         .env("HOME", home)
         .env("OMNISH_DATA_DIR", data)
-        .env("OMNISH_CONFIG", home.join("none.toml"))
+        .env("OMNISH_CONFIG", "/dev/null")
         .current_dir(cwd);
     cmd
 }
@@ -349,7 +349,7 @@ fn context_grep_and_search_refuse_huge_patterns_with_one_usage_error() {
         let mut cmd = Command::new(omnish_bin());
         cmd.args(&args)
             .env("OMNISH_DATA_DIR", h.data())
-            .env("OMNISH_CONFIG", h.home.path().join("none.toml"))
+            .env("OMNISH_CONFIG", "/dev/null")
             .env_remove("OMNISH_SESSION_ID");
         let out = run_piped(cmd, "");
         let err = String::from_utf8_lossy(&out.stderr);

@@ -24,10 +24,8 @@ impl Tmux {
             ("PATH", std::env::var("PATH").unwrap()),
             ("TERM", "xterm-256color".into()),
             ("LANG", "C.UTF-8".into()),
-            (
-                "OMNISH_CONFIG",
-                home.join("none.toml").display().to_string(),
-            ),
+            // No config file (a missing file named by OMNISH_CONFIG is an error).
+            ("OMNISH_CONFIG", "/dev/null".into()),
             ("HISTFILE", home.join(".history").display().to_string()),
         ];
         all.extend(env.iter().cloned());
