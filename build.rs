@@ -1,4 +1,4 @@
-//! Writes the static BPE tables that `src/context/tokenizer/table.rs` embeds.
+//! Writes the static BPE tables that `src/context/tokens/tokenizer/table.rs` embeds.
 //!
 //! For each encoding (`o200k_base`, `cl100k_base`) this takes every ordinary token's bytes by
 //! rank from tiktoken-rs (a build-dependency only) and writes three little-endian files to
@@ -20,11 +20,11 @@ use std::path::Path;
 
 use tiktoken_rs::CoreBPE;
 
-include!("src/context/tokenizer/token_hash.rs");
+include!("src/context/tokens/tokenizer/token_hash.rs");
 
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
-    println!("cargo::rerun-if-changed=src/context/tokenizer/token_hash.rs");
+    println!("cargo::rerun-if-changed=src/context/tokens/tokenizer/token_hash.rs");
     let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR");
     let out = Path::new(&out);
     write_tables(

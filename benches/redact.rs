@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::time::Instant;
 use support::{CRATES, Rng};
 
-use omnish::context::redact::redact;
+use omnish::context::stages::redact::redact;
 
 fn lines(n: usize) -> Vec<String> {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
@@ -84,7 +84,7 @@ fn main() {
 
 /// The same lines through a session redactor that has learned 100 values.
 fn session(input: &[String], bytes: usize) {
-    use omnish::context::redact::Redactor;
+    use omnish::context::stages::redact::Redactor;
     let mut r = Redactor::new();
     for i in 0..100 {
         r.learn(&format!(

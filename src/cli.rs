@@ -409,7 +409,7 @@ search, list_sessions, terminal_status; every result redacted and within a token
 )]
 pub struct McpArgs {}
 
-/// `--format` values; mapped onto the library's [`crate::context::format::Format`], which knows
+/// `--format` values; mapped onto the library's [`crate::context::stages::format::Format`], which knows
 /// nothing of clap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {
@@ -421,9 +421,9 @@ pub enum FormatArg {
     Json,
 }
 
-impl From<FormatArg> for crate::context::format::Format {
+impl From<FormatArg> for crate::context::stages::format::Format {
     fn from(f: FormatArg) -> Self {
-        use crate::context::format::Format;
+        use crate::context::stages::format::Format;
         match f {
             FormatArg::Text => Format::Text,
             FormatArg::Markdown => Format::Markdown,

@@ -187,7 +187,7 @@ pub(crate) const KEYS: &[Key] = &[
     key(
         "env.allow",
         Kind::List,
-        crate::context::env::DEFAULT_ALLOW,
+        crate::context::sources::env::DEFAULT_ALLOW,
         Some("OMNISH_ENV_ALLOW"),
         "environment variables `context --env` shows: glob patterns, case-insensitive",
     )
@@ -195,7 +195,7 @@ pub(crate) const KEYS: &[Key] = &[
     key(
         "env.deny",
         Kind::List,
-        crate::context::env::DEFAULT_DENY,
+        crate::context::sources::env::DEFAULT_DENY,
         Some("OMNISH_ENV_DENY"),
         "environment variables `context --env` never shows, even when allowed: glob patterns",
     )
@@ -838,7 +838,7 @@ impl Config {
         if name.is_empty() || self.user_model(&name).is_some() {
             return;
         }
-        let Err(e) = crate::context::models::resolve_model(&name) else {
+        let Err(e) = crate::context::tokens::models::resolve_model(&name) else {
             return;
         };
         let at = match self.get("ask.model").1 {
@@ -1198,7 +1198,7 @@ fn check_key(v: &Value) -> std::result::Result<(), String> {
 }
 
 /// `env.allow`, `env.deny`: glob patterns as `context --env` compiles them (case-insensitive,
-/// see `context::env`).
+/// see `context::sources::env`).
 fn check_globs(v: &Value) -> std::result::Result<(), String> {
     let Value::List(patterns) = v else {
         return Ok(());
@@ -1304,11 +1304,11 @@ fn parse_model(
                 );
             }
             ("tokenizer", DeValue::String(s)) => {
-                if !crate::context::tokenizer::TOKENIZERS.contains(&s.as_ref()) {
+                if !crate::context::tokens::tokenizer::TOKENIZERS.contains(&s.as_ref()) {
                     return Err(format!(
                         "{l}: key '{full}': unknown tokenizer '{}'; known: {}",
                         shown(s),
-                        crate::context::tokenizer::TOKENIZERS.join(", ")
+                        crate::context::tokens::tokenizer::TOKENIZERS.join(", ")
                     ));
                 }
                 tokenizer = Some(s.to_string());

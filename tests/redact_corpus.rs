@@ -1,6 +1,6 @@
-//! Corpus and property tests for `omnish::context::redact`.
+//! Corpus and property tests for `omnish::context::stages::redact`.
 
-use omnish::context::redact::{Redactor, find_secrets, redact};
+use omnish::context::stages::redact::{Redactor, find_secrets, redact};
 use proptest::prelude::*;
 use std::borrow::Cow;
 use std::collections::BTreeSet;

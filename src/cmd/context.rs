@@ -5,9 +5,12 @@
 use crate::cli::{ContextArgs, ContextOpts};
 use crate::cmd::Run;
 use crate::config::Config;
-use crate::context::format::Format;
 use crate::context::model::Parts;
-use crate::context::{self, Budget, Request, env, files, loops, models, notes, select};
+use crate::context::stages::format::Format;
+use crate::context::{
+    self, Budget, Request, sources::env, sources::files, sources::notes, stages::loops,
+    stages::select, tokens::models,
+};
 use crate::error::ExitError;
 use crate::store;
 use anyhow::{Context, Result};
@@ -90,7 +93,7 @@ pub(crate) fn request(
     };
     let grep = match &opts.grep {
         Some(pattern) => Some(
-            context::pattern::regex(pattern)
+            context::support::pattern::regex(pattern)
                 .map_err(|e| ExitError::usage(format!("--grep: {e}")))?,
         ),
         None => None,
@@ -234,10 +237,10 @@ fn budget(opts: &ContextOpts, cfg: &Config, default_model: Option<&str>) -> Resu
         .clone()
         .or(profile.map(|p| p.1))
         .unwrap_or_else(|| "o200k".to_string());
-    if !context::tokenizer::TOKENIZERS.contains(&tokenizer.as_str()) {
+    if !context::tokens::tokenizer::TOKENIZERS.contains(&tokenizer.as_str()) {
         return Err(ExitError::usage(format!(
             "--tokenizer: unknown tokenizer '{tokenizer}'; known tokenizers: {}",
-            context::tokenizer::TOKENIZERS.join(", ")
+            context::tokens::tokenizer::TOKENIZERS.join(", ")
         ))
         .into());
     }

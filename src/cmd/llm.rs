@@ -42,7 +42,7 @@ pub(crate) fn context_text(
     // The prompt is held in memory: outputs are served from their bounded digests (at most
     // HEAD_LINES lines of MAX_DIGEST_WIDTH chars each), never streamed whole.
     let cap = |n: usize, max: usize| if n == 0 { max } else { n.min(max) };
-    req.max_lines = cap(req.max_lines, context::read::HEAD_LINES);
+    req.max_lines = cap(req.max_lines, context::stages::read::HEAD_LINES);
     req.max_line_width = cap(req.max_line_width, context::MAX_DIGEST_WIDTH);
     let default_pick = !selects(opts);
     if default_pick {

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use crate::cli::{NoteAction, NoteArgs};
 use crate::cmd::Run;
-use crate::context::select;
+use crate::context::stages::select;
 use crate::error::ExitError;
 use crate::store::{self, notes};
 

@@ -1,10 +1,10 @@
 //! `omnish search PATTERN`: turn the flags, the environment and the current directory into a
-//! [`SearchRequest`] for the library ([`crate::context::search`]); exit 1 when nothing matched.
+//! [`SearchRequest`] for the library ([`crate::context::queries::search`]); exit 1 when nothing matched.
 
 use crate::cli::{PlainFormat, SearchArgs};
 use crate::cmd::Run;
-use crate::context::search::{self, SearchFormat, SearchRequest};
-use crate::context::select;
+use crate::context::queries::search::{self, SearchFormat, SearchRequest};
+use crate::context::stages::select;
 use crate::error::ExitError;
 use crate::store;
 use anyhow::{Context, Result};

@@ -6,8 +6,8 @@
 
 use crate::cli::{PlainFormat, SessionsArgs, SessionsCommand};
 use crate::cmd::Run;
-use crate::context::select::{self, SessionChoice};
-use crate::context::sessions::{self, human_duration, human_size, local_time};
+use crate::context::queries::sessions::{self, human_duration, human_size, local_time};
+use crate::context::stages::select::{self, SessionChoice};
 use crate::error::ExitError;
 use crate::store::{self, SessionState, SessionSummary, prune};
 use crate::term::visible;

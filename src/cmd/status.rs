@@ -4,7 +4,7 @@
 
 use crate::cli::{PlainFormat, StatusArgs};
 use crate::cmd::Run;
-use crate::context::sessions::{human_size, local_time};
+use crate::context::queries::sessions::{human_size, local_time};
 use crate::store::{self, SessionState};
 use crate::term::visible;
 use anyhow::Result;
@@ -41,7 +41,7 @@ struct Status {
     /// profile, and the config file in use (`None`: no file, defaults and environment only).
     ask_command: Option<String>,
     /// Failed attempts in a row at the end of the session (as `context` folds them).
-    retry_loop: Option<crate::context::loops::ActiveLoop>,
+    retry_loop: Option<crate::context::stages::loops::ActiveLoop>,
     ask_model: Option<String>,
     config_file: Option<PathBuf>,
 }
@@ -61,16 +61,18 @@ impl Status {
                 .map(store::summarize)
         });
         let cwd = std::env::current_dir().ok();
-        let project_root = cwd.as_deref().and_then(crate::context::select::git_root);
+        let project_root = cwd
+            .as_deref()
+            .and_then(crate::context::stages::select::git_root);
         let sessions = store::list_sessions(&data_dir).map_or(0, |s| s.len());
-        let settings = crate::context::loops::LoopSettings {
+        let settings = crate::context::stages::loops::LoopSettings {
             threshold: cfg.int("loops.threshold"),
             utc_offset_secs: crate::cmd::context::utc_offset_secs(),
         };
         // A loop that cannot be read is no reason to fail the status.
         let retry_loop = session
             .as_ref()
-            .and_then(|s| crate::context::loops::active(&s.session.dir, &settings).ok())
+            .and_then(|s| crate::context::stages::loops::active(&s.session.dir, &settings).ok())
             .flatten();
         Ok(Status {
             data_bytes: store::disk_usage(&store::sessions_dir(&data_dir)),

@@ -1,10 +1,15 @@
 //! The context pipeline, one library call for every front end: a plain [`Request`] in, the
 //! document written out ([`run`]).
 //!
+//! The folder shows the pipeline: [`stages`] are its steps in order, [`sources`] the sections a
+//! document carries besides the commands, [`tokens`] what the budget counts with, [`queries`]
+//! the other questions front ends ask of the same records (search, a command's output, session
+//! summaries), and [`support`] what they share (parallel reads, bounded patterns).
+//!
 //! [`select`] picks command records → [`read`] reads and renders each one's output into a
 //! bounded digest (through [`crate::term`]) → [`truncate`] keeps head, tail and error lines and
 //! shortens long lines, and folds repeats → [`loops`] folds runs of failed attempts →
-//! [`redact`] takes secrets out → [`budget`] fits a token ceiling → [`format`] prints text,
+//! [`redact`] takes secrets out → [`budget`](stages::budget) fits a token ceiling → [`format`] prints text,
 //! markdown or json. The types that join them are in [`model`].
 //!
 //! Besides the commands, a document can carry sections, each asked for in the request and
@@ -26,24 +31,17 @@
 //! considered up to [`read::HEAD_LINES`] lines per command and [`MAX_DIGEST_WIDTH`] chars per
 //! line, which no useful budget can exceed.
 
-pub(crate) mod budget;
-pub(crate) mod env;
-pub(crate) mod files;
-pub(crate) mod format;
-pub(crate) mod loops;
 pub(crate) mod model;
-pub(crate) mod models;
-pub(crate) mod notes;
-pub(crate) mod parallel;
-pub(crate) mod pattern;
-pub(crate) mod range;
-pub(crate) mod read;
-pub mod redact;
-pub(crate) mod search;
-pub(crate) mod select;
-pub(crate) mod sessions;
-pub(crate) mod tokenizer;
-pub(crate) mod truncate;
+pub(crate) mod queries;
+pub(crate) mod sources;
+pub mod stages;
+pub(crate) mod support;
+pub(crate) mod tokens;
+
+// The stages by their own names, as the pipeline below uses them.
+use sources::{env, files, notes};
+use stages::{format, loops, read, redact, select, truncate};
+use support::parallel;
 
 use anyhow::Result;
 use regex::Regex;
@@ -51,11 +49,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::context::format::Format;
 use crate::context::model::{CommandContext, ContextDoc, Parts};
-use crate::context::read::{Digest, Source, StoredLine};
-use crate::context::redact::Redactor;
-use crate::context::select::{Candidate, Query, SessionChoice};
+use crate::context::stages::format::Format;
+use crate::context::stages::read::{Digest, Source, StoredLine};
+use crate::context::stages::redact::Redactor;
+use crate::context::stages::select::{Candidate, Query, SessionChoice};
 use crate::error::ExitError;
 use crate::term::render::Line;
 
@@ -463,8 +461,8 @@ pub(crate) fn show_line(
     if redactor.is_some() && key_block {
         return "[REDACTED:private-key]".to_string();
     }
-    let error = crate::context::truncate::is_error_line(head)
-        || crate::context::truncate::is_error_line(tail);
+    let error = crate::context::stages::truncate::is_error_line(head)
+        || crate::context::stages::truncate::is_error_line(tail);
     let width = if error {
         width.saturating_mul(2)
     } else {

@@ -53,7 +53,7 @@ pub(crate) struct CommandContext {
     /// Recording stopped (disk full, write error) while this command ran: its output is what
     /// was saved until then and its exit status is unknown.
     pub recording_stopped: bool,
-    /// This entry stands for a run of failed attempts ([`crate::context::loops`]): it is the
+    /// This entry stands for a run of failed attempts ([`crate::context::stages::loops`]): it is the
     /// last attempt, and this says how many came before and how they went.
     pub attempts: Option<LoopInfo>,
     /// A command kept out of history on purpose: its line and output were never recorded, so
@@ -346,7 +346,7 @@ pub(crate) struct FilesSection {
     /// Files under it, after ignores.
     pub total_files: usize,
     /// The tree, when `--files` asked for it; re-rendered to fewer lines by the budget.
-    pub tree: Option<std::sync::Arc<crate::context::files::FileTree>>,
+    pub tree: Option<std::sync::Arc<crate::context::sources::files::FileTree>>,
     pub lines: Vec<TreeLine>,
     /// Files modified since the selected commands started (`--changed`), newest first.
     pub changed: Option<Changed>,
@@ -479,7 +479,7 @@ pub(crate) mod testing {
                             if c.running {
                                 c.ended_at = None;
                             }
-                            crate::context::truncate::truncate(&mut c, max);
+                            crate::context::stages::truncate::truncate(&mut c, max);
                             if summ && !c.running {
                                 c.output.clear();
                                 c.gaps = if c.output_lines > 0 {
@@ -561,7 +561,7 @@ pub(crate) mod testing {
                 vars_dropped: false,
             });
             let files = files.map(|(paths, tree, changed, collapse)| {
-                let t = crate::context::files::tree_of(&paths, None, collapse);
+                let t = crate::context::sources::files::tree_of(&paths, None, collapse);
                 let total_files = t.total_files();
                 let t = std::sync::Arc::new(t);
                 super::FilesSection {

@@ -30,7 +30,7 @@
 //! whole; request ids must be strings or integers and are echoed as their JSON text (an integer
 //! of any size comes back exact, `1.5` is an Invalid Request); every error quotes at most a
 //! short prefix of what it complains about; regular expressions are bounded
-//! ([`crate::context::pattern`]).
+//! ([`crate::context::support::pattern`]).
 //!
 //! # Hand-written framing, not `rmcp`
 //!

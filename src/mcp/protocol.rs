@@ -5,7 +5,7 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use crate::context::pattern::quote;
+use crate::context::support::pattern::quote;
 use crate::mcp::{Config, tools};
 
 pub(crate) const PARSE_ERROR: i64 = -32700;

@@ -10,7 +10,7 @@
 use anyhow::{Result, bail};
 use std::path::Path;
 
-use crate::context::select;
+use crate::context::stages::select;
 use crate::mcp::Config;
 use crate::store::{self, OpenSession};
 

@@ -16,12 +16,12 @@
 use serde_json::{Map, Value, json};
 use std::path::PathBuf;
 
-use crate::context::format::{self, Format};
 use crate::context::model::{ContextDoc, Parts};
-use crate::context::pattern::{self, quote};
-use crate::context::select::{self, Query, SessionChoice};
-use crate::context::tokenizer::{TokenCounter, tokenizer};
-use crate::context::{self, Budget, Request, range, redact};
+use crate::context::stages::format::{self, Format};
+use crate::context::stages::select::{self, Query, SessionChoice};
+use crate::context::support::pattern::{self, quote};
+use crate::context::tokens::tokenizer::{TokenCounter, tokenizer};
+use crate::context::{self, Budget, Request, queries::range, stages::redact};
 use crate::mcp::protocol::{INVALID_PARAMS, RpcError, Version, brief};
 use crate::mcp::{Config, session};
 use crate::store;
@@ -564,7 +564,7 @@ fn redacted_line(line: &str, cap: usize) -> String {
     let keep = cap.div_ceil(2);
     let head: String = line.chars().take(keep).collect();
     let tail: String = line.chars().skip(n - (cap - keep)).collect();
-    crate::context::truncate::shorten(
+    crate::context::stages::truncate::shorten(
         &redact::redact(&head),
         (n - cap) as u64,
         &redact::redact(&tail),
@@ -582,7 +582,7 @@ fn short(line: &str) -> String {
     }
     let head: String = one.chars().take(SHORT_LINE / 2).collect();
     let tail: String = one.chars().skip(n - SHORT_LINE / 2).collect();
-    crate::context::truncate::shorten(&head, (n - SHORT_LINE) as u64, &tail, SHORT_LINE)
+    crate::context::stages::truncate::shorten(&head, (n - SHORT_LINE) as u64, &tail, SHORT_LINE)
 }
 
 /// The first line of every text result.
@@ -686,13 +686,13 @@ fn recent_commands(config: &Config, args: &Args<'_>, search: bool) -> ToolResult
         redact: true,
         budget: None,
         format: Format::Text,
-        notes: Some(crate::context::notes::NotesScope {
+        notes: Some(crate::context::sources::notes::NotesScope {
             project: Some(select::git_root_or(&config.cwd)),
         }),
         env: None,
         files: None,
-        loops: crate::context::loops::LoopSettings {
-            threshold: crate::context::loops::DEFAULT_THRESHOLD,
+        loops: crate::context::stages::loops::LoopSettings {
+            threshold: crate::context::stages::loops::DEFAULT_THRESHOLD,
             utc_offset_secs: config.utc_offset_secs,
         },
     };
@@ -1165,17 +1165,17 @@ fn terminal_status(config: &Config, args: &Args<'_>) -> ToolResult {
         } else if omitted > 0 {
             // Cut by select: the chars left out in the middle still count.
             let one = |s: &str| redact::redact(s).replace('\n', " ⏎ ");
-            crate::context::truncate::shorten(&one(head), omitted, &one(tail), SHORT_LINE)
+            crate::context::stages::truncate::shorten(&one(head), omitted, &one(tail), SHORT_LINE)
         } else {
             short(&redacted_line(&c.record.command_line, SHORT_LINE))
         }
     };
     // The same loop `omnish context` folds: failed attempts in a row at the end of the session.
-    let settings = crate::context::loops::LoopSettings {
-        threshold: crate::context::loops::DEFAULT_THRESHOLD,
+    let settings = crate::context::stages::loops::LoopSettings {
+        threshold: crate::context::stages::loops::DEFAULT_THRESHOLD,
         utc_offset_secs: config.utc_offset_secs,
     };
-    let retry = crate::context::loops::active(&s.dir, &settings)
+    let retry = crate::context::stages::loops::active(&s.dir, &settings)
         .map_err(|e| e.to_string())?
         .map(|l| {
             json!({

@@ -1,7 +1,7 @@
 // The hash that places a token's bytes in the static BPE tables.
 //
 // Shared, with `include!`, by `build.rs` (which writes the tables) and by
-// `src/context/tokenizer/table.rs` (which reads them), so both compute the same slot for the same
+// `src/context/tokens/tokenizer/table.rs` (which reads them), so both compute the same slot for the same
 // bytes. Changing it rebuilds the tables (`build.rs` reruns when this file changes).
 //
 // Eight bytes at a time, each word xor-ed into a rotated state and multiplied by an odd constant

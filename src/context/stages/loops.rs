@@ -1,6 +1,6 @@
 //! Loops: what has been tried. A run of failed attempts at the same thing becomes one entry.
 //!
-//! After exact repeats are folded ([`crate::context::truncate::fold_repeats_with`]), consecutive
+//! After exact repeats are folded ([`crate::context::stages::truncate::fold_repeats_with`]), consecutive
 //! commands of one session form a *loop* when each failed (a known non-zero exit status) and
 //! each has the command line of an earlier attempt in the loop, or the same output (the hash of
 //! its whole rendered output) as the attempt before it. A loop of at least `threshold` failed attempts
@@ -22,7 +22,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::context::model::{Attempt, CommandContext, LoopInfo};
-use crate::context::{read, redact, select, truncate};
+use crate::context::{stages::read, stages::redact, stages::select, stages::truncate};
 
 /// Failed attempts that make a loop, unless configured (`loops.threshold`).
 pub(crate) const DEFAULT_THRESHOLD: usize = 3;

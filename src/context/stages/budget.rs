@@ -1,8 +1,8 @@
 //! Budget stage: fits a document under a token ceiling.
 //!
-//! The caller truncates and folds first ([`crate::context::truncate`]) and then calls [`fit`] with
+//! The caller truncates and folds first ([`crate::context::stages::truncate`]) and then calls [`fit`] with
 //! a token budget, given directly (`--budget`) or taken from a model profile
-//! ([`crate::context::models`]).
+//! ([`crate::context::tokens::models`]).
 //!
 //! ## Fitting a token budget
 //!
@@ -49,8 +49,8 @@ use std::collections::HashMap;
 use crate::context::model::{
     BudgetReport, CommandContext, ContextDoc, EnvSection, FilesSection, NoteEntry,
 };
-use crate::context::tokenizer::TokenCounter;
-use crate::context::truncate::truncate;
+use crate::context::stages::truncate::truncate;
+use crate::context::tokens::tokenizer::TokenCounter;
 
 /// Reduces a command to a one-line summary: no output, `summarized` set.
 /// The whole output counts as one gap, so `output.len() + sum(gaps) == output_lines` still holds.
@@ -661,9 +661,9 @@ impl<'a> Fitter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::format::{Format, format};
     use crate::context::model::testing::{arb_doc, check_consistent, ctx, numbered};
-    use crate::context::tokenizer::tokenizer;
+    use crate::context::stages::format::{Format, format};
+    use crate::context::tokens::tokenizer::tokenizer;
     use proptest::prelude::*;
 
     // ---- model profiles ----
@@ -973,7 +973,7 @@ mod tests {
         let paths: Vec<String> = (0..30)
             .flat_map(|d| (0..8).map(move |f| format!("dir{d:02}/file{f}.rs")))
             .collect();
-        let tree = std::sync::Arc::new(crate::context::files::tree_of(&paths, None, 40));
+        let tree = std::sync::Arc::new(crate::context::sources::files::tree_of(&paths, None, 40));
         let mut d = big_doc(3, 12);
         d.files = Some(FilesSection {
             root: "/p".into(),

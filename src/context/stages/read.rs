@@ -25,8 +25,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use crate::context::select::Candidate;
-use crate::context::truncate::is_error_line;
+use crate::context::stages::select::Candidate;
+use crate::context::stages::truncate::is_error_line;
 use crate::store::{self, FrameError, Frames};
 use crate::term::render::{Line, LineSink, Renderer};
 

@@ -287,7 +287,7 @@ fn piped(text: &str, from: &[Word], to: &[Word], out: &mut Vec<Cand>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::context::redact::redact;
+    use crate::context::stages::redact::redact;
 
     fn r(s: &str) -> String {
         redact(s).into_owned()

@@ -5,9 +5,9 @@
 //! Outputs are read through [`read::cached_digest`], so a large output is rendered once and
 //! its digest cached; summaries are redacted like everything `context` shows.
 
-use crate::context::read;
-use crate::context::select::{Query, Session};
-use crate::context::{PRIVATE_LINE, redact, show_line};
+use crate::context::stages::read;
+use crate::context::stages::select::{Query, Session};
+use crate::context::{PRIVATE_LINE, show_line, stages::redact};
 use serde::Serialize;
 
 /// Chars of a command's one-line summary.
@@ -64,7 +64,7 @@ pub(crate) fn commands(session: &Session) -> anyhow::Result<Vec<ShownCommand>> {
                             &l.tail,
                             l.key_block,
                             SUMMARY_WIDTH,
-                            Some(&crate::context::redact::Redactor::new()),
+                            Some(&crate::context::stages::redact::Redactor::new()),
                         )
                     })
                     .unwrap_or_default()

@@ -31,7 +31,7 @@ pub(crate) struct ModelProfile {
     /// Fraction of the window the shell context may take by default; the rest is left for the
     /// question, system prompt and answer.
     pub budget_share: f32,
-    /// Tokenizer to count with (one of [`crate::context::tokenizer::TOKENIZERS`]).
+    /// Tokenizer to count with (one of [`crate::context::tokens::tokenizer::TOKENIZERS`]).
     pub tokenizer: &'static str,
 }
 
@@ -192,7 +192,7 @@ fn unreachable_family(family: &str) -> anyhow::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::tokenizer::tokenizer;
+    use crate::context::tokens::tokenizer::tokenizer;
 
     #[test]
     fn resolves_names_tags_and_providers() {

@@ -257,9 +257,9 @@ fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::format::{Format, format};
     use crate::context::model::ContextDoc;
     use crate::context::model::testing::{check_consistent, ctx, numbered};
+    use crate::context::stages::format::{Format, format};
     use proptest::prelude::*;
 
     // ---- model profiles ----

@@ -12,9 +12,9 @@
 use anyhow::Result;
 use std::path::Path;
 
-use crate::context::read::{self, Source};
-use crate::context::redact;
-use crate::context::select::{self, Candidate, Query, SessionChoice};
+use crate::context::stages::read::{self, Source};
+use crate::context::stages::redact;
+use crate::context::stages::select::{self, Candidate, Query, SessionChoice};
 
 /// The command numbered `seq` in the session `session` (an id or a unique prefix of one), with
 /// the session's own problems added to `warnings`. `Ok(None)` when the session has no such

@@ -142,7 +142,7 @@ pub(crate) fn format(doc: &ContextDoc, f: Format) -> String {
 }
 
 /// Formats `doc` as `format`; with a budget `(tokens, tokenizer name)`, first fits it under that
-/// hard ceiling ([`crate::context::budget::fit`]) and fills `doc.report`. The returned text never
+/// hard ceiling ([`crate::context::stages::budget::fit`]) and fills `doc.report`. The returned text never
 /// counts more than the budget, report line included.
 ///
 /// Output no longer in bytes than the budget fits without counting (a BPE token covers at least
@@ -154,7 +154,7 @@ pub(crate) fn render_within(
     format: Format,
     budget: Option<(usize, &str)>,
 ) -> anyhow::Result<String> {
-    use crate::context::{budget::fit, tokenizer::tokenizer};
+    use crate::context::{stages::budget::fit, tokens::tokenizer::tokenizer};
     use crate::error::ExitError;
     let Some((limit, name)) = budget else {
         return Ok(self::format(doc, format));
@@ -270,7 +270,7 @@ fn summary_note(c: &CommandContext) -> String {
 }
 
 /// The loop note of a command and, with `earlier`, one line per earlier attempt (see
-/// [`crate::context::loops`]): `failed 5 times in a row with the same error since 14:02`.
+/// [`crate::context::stages::loops`]): `failed 5 times in a row with the same error since 14:02`.
 /// `quote` shows an earlier attempt's command line (in backticks, or a markdown code span).
 fn loop_lines(c: &CommandContext, earlier: bool, quote: &dyn Fn(&str) -> String) -> Vec<String> {
     let Some(info) = &c.attempts else {
@@ -628,7 +628,7 @@ mod tests {
             vars: vec![("V".into(), evil.into())],
             ..Default::default()
         });
-        let tree = crate::context::files::tree_of(&["a\x1b[2Jb.rs".into()], None, 40);
+        let tree = crate::context::sources::files::tree_of(&["a\x1b[2Jb.rs".into()], None, 40);
         let t = std::sync::Arc::new(tree);
         d.files = Some(FilesSection {
             root: evil.into(),
@@ -1103,7 +1103,7 @@ mod tests {
                 first_error: Some("error[E0308]: mismatched types".into()),
             }],
         });
-        let tree = crate::context::files::tree_of(
+        let tree = crate::context::sources::files::tree_of(
             &[
                 "src/main.rs".into(),
                 "src/gen/a.rs".into(),
@@ -1280,7 +1280,7 @@ mod tests {
     // ---- render_within ----
 
     fn counted(name: &str, text: &str) -> usize {
-        crate::context::tokenizer::tokenizer(name)
+        crate::context::tokens::tokenizer::tokenizer(name)
             .unwrap()
             .count(text)
     }

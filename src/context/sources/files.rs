@@ -23,7 +23,7 @@ use std::time::UNIX_EPOCH;
 use anyhow::{Context, Result};
 
 use crate::context::model::{Changed, FilesSection, TreeKind, TreeLine};
-use crate::context::redact;
+use crate::context::stages::redact;
 
 /// Directories never listed (and `.git` also as a file, as in a linked worktree).
 pub(crate) const BUILTIN_IGNORES: &[&str] = &[

@@ -22,7 +22,7 @@ use anyhow::{Context, Result};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use crate::context::model::{EnvSection, GitState};
-use crate::context::{redact, truncate};
+use crate::context::{stages::redact, stages::truncate};
 
 /// Which variables the snapshot shows (config keys `env.allow` and `env.deny`).
 #[derive(Debug, Clone, PartialEq, Eq)]

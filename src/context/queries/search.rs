@@ -1,7 +1,7 @@
 //! Search: a regular expression over command lines and rendered output, across sessions.
 //!
 //! Output is searched as `omnish context` shows it: rendered by [`crate::term`] through
-//! [`read`], each line redacted by [`crate::context::redact`] (private key blocks whole),
+//! [`read`], each line redacted by [`crate::context::stages::redact`] (private key blocks whole),
 //! lines longer than [`read::LINE_CAP`] chars as their head and tail; binary or unreadable output
 //! as its one-line note. Command lines and directories are redacted too.
 //!
@@ -32,10 +32,10 @@ use std::collections::{HashMap, VecDeque};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
-use crate::context::read;
-use crate::context::select::{self, Candidate, Query, Session, SessionChoice};
-use crate::context::sessions::local_time;
-use crate::context::{pattern, redact, show_line, truncate};
+use crate::context::queries::sessions::local_time;
+use crate::context::stages::read;
+use crate::context::stages::select::{self, Candidate, Query, Session, SessionChoice};
+use crate::context::{show_line, stages::redact, stages::truncate, support::pattern};
 use crate::error::ExitError;
 use crate::store::{self, text::TextCache};
 use crate::term::render::{Line, LineSink};

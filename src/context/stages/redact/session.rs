@@ -6,7 +6,7 @@
 //!   record yet). So `export DB_PASSWORD=…` typed before the selected commands teaches the
 //!   password even when its command is not shown.
 //! * Output: the lines of the selected commands' digests ([`Digest`]: head, tail and error
-//!   lines, each at most [`crate::context::read::LINE_CAP`] chars), which the pipeline reads
+//!   lines, each at most [`crate::context::stages::read::LINE_CAP`] chars), which the pipeline reads
 //!   anyway; and, in a bounded pass, the digests of the newest [`LEARN_OUTPUTS`] other commands
 //!   of the session whose output is at most [`LEARN_OUTPUT_BYTES`] long (`cat .env`, `printenv`,
 //!   `aws configure get …`: the short outputs that print credentials). A whole output is never
@@ -20,9 +20,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::Redactor;
-use crate::context::parallel;
-use crate::context::read::{self, Digest, StoredLine};
-use crate::context::select::Candidate;
+use crate::context::stages::read::{self, Digest, StoredLine};
+use crate::context::stages::select::Candidate;
+use crate::context::support::parallel;
 use crate::store;
 
 /// Records read back from the end of a session's `commands.jsonl` to learn from.

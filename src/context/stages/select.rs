@@ -19,7 +19,7 @@
 //! `search`) is the query's [`Query::line_test`], run before the cut; its verdict is kept in
 //! [`Candidate::line_matched`].
 
-use crate::context::parallel;
+use crate::context::support::parallel;
 use crate::store::{self, CommandRecord, OpenSession};
 use anyhow::{Result, bail};
 use std::path::{Path, PathBuf};
@@ -177,8 +177,8 @@ pub(crate) struct Candidate {
     pub session_dir: PathBuf,
     pub rows: u16,
     /// The command line of the command that ran next in the session, if any, when it is short
-    /// enough to have been typed ahead ([`crate::context::read::TYPED_CAP`]): keys typed ahead
-    /// for it are echoed into this command's output (see [`crate::context::read`]).
+    /// enough to have been typed ahead ([`crate::context::stages::read::TYPED_CAP`]): keys typed ahead
+    /// for it are echoed into this command's output (see [`crate::context::stages::read`]).
     pub next_command_line: Option<String>,
     /// The command that ended the shell (`exit`): its status is the shell's, never a failure
     /// ([`store::ended_the_shell`]).
@@ -245,7 +245,7 @@ impl Candidate {
 /// `line` as the next command's line of an older candidate: only a line short enough to have
 /// been typed ahead matters (see [`Candidate::next_command_line`]).
 fn typed_ahead(line: &str) -> Option<String> {
-    (line.len() <= crate::context::read::TYPED_CAP).then(|| line.to_string())
+    (line.len() <= crate::context::stages::read::TYPED_CAP).then(|| line.to_string())
 }
 
 /// One condition on a command record.
@@ -324,7 +324,7 @@ pub(crate) struct Query<'a> {
     /// long line is cut; its verdict is [`Candidate::line_matched`].
     pub line_test: Option<&'a (dyn Fn(&str) -> bool + Sync)>,
     /// A condition that needs the command's output, tried after every filter passed (on
-    /// several big outputs at once, see [`crate::context::parallel`]).
+    /// several big outputs at once, see [`crate::context::support::parallel`]).
     pub output_filter: Option<&'a (dyn Fn(&Candidate) -> bool + Sync)>,
     pub limit: usize,
 }

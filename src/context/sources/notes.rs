@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::context::model::NoteEntry;
-use crate::context::redact;
+use crate::context::stages::redact;
 use crate::store::notes;
 
 /// Which notes a request shows.

@@ -884,7 +884,7 @@ pub(super) fn is_non_secret(value: &str, quoted: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::redact::{find_secrets, redact};
+    use crate::context::stages::redact::{find_secrets, redact};
     use std::borrow::Cow;
 
     fn r(text: &str) -> String {

@@ -186,8 +186,8 @@ proptest::proptest! {
             .filter(|&i| is_error_line(&all[i as usize]))
             .collect();
         for max in [1usize, 2, 5, 20, 100, 256] {
-            let from_digest = crate::context::truncate::kept_lines(d.lines, max, &d.error_indices());
-            let from_all = crate::context::truncate::kept_lines(d.lines, max, &errors);
+            let from_digest = crate::context::stages::truncate::kept_lines(d.lines, max, &d.error_indices());
+            let from_all = crate::context::stages::truncate::kept_lines(d.lines, max, &errors);
             proptest::prop_assert_eq!(&from_digest, &from_all);
             for i in from_digest {
                 proptest::prop_assert!(d.line(i).is_some(), "line {} of {} not in the digest", i, d.lines);

@@ -1,0 +1,6 @@
+//! Sections a document carries besides the commands: pinned [`notes`], an [`env`]ironment
+//! snapshot and the project's [`files`].
+
+pub(crate) mod env;
+pub(crate) mod files;
+pub(crate) mod notes;
