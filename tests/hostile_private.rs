@@ -55,6 +55,16 @@ fn start(h: &mut Harness, line: &str) {
     });
 }
 
+/// Starts [`GATED`] and waits until it waits at the gate (its first line shown), so that what
+/// is typed next is echoed after that line, in one piece.
+fn start_gated(h: &mut Harness) {
+    let before = h.screen().matches("before-gate\r\n").count();
+    start(h, GATED);
+    h.wait_until("the gated command at its gate", || {
+        h.screen().matches("before-gate\r\n").count() > before
+    });
+}
+
 /// Every byte omnish wrote for the session, as text.
 fn session_files(h: &Harness) -> String {
     let mut all = Vec::new();
@@ -109,7 +119,7 @@ fn type_ahead(h: &mut Harness, ahead: &[&str], echoed: &str, records: usize) -> 
     let gate = make_gate(h);
     let prompts = h.screen().matches(PROMPT).count();
     let ran = records - h.records().len();
-    start(h, GATED);
+    start_gated(h);
     for line in ahead {
         h.type_line(line);
     }
@@ -198,13 +208,17 @@ fn zsh_several_lines_typed_ahead_keep_only_the_private_one_off_the_disk() {
 
 fn a_partial_private_line_finished_at_the_prompt(h: &mut Harness) {
     let gate = make_gate(h);
-    start(h, GATED);
+    start_gated(h);
     h.send(b" echo HALFSEC");
     h.wait_screen(" echo HALFSEC");
     open_gate(&gate);
-    // The shell reads what was typed ahead and shows it at its prompt; the rest is typed there.
-    h.wait_until("the line at the prompt", || {
-        h.screen_tail(300).contains("READY> ") && h.screen_tail(300).ends_with("HALFSEC")
+    // The shell reads what was typed ahead and shows it at its prompt, after the command's
+    // output; the rest is typed there.
+    h.wait_until("the line at the prompt after the command", || {
+        let tail = h.screen_tail(300);
+        tail.rfind("after-gate\r\n")
+            .is_some_and(|at| tail[at..].contains("READY> "))
+            && tail.ends_with("HALFSEC")
     });
     h.send(b"RET-3\r");
     let recs = h.wait_records(2);
@@ -227,50 +241,42 @@ fn zsh_partial_private_line_typed_ahead_and_finished_at_the_prompt_never_reaches
     }
 }
 
-/// The command prints tick lines until the test makes `stop`; the line is typed a key at a
-/// time meanwhile, so its echo lands among the ticks.
+/// The command prints ticks (`<1><2>...`) until the test makes `stop`; the line is typed a key
+/// at a time meanwhile, so its echo lands among the ticks, before or (the kernel echoes from a
+/// worker thread, late under load) after the tick printed after the key. No byte of the line's
+/// echo is ever in the ticks, so where it lies is never in doubt: the record must hold every
+/// tick, exactly, whatever the scheduling.
 fn typed_ahead_among_continuous_output(h: &mut Harness) {
     let stop = h.home.path().join("stop");
-    let loop_line =
-        "i=0; while [ ! -e stop ]; do i=$((i+1)); echo tick-$i; sleep 0.01; done; echo stopped";
+    let loop_line = "i=0; while [ ! -e stop ]; do i=$((i+1)); printf '<%d>' $i; sleep 0.01; done; \
+                     printf '<stopped>'";
     start(h, loop_line);
-    h.wait_screen("tick-3\r\n");
-    for key in " echo SECRET-among-ticks\r".bytes() {
+    h.wait_screen("<3>");
+    for key in " : SECRET_AMONG_TICKS\r".bytes() {
+        // A person typing (the pace is not what the test waits on).
         h.send(&[key]);
         std::thread::sleep(std::time::Duration::from_millis(3));
     }
-    // The terminal showed each key's echo between two tick lines.
-    let tick = regex::Regex::new(r"tick-[0-9]+\r\n").unwrap();
+    let tick = regex::Regex::new(r"<[0-9]+>").unwrap();
     h.wait_until("the echo of the line", || {
         tick.replace_all(&h.screen(), "")
-            .contains(" echo SECRET-among-ticks\r\n")
+            .contains(" : SECRET_AMONG_TICKS\r\n")
     });
     std::fs::write(&stop, "").unwrap();
     let recs = h.wait_records(2);
     h.wait_prompts(3);
     assert_private(&recs[1]);
     assert_nowhere(h, "SECRET");
-    assert_nowhere(h, "among-ticks");
-    // The command's output is its own: tick lines in order, then `stopped` (only a line whose
-    // echo could not be placed exactly costs the output from that key on).
+    assert_nowhere(h, "AMONG_TICKS");
+    // The command's output is its own, all of it: ticks in order, then `<stopped>`.
     let out = h.output_text(&recs[0]);
-    let lines: Vec<&str> = out.split("\r\n").collect();
-    let (last, full) = lines.split_last().unwrap();
-    let mut want = 1;
-    for (i, l) in full.iter().enumerate() {
-        if *l == "stopped" {
-            assert_eq!(i + 1, full.len(), "{out:?}");
-            assert_eq!(*last, "", "{out:?}");
-            continue;
-        }
-        assert_eq!(*l, format!("tick-{want}"), "{out:?}");
-        want += 1;
-    }
-    assert!(
-        format!("tick-{want}").starts_with(last) || "stopped".starts_with(last),
-        "{out:?}"
-    );
-    assert!(want > 3, "{out:?}");
+    let ticks = out
+        .strip_suffix("<stopped>")
+        .unwrap_or_else(|| panic!("{out:?}"));
+    let n = ticks.matches('<').count();
+    let want: String = (1..=n).map(|i| format!("<{i}>")).collect();
+    assert_eq!(ticks, want, "{out:?}");
+    assert!(n > 3, "{out:?}");
 }
 
 #[test]
@@ -280,9 +286,17 @@ fn bash_private_line_typed_ahead_among_continuous_output_never_reaches_the_disk(
 
 #[test]
 fn zsh_private_line_typed_ahead_among_continuous_output_never_reaches_the_disk() {
-    if let Some(mut h) = zsh() {
-        typed_ahead_among_continuous_output(&mut h);
+    if !require("zsh") {
+        return;
     }
+    // zsh's PROMPT_SP fills the line with spaces after the command ends, where a late echo of
+    // the line's leading space could be too: then all from the first place it could be is
+    // taken out (see src/record/typeahead.rs), and the ticks after it are lost. Without the
+    // fill no byte of the echo is anywhere but in the echo.
+    let rc = format!("{ZSH_RC}unsetopt PROMPT_SP\n");
+    let mut h = Harness::start(&["zsh"], &[(".zshrc", &rc)]);
+    h.wait_prompts(1);
+    typed_ahead_among_continuous_output(&mut h);
 }
 
 #[test]

@@ -38,8 +38,9 @@
 //!   (`Waiting=0` when none does): if none does, the command read every line typed while it ran
 //!   (or Ctrl-C threw it away), so their echo is its output and stays; a line not ended yet is
 //!   the shell's. Its echo is taken out and its keys are held until the shell runs it; only when
-//!   an echo was not found at a certain place (other output came between the key and it) does
-//!   the record wait for the shell, as taking out all that came after the key would lose output;
+//!   an echo was not found at a certain place (other output came between the key and it, and
+//!   its bytes may come again) does the record wait for the shell, as taking out all that came
+//!   after it would lose output;
 //! - otherwise the shell reads a waiting line at once: the record waits for it to run. A line
 //!   the shell records (and those before it, which the command read) keeps its echo as the
 //!   terminal showed it (the read stage leaves it out of what `context` shows); a private one
@@ -48,7 +49,8 @@
 //! - the record waits at most [`AHEAD_WAIT`] after the command's end, and the held frames are
 //!   bounded ([`TAIL_CAP`], and the tracker's bounds): past them, what may be the echo of lines
 //!   whose turn has not come is taken out (an echo found at a certain place exactly, otherwise
-//!   everything from the key on), the rest is written, and the lines' keys wait; past the
+//!   everything from its first possible place on), the rest is written, and the lines' keys
+//!   wait; past the
 //!   tracker's bounds the oldest such keys are dropped. A private line is never written: at
 //!   worst an echo and what followed it is lost.
 //!
@@ -179,6 +181,8 @@ pub struct Recorder {
     /// Frames held from the end of a command (or the prompt) until the output start.
     held: Option<Vec<Item>>,
     held_bytes: usize,
+    /// Output position where `held` starts.
+    held_pos: u64,
     /// Keys typed while the terminal echoes, their lines and their echo; `None` while no hooks
     /// were seen, or when private lines are recorded anyway.
     ahead: Option<Tracker>,
@@ -206,6 +210,10 @@ pub struct Recorder {
     open: Option<Open>,
     pending: Vec<u8>,
     pending_at: u64,
+    /// Keys were typed: the frame being built ends after the next read of output, so that
+    /// their echo, read on its own, ends where a frame ends (how the read stage tells a
+    /// typed-ahead echo from the program's output).
+    cut_after_read: bool,
     /// Frames handed over but not yet posted to the writer thread: they go together, within
     /// [`FRAME_DELAY`] or once [`FRAME_TARGET`] bytes wait, so that typing does not wake the
     /// writer at every key (which, on two cores, delays the echo the user waits for).
@@ -267,6 +275,7 @@ impl Recorder {
             input_lines: Vec::new(),
             held: None,
             held_bytes: 0,
+            held_pos: 0,
             ahead: None,
             out_pos: 0,
             pending_pos: 0,
@@ -281,6 +290,7 @@ impl Recorder {
             open: None,
             pending: Vec::new(),
             pending_at: 0,
+            cut_after_read: false,
             outbox: Vec::new(),
             outbox_bytes: 0,
             outbox_at: 0,
@@ -394,7 +404,7 @@ impl Recorder {
             self.pending_pos = self.out_pos;
         }
         self.pending.extend_from_slice(bytes);
-        if let Some(t) = self.ahead.as_mut().filter(|t| t.searching()) {
+        if let Some(t) = self.ahead.as_mut().filter(|t| t.scanning()) {
             t.scan(self.out_pos, bytes);
         }
         self.out_pos += bytes.len() as u64;
@@ -422,6 +432,7 @@ impl Recorder {
     /// held (see the module documentation).
     pub fn input(&mut self, now: u64, bytes: &[u8], modes: &EchoModes) {
         self.cut();
+        self.cut_after_read = true;
         let pos = self.out_pos;
         if self.ahead.as_ref().is_some_and(|t| t.full()) {
             // The bounds are reached: what is held goes without what may be the echo of the
@@ -460,7 +471,12 @@ impl Recorder {
             self.cut();
         }
         let delay = FRAME_DELAY.as_millis() as u64;
-        if self.pending.len() >= FRAME_TARGET || now.saturating_sub(self.pending_at) >= delay {
+        let echo_read = self.cut_after_read && !self.pending.is_empty();
+        if echo_read
+            || self.pending.len() >= FRAME_TARGET
+            || now.saturating_sub(self.pending_at) >= delay
+        {
+            self.cut_after_read &= !echo_read;
             self.cut();
         }
         self.tail_due(now);
@@ -644,6 +660,7 @@ impl Recorder {
     fn start_holding(&mut self) {
         if self.held.is_none() {
             self.cut();
+            self.held_pos = self.out_pos;
             self.held = Some(Vec::new());
             self.held_bytes = 0;
         }
@@ -661,7 +678,11 @@ impl Recorder {
         let plan = match self.ahead.as_mut() {
             Some(t) => {
                 t.close_windows(self.out_pos);
-                let decision = t.decide(reader, read_to);
+                let mut decision = t.decide(reader, read_to);
+                if hidden && self.held.is_some() {
+                    // The frames held since the command before ended go nowhere.
+                    decision = decision.dropping_from(self.held_pos);
+                }
                 let plan = t.carry_out(&decision);
                 if hidden {
                     // Whatever was typed ahead is not to be written: it may be this line's.
@@ -1310,11 +1331,38 @@ mod tests {
                 ]
             })
             .collect();
-        // The last echo is still an unfinished frame: it goes after its own delay.
-        assert_eq!(on_disk(&mut r), want[..5].to_vec());
-        r.end_of_read(start + 2 + FRAME_DELAY.as_millis() as u64);
+        // Each echo is a frame of its own, ended after the read that followed its key.
         assert_eq!(on_disk(&mut r), want);
         assert!(!r.frame_waiting());
+    }
+
+    /// Regression: under load the echo of Enter and the command's next output came in two reads
+    /// within [`FRAME_DELAY`] and were written as one frame, so `context` could not tell the
+    /// echo of a line typed ahead from the output, and kept it.
+    #[test]
+    fn the_read_after_keys_ends_its_frame() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        r.output(1, b"before\r\n");
+        r.end_of_read(1);
+        r.input(2, b"ls\r", &EchoModes::default());
+        r.end_of_read(2);
+        r.output(3, b"ls\r\n");
+        r.end_of_read(3);
+        r.output(4, b"after\r\n");
+        r.end_of_read(4);
+        r.output(5, b"more\r\n");
+        r.end_of_read(20);
+        r.writer.sync();
+        let all = store::read_range(&dir.join(store::STREAM), 0, None).unwrap();
+        let want = [
+            StreamEntry(1, store::OUTPUT, b"before\r\n".to_vec()),
+            StreamEntry(2, store::INPUT, b"ls\r".to_vec()),
+            StreamEntry(3, store::OUTPUT, b"ls\r\n".to_vec()),
+            StreamEntry(4, store::OUTPUT, b"after\r\nmore\r\n".to_vec()),
+        ];
+        assert_eq!(all, want);
     }
 
     #[test]

@@ -13,11 +13,15 @@
 //!   line). Keys whose echo cannot be foretold (erasing a tab, unusual output modes) are marked
 //!   so.
 //! - It finds each key's echo in the output as it arrives: the terminal echoes keys in the
-//!   order they were typed, each as one run, soon after the key, so the echo of a key is the
-//!   first occurrence of its predicted bytes after the key (and after the echo of the key
-//!   before it). An echo found right where the search began (no output of the command in
-//!   between) is certain; one found after other output may be a coincidence in the command's
-//!   output, so all that came from the key on counts as possibly its echo.
+//!   order they were typed, each as one run, after the key, so the echo of a key is at or
+//!   after the first occurrence of its predicted bytes after the key (and after the echo of
+//!   the key before it). An echo found right where the search began (no output of the command
+//!   in between) is certain. One found after other output (the kernel echoes from a worker
+//!   thread: on a busy machine the command's next output often comes first) may be a
+//!   coincidence in the command's output, so the output from there on is watched for the same
+//!   bytes until the shell runs a line ([`Again`]): if they are not there again (the echoes of
+//!   other keys aside, or only in output dropped anyway), that one place is the echo;
+//!   otherwise all from it to the end of its window counts as possibly its echo.
 //! - It decides, once the recorder knows who read a line ([`Reader`]), each line's fate
 //!   ([`Fate`]): the command read it, or the shell ran it and recorded it, so its echo and keys
 //!   stay where they are; or it is private, or not known yet, so its echo is taken out of
@@ -34,8 +38,11 @@
 //!   the shell's next line starts (the shell must read the key first), or right at its start:
 //!   a search still open when the shell runs a line accepts only an echo right there.
 //! - An echo is taken as certain when nothing of the command's came between the key and it. A
-//!   command that printed, at that very instant, the very bytes the key echoes would be taken
-//!   for the echo, and the echo itself left in place.
+//!   command that printed, at that very instant (before the terminal echoed the key), the
+//!   very bytes the key echoes would be taken for the echo, and the echo itself left in place.
+//! - The bytes of a late echo that are common in the output (a space among spaces, Enter among
+//!   lines) are there again: then the output from the echo's first possible place to the line
+//!   the shell runs next is lost, never a private line.
 //! - Only keys read while the terminal echoes are followed. A key read just before a program
 //!   turns echo on, but handled by the terminal just after, is echoed unseen; this needs two
 //!   reads of the keyboard within the instant the shell starts a command (a paste arrives in
@@ -55,6 +62,10 @@ const PIECE_MIN: usize = 64;
 const LINE_MAX: usize = 4095;
 /// Most reads of keys followed at once.
 const MAX_BATCHES: usize = 4096;
+/// Most echoes found after other output watched at once for their bytes coming again.
+const MAX_WATCHED: usize = 64;
+/// Longest echo watched so.
+const WATCH_MAX: usize = 4096;
 
 pub type LineId = u64;
 pub type BatchId = u64;
@@ -431,8 +442,32 @@ struct Batch {
     /// The key frame was never to be written (typed into a private command).
     unwritable: bool,
     echo: Echo,
+    /// For an echo found after other output: whether its bytes came again in its window.
+    again: Again,
     /// Where the echo can no longer be (the shell ran a line after this key was typed).
     window_end: Option<u64>,
+}
+
+/// Whether the bytes of an echo found after other output came again before its window closed.
+/// The echo lies in its window, at or after the first place its bytes are found; when they are
+/// there only once (or again only in output that is dropped anyway), that once is the echo,
+/// and only it is taken out. Otherwise any of them may be the echo, and all of the window from
+/// the first may be.
+#[derive(Debug)]
+enum Again {
+    /// Not watched: the echo is certain, or was found in pieces, or too many were watched.
+    Unwatched,
+    /// Output from `from` on is watched for the bytes `want` (the KMP state as in [`Search`]).
+    Watching {
+        from: u64,
+        want: Vec<u8>,
+        fail: Vec<usize>,
+        matched: usize,
+    },
+    /// The window closed and the bytes were there only once.
+    Once,
+    /// The bytes came again at this output position (or were watched only up to it).
+    At(u64),
 }
 
 /// A line as the terminal hands it to a reader.
@@ -491,9 +526,18 @@ pub struct Plan {
 #[derive(Debug, Default)]
 pub struct Decision {
     fates: Vec<(LineId, Fate)>,
+    /// The output from here on is dropped whatever the lines' fates (the frames held since a
+    /// command ended, when the shell ran a private line).
+    dropped_from: Option<u64>,
 }
 
 impl Decision {
+    /// The same decision, knowing that the output from `pos` on is dropped anyway.
+    pub fn dropping_from(mut self, pos: u64) -> Decision {
+        self.dropped_from = Some(pos);
+        self
+    }
+
     pub fn fate(&self, line: LineId) -> Option<Fate> {
         // In line order, which is id order.
         let i = self.fates.binary_search_by_key(&line, |&(l, _)| l).ok()?;
@@ -569,6 +613,8 @@ pub struct Tracker {
     /// Keys came past the bounds from this output position on; anything from there to the end
     /// of their window (the next line the shell runs) may be their echo.
     overflow: Option<(u64, Option<u64>)>,
+    /// Batches in [`Again::Watching`].
+    watched: usize,
 }
 
 impl Tracker {
@@ -589,6 +635,12 @@ impl Tracker {
     /// Whether output is being searched for an echo.
     pub fn searching(&self) -> bool {
         self.search.is_some()
+    }
+
+    /// Whether output must be handed to [`Tracker::scan`]: an echo is searched for, or one
+    /// found after other output is watched for its bytes coming again.
+    pub fn scanning(&self) -> bool {
+        self.search.is_some() || self.watched > 0
     }
 
     /// Keys typed at `at` while the output was at `key_pos`, under `modes`. Returns the pieces
@@ -749,6 +801,7 @@ impl Tracker {
             withheld: false,
             unwritable: !(writable && fits),
             echo,
+            again: Again::Unwatched,
             window_end: None,
         });
         id
@@ -786,8 +839,78 @@ impl Tracker {
         self.batches.get_mut(i).filter(|b| b.id == id)
     }
 
-    /// Output that arrived at `pos`: finds the echo of the keys in it.
+    /// Output that arrived at `pos`: finds the echo of the keys in it, and watches it for the
+    /// bytes of echoes found after other output.
     pub fn scan(&mut self, pos: u64, bytes: &[u8]) {
+        self.search_scan(pos, bytes);
+        if self.watched > 0 {
+            self.watch(pos, bytes);
+        }
+    }
+
+    /// Looks for the bytes of watched echoes coming again (see [`Again`]). A batch is watched
+    /// for at most [`SEARCH_SPAN`] bytes past its echo: past that, it counts as come again.
+    fn watch(&mut self, pos: u64, bytes: &[u8]) {
+        // The echoes of later keys found at a certain place are theirs, not these bytes again.
+        let theirs: Vec<(u64, u64)> = self
+            .batches
+            .iter()
+            .filter_map(|b| match &b.echo {
+                Echo::Found {
+                    pieces,
+                    certain: true,
+                } => Some(pieces.iter().copied().filter(|&(_, e)| e > pos)),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let mut done = 0;
+        for b in self.batches.iter_mut() {
+            let Again::Watching {
+                from,
+                want,
+                fail,
+                matched,
+            } = &mut b.again
+            else {
+                continue;
+            };
+            let span_end = *from + SEARCH_SPAN;
+            let mut again = None;
+            let mut i = from.saturating_sub(pos).min(bytes.len() as u64) as usize;
+            while i < bytes.len() && again.is_none() {
+                let p = pos + i as u64;
+                if p >= span_end {
+                    again = Some(p);
+                    break;
+                }
+                let c = bytes[i];
+                while *matched > 0 && c != want[*matched] {
+                    *matched = fail[*matched - 1];
+                }
+                if c == want[*matched] {
+                    *matched += 1;
+                }
+                if *matched == want.len() {
+                    let at = p + 1 - want.len() as u64;
+                    if theirs.iter().any(|&(s, e)| s <= at && p < e) {
+                        *matched = fail[*matched - 1];
+                    } else {
+                        again = Some(at);
+                    }
+                }
+                i += 1;
+            }
+            if let Some(at) = again {
+                b.again = Again::At(at);
+                done += 1;
+            }
+        }
+        self.watched -= done;
+    }
+
+    /// Output that arrived at `pos`: finds the echo of the keys in it.
+    fn search_scan(&mut self, pos: u64, bytes: &[u8]) {
         let mut i = 0usize;
         while i < bytes.len() {
             let Some(s) = self.search.as_mut() else {
@@ -809,13 +932,30 @@ impl Tracker {
                     let done = std::mem::take(&mut s.pieces);
                     let certain = done[0].0 == s.from && done.len() == 1;
                     let id = s.batch;
+                    let want = std::mem::take(&mut s.want);
+                    let fail = std::mem::take(&mut s.fail);
                     self.echo_end = p + 1;
                     self.search = None;
+                    let watch = !certain
+                        && done.len() == 1
+                        && want.len() <= WATCH_MAX
+                        && self.watched < MAX_WATCHED;
                     if let Some(batch) = self.batch_mut(id) {
                         batch.echo = Echo::Found {
                             pieces: done,
                             certain,
                         };
+                        if watch {
+                            batch.again = Again::Watching {
+                                from: p + 1,
+                                want,
+                                fail,
+                                matched: 0,
+                            };
+                        }
+                    }
+                    if watch {
+                        self.watched += 1;
                     }
                     self.next_search();
                 }
@@ -867,6 +1007,11 @@ impl Tracker {
     pub fn close_windows(&mut self, pos: u64) {
         for b in self.batches.iter_mut() {
             b.window_end.get_or_insert(pos);
+            // All output before `pos` was scanned: an echo watched that far was there once.
+            if matches!(b.again, Again::Watching { .. }) {
+                b.again = Again::Once;
+                self.watched -= 1;
+            }
         }
         if let Some((_, end)) = self.overflow.as_mut() {
             end.get_or_insert(pos);
@@ -969,7 +1114,10 @@ impl Tracker {
                 fates.extend(rest.iter().map(|l| (l.id, Fate::Strip)));
             }
         }
-        Decision { fates }
+        Decision {
+            fates,
+            dropped_from: None,
+        }
     }
 
     /// The output ranges that may hold the echo of the lines whose echo is taken out (sorted,
@@ -993,6 +1141,20 @@ impl Tracker {
                     pieces,
                     certain: true,
                 } => pieces.iter().for_each(|&(s, e)| add(s..e)),
+                // Found after other output, at the first place its bytes were: the echo is
+                // there or later. There only once (or again only where all is dropped anyway):
+                // there.
+                Echo::Found { pieces, .. } if pieces.len() == 1 => {
+                    let (s, e) = pieces[0];
+                    let once = match b.again {
+                        Again::Once => true,
+                        Again::At(at) => {
+                            b.window_end.is_some() && decision.dropped_from.is_some_and(|d| at >= d)
+                        }
+                        Again::Unwatched | Again::Watching { .. } => false,
+                    };
+                    add(if once { s..e } else { s..window.end });
+                }
                 Echo::Found { .. } | Echo::Unknown => add(window),
                 // Not found yet: it comes after what was scanned, unless a search in progress
                 // has seen part of it.
@@ -1030,7 +1192,9 @@ impl Tracker {
                     matches!(decision.fate(b.line), Some(Fate::Strip | Fate::Drop))
                         && b.key_pos < end
                         && match &b.echo {
-                            Echo::Found { certain, .. } => !certain,
+                            Echo::Found { certain, .. } => {
+                                !certain && !matches!(b.again, Again::Once)
+                            }
                             Echo::Unknown => true,
                             Echo::Expected(_) => self.search.as_ref().is_some_and(|s| {
                                 s.batch == b.id && (!s.pieces.is_empty() || s.matched > 0)
@@ -1099,6 +1263,7 @@ impl Tracker {
             }
             self.settle(&Decision {
                 fates: vec![(id, Fate::Drop)],
+                dropped_from: None,
             });
         }
         // A line's batches whose echo was taken out of everything written, and is not in what
@@ -1126,6 +1291,7 @@ impl Tracker {
             merged.push_back(b);
         }
         self.batches = merged;
+        self.recount();
         self.bytes = self
             .batches
             .iter()
@@ -1161,6 +1327,7 @@ impl Tracker {
             keep
         });
         self.bytes = self.bytes.saturating_sub(freed);
+        self.recount();
         self.lines.retain(|l| done.binary_search(&l.id).is_err());
         if let Some(id) = self.search.as_ref().map(|s| s.batch) {
             if self
@@ -1178,9 +1345,19 @@ impl Tracker {
         if self.lines.is_empty() && self.overflow.is_none() {
             // Nothing typed ahead is pending: start afresh.
             self.batches.clear();
+            self.watched = 0;
             self.bytes = 0;
             self.search = None;
         }
+    }
+
+    /// Counts the batches watched (after batches were forgotten).
+    fn recount(&mut self) {
+        self.watched = self
+            .batches
+            .iter()
+            .filter(|b| matches!(b.again, Again::Watching { .. }))
+            .count();
     }
 
     /// Forgets everything (keys held are dropped).

@@ -224,11 +224,22 @@ impl Source {
 pub(crate) const TYPED_CAP: usize = 64 * 1024;
 
 /// The typed-ahead echoes to leave out: `(output position, length)`, ascending, or nothing.
+///
+/// The terminal echoes keys in the order they were typed, each read of keys as one run, soon
+/// after it: the echo of a read lies right where the output was when the keys came, or, when
+/// the echo of the keys before it had not come out yet, right after that echo. The recorder
+/// ends a frame after the first read of output that follows keys, so an echo read on its own
+/// ends where a frame ends; several reads of keys may be echoed in one run, each echo then
+/// ending where the next begins. Only echoes that lie exactly so are taken for echoes: the
+/// same bytes after, or read together with, other output could be the program's own, and
+/// then nothing is left out.
 fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, FrameError> {
     let mut frames = Frames::open(&src.stream, src.offset, src.length)?;
     let mut typed: Vec<u8> = Vec::new();
-    // (output position when the key came, the echo, bytes of it matched so far, still right)
-    let mut checks: Vec<(u64, Vec<u8>, usize, bool)> = Vec::new();
+    // (where the echo must lie, the echo, bytes of it matched so far)
+    let mut checks: Vec<(u64, Vec<u8>, usize)> = Vec::new();
+    // Where the next read's echo may start: after the echo before it.
+    let mut echo_end = 0u64;
     let mut out_pos = 0u64;
     let mut buf = vec![0u8; 64 * 1024];
     while let Some(h) = frames.next_complete()? {
@@ -254,7 +265,9 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
                 }
             }
             typed.extend_from_slice(&data);
-            checks.push((out_pos, echo, 0, true));
+            let at = out_pos.max(echo_end);
+            echo_end = at + echo.len() as u64;
+            checks.push((at, echo, 0));
             continue;
         }
         if h.direction != store::OUTPUT {
@@ -263,14 +276,16 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
         let frame_start = out_pos;
         let frame_end = out_pos + h.len;
         out_pos = frame_end;
-        // Only frames that an echo may lie in are read; the rest are skipped.
+        // Only the part of the frame that echoes may lie in is read; the rest is skipped.
         let open: Vec<usize> = (0..checks.len())
-            .filter(|&k| checks[k].3 && checks[k].2 < checks[k].1.len())
+            .filter(|&k| {
+                let (at, echo, matched) = &checks[k];
+                *matched < echo.len() && *at + (*matched as u64) < frame_end
+            })
             .collect();
         if open.is_empty() {
             continue;
         }
-        let mut data = Vec::new();
         let want = open
             .iter()
             .map(|&k| checks[k].0 + checks[k].1.len() as u64)
@@ -278,6 +293,7 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
             .unwrap_or(frame_start)
             .min(frame_end)
             - frame_start;
+        let mut data = Vec::new();
         while (data.len() as u64) < want {
             let room = (want as usize - data.len()).min(buf.len());
             let n = frames.read_payload(&mut buf[..room])?;
@@ -287,22 +303,25 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
             data.extend_from_slice(&buf[..n]);
         }
         for k in open {
-            let (at, echo, matched, ok) = &mut checks[k];
+            let (at, echo, matched) = &mut checks[k];
             let from = *at + *matched as u64;
-            let end = *at + echo.len() as u64;
-            if from < frame_start || from >= frame_end {
-                continue;
+            if from < frame_start {
+                // Its place went by in a frame before (an echo that came in two pieces, the
+                // first of which was not it).
+                return Ok(Vec::new());
             }
-            let upto = end.min(frame_end);
+            let upto = (*at + echo.len() as u64)
+                .min(frame_end)
+                .min(frame_start + data.len() as u64);
             let part = &data[(from - frame_start) as usize..(upto - frame_start) as usize];
             if part != &echo[*matched..*matched + part.len()] {
-                *ok = false;
-                continue;
+                return Ok(Vec::new());
             }
             *matched += part.len();
-            // The echo is read on its own: it ends where a frame ends.
-            if *matched == echo.len() && end != frame_end {
-                *ok = false;
+            let (whole, end) = (*matched == echo.len(), *at + echo.len() as u64);
+            // Read on its own, or in one run with the next read's echo.
+            if whole && end != frame_end && checks.get(k + 1).is_none_or(|next| next.0 != end) {
+                return Ok(Vec::new());
             }
         }
     }
@@ -310,21 +329,13 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
         .iter()
         .all(|&b| b == b'\r' || (b >= 0x20 && b != 0x7f));
     let first_line = typed.split(|&b| b == b'\r').next().unwrap_or_default();
-    let all_in_place = checks.iter().all(|(_, e, m, ok)| *ok && *m == e.len());
-    let overlapping = checks
-        .windows(2)
-        .any(|w| w[0].0 + w[0].1.len() as u64 > w[1].0);
-    if checks.is_empty()
-        || !plain
-        || first_line != next_line.as_bytes()
-        || !all_in_place
-        || overlapping
-    {
+    let all_in_place = checks.iter().all(|(_, e, m)| *m == e.len());
+    if checks.is_empty() || !plain || first_line != next_line.as_bytes() || !all_in_place {
         return Ok(Vec::new());
     }
     Ok(checks
         .into_iter()
-        .map(|(at, e, _, _)| (at, e.len() as u64))
+        .map(|(at, e, _)| (at, e.len() as u64))
         .collect())
 }
 
