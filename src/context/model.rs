@@ -3,6 +3,11 @@
 //! `select` yields [`crate::store::CommandRecord`]s; `read` + `render` + `redact` turn each into a
 //! [`CommandContext`]; `budget` trims the list and fills a [`BudgetReport`]; `format` prints a
 //! [`ContextDoc`].
+//!
+//! The sources fill the sections ([`NoteEntry`], [`EnvSection`], [`FilesSection`]). Stages and
+//! sources use this module, never the reverse (the test builders in `testing` aside): the files
+//! section's tree, which the budget lays out again, is a [`TreeLayout`] the files source
+//! implements.
 
 use serde::Serialize;
 
@@ -338,6 +343,13 @@ pub(crate) enum TreeKind {
     MoreFiles(usize),
 }
 
+/// A file tree the budget can lay out again within fewer lines, as often as it asks: the files
+/// source (`sources::files`) walks the project once and hands one over.
+pub(crate) trait TreeLayout: std::fmt::Debug + Send + Sync {
+    /// The listing in at most `max_lines` lines.
+    fn lines(&self, max_lines: usize) -> Vec<TreeLine>;
+}
+
 /// The project's files (`--files`, `--changed`).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FilesSection {
@@ -346,7 +358,7 @@ pub(crate) struct FilesSection {
     /// Files under it, after ignores.
     pub total_files: usize,
     /// The tree, when `--files` asked for it; re-rendered to fewer lines by the budget.
-    pub tree: Option<std::sync::Arc<crate::context::sources::files::FileTree>>,
+    pub tree: Option<std::sync::Arc<dyn TreeLayout>>,
     pub lines: Vec<TreeLine>,
     /// Files modified since the selected commands started (`--changed`), newest first.
     pub changed: Option<Changed>,
@@ -418,7 +430,7 @@ pub(crate) struct ContextDoc {
 /// Builders and checks shared by the stages' unit tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{CommandContext, ContextDoc};
+    use super::{CommandContext, ContextDoc, TreeLayout};
 
     /// A finished command of session `s` with `out` as its whole output.
     pub(crate) fn ctx(seq: u64, line: &str, out: &[String]) -> CommandContext {

@@ -1,7 +1,28 @@
-//! Line assembly for the renderer: rows leaving the screen become output lines, handed to a
-//! [`LineSink`] as soon as they are final. See the [render module](super::render) docs.
+//! Line assembly: rows leaving the screen become output [`Line`]s, handed to a [`LineSink`] as
+//! soon as they are final. Wrapped rows are joined, trailing blanks trimmed, empty lines held
+//! back as a count until a non-empty one follows, and a line past its cap clipped to head and
+//! tail ([`Clipped`]).
+//!
+//! The renderer (`render`, the grid) feeds rows in; the consumers of lines (the pipeline's
+//! reader, search) implement [`LineSink`]. This module knows nothing of the grid: a row arrives
+//! as a closure that writes its text.
 
-use super::render::{Line, LineSink};
+/// A finished output line. When the line has more than the renderer's line cap in chars, only
+/// its first `cap/2` and last `cap/2` chars are kept: `head` + (`omitted` chars left out) +
+/// `tail`. Otherwise `head` is the whole line, `omitted == 0` and `tail` is empty.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Line<'a> {
+    pub head: &'a str,
+    pub omitted: u64,
+    pub tail: &'a str,
+}
+
+/// Receives finished lines, in order, as soon as they are final.
+pub trait LineSink {
+    fn line(&mut self, line: Line<'_>);
+    /// `ESC [ 3 J`: every line handed over so far has left the terminal's scrollback.
+    fn erase_scrollback(&mut self);
+}
 
 /// The text of one line kept within a cap: the first `h` chars, and a rolling window holding at
 /// least the last `t` chars (at most `2t` plus one push), plus a char count. Memory is

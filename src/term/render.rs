@@ -1,5 +1,9 @@
 //! Render stage: raw terminal output bytes → the text a terminal displayed.
 //!
+//! This module is the grid. The rows it lets go are assembled into lines (wrapped rows joined,
+//! empty lines held back, the line cap) by the `lines` module, which owns [`Line`] and
+//! [`LineSink`] (re-exported here, where the streaming API's callers name them).
+//!
 //! # Model
 //!
 //! A [`Renderer`] is a small terminal emulator without colours. Bytes are parsed with the
@@ -102,23 +106,8 @@ use unicode_width::UnicodeWidthChar;
 use vte::{Params, Parser, Perform};
 
 use super::lines::Lines;
-
-/// A finished output line. When the line has more than the renderer's line cap in chars, only
-/// its first `cap/2` and last `cap/2` chars are kept: `head` + (`omitted` chars left out) +
-/// `tail`. Otherwise `head` is the whole line, `omitted == 0` and `tail` is empty.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Line<'a> {
-    pub head: &'a str,
-    pub omitted: u64,
-    pub tail: &'a str,
-}
-
-/// Receives finished lines, in order, as soon as they are final.
-pub trait LineSink {
-    fn line(&mut self, line: Line<'_>);
-    /// `ESC [ 3 J`: every line handed over so far has left the terminal's scrollback.
-    fn erase_scrollback(&mut self);
-}
+// The streaming API hands out the line assembly's lines: its callers name them from here.
+pub use super::lines::{Line, LineSink};
 
 /// The sink behind [`Renderer::feed`]/[`Renderer::finish`]: collects every line.
 #[derive(Default)]

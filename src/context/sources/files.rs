@@ -14,6 +14,10 @@
 //!
 //! `--changed` lists the files modified at or after a time (when the selected commands
 //! started), newest first.
+//!
+//! The section's types are the model's ([`FilesSection`], [`TreeLine`]); the walked
+//! [`FileTree`] goes into it as a [`TreeLayout`], so the budget lays it out again without
+//! knowing this module: files → model, never back.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -22,7 +26,7 @@ use std::time::UNIX_EPOCH;
 
 use anyhow::{Context, Result};
 
-use crate::context::model::{Changed, FilesSection, TreeKind, TreeLine};
+use crate::context::model::{Changed, FilesSection, TreeKind, TreeLayout, TreeLine};
 use crate::context::stages::redact;
 
 /// Directories never listed (and `.git` also as a file, as in a linked worktree).
@@ -106,8 +110,58 @@ impl FileTree {
         self.dirs[d].dirs.len() + self.dirs[d].files.len()
     }
 
+    fn clean(&self, path: String) -> String {
+        if self.redacting {
+            redact::redact(&path).into_owned()
+        } else {
+            path
+        }
+    }
+
+    fn emit(&self, d: usize, expanded: &[bool], out: &mut Vec<TreeLine>) {
+        let dir = &self.dirs[d];
+        for &s in &dir.dirs {
+            let sub = &self.dirs[s];
+            if expanded[s] {
+                out.push(TreeLine {
+                    depth: sub.depth,
+                    path: self.clean(sub.path.clone()),
+                    kind: TreeKind::Dir,
+                });
+                self.emit(s, expanded, out);
+            } else {
+                out.push(TreeLine {
+                    depth: sub.depth,
+                    path: self.clean(sub.path.clone()),
+                    kind: TreeKind::Collapsed(sub.total),
+                });
+            }
+        }
+        let shown = if d == 0 {
+            dir.files.len().min(self.collapse)
+        } else {
+            dir.files.len()
+        };
+        for f in &dir.files[..shown] {
+            out.push(TreeLine {
+                depth: dir.depth + 1,
+                path: self.clean(join(&dir.path, f)),
+                kind: TreeKind::File,
+            });
+        }
+        if shown < dir.files.len() {
+            out.push(TreeLine {
+                depth: dir.depth + 1,
+                path: self.clean(join(&dir.path, "…")),
+                kind: TreeKind::MoreFiles(dir.files.len() - shown),
+            });
+        }
+    }
+}
+
+impl TreeLayout for FileTree {
     /// The listing in at most `max_lines` lines (see the module docs).
-    pub fn lines(&self, max_lines: usize) -> Vec<TreeLine> {
+    fn lines(&self, max_lines: usize) -> Vec<TreeLine> {
         // Which directories are expanded, decided breadth first.
         let mut expanded = vec![false; self.dirs.len()];
         let mut used = 0usize;
@@ -171,54 +225,6 @@ impl FileTree {
             }
         }
         out
-    }
-
-    fn clean(&self, path: String) -> String {
-        if self.redacting {
-            redact::redact(&path).into_owned()
-        } else {
-            path
-        }
-    }
-
-    fn emit(&self, d: usize, expanded: &[bool], out: &mut Vec<TreeLine>) {
-        let dir = &self.dirs[d];
-        for &s in &dir.dirs {
-            let sub = &self.dirs[s];
-            if expanded[s] {
-                out.push(TreeLine {
-                    depth: sub.depth,
-                    path: self.clean(sub.path.clone()),
-                    kind: TreeKind::Dir,
-                });
-                self.emit(s, expanded, out);
-            } else {
-                out.push(TreeLine {
-                    depth: sub.depth,
-                    path: self.clean(sub.path.clone()),
-                    kind: TreeKind::Collapsed(sub.total),
-                });
-            }
-        }
-        let shown = if d == 0 {
-            dir.files.len().min(self.collapse)
-        } else {
-            dir.files.len()
-        };
-        for f in &dir.files[..shown] {
-            out.push(TreeLine {
-                depth: dir.depth + 1,
-                path: self.clean(join(&dir.path, f)),
-                kind: TreeKind::File,
-            });
-        }
-        if shown < dir.files.len() {
-            out.push(TreeLine {
-                depth: dir.depth + 1,
-                path: self.clean(join(&dir.path, "…")),
-                kind: TreeKind::MoreFiles(dir.files.len() - shown),
-            });
-        }
     }
 }
 
@@ -383,7 +389,7 @@ pub(crate) fn section(
             more,
         }
     });
-    let tree = req.tree.then(|| Arc::new(tree));
+    let tree = req.tree.then(|| Arc::new(tree) as Arc<dyn TreeLayout>);
     Ok(FilesSection {
         root: clean(&req.root.display().to_string()),
         total_files,

@@ -661,6 +661,7 @@ impl<'a> Fitter<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::context::model::TreeLayout;
     use crate::context::model::testing::{arb_doc, check_consistent, ctx, numbered};
     use crate::context::stages::format::{Format, format};
     use crate::context::tokens::tokenizer::tokenizer;

@@ -538,7 +538,7 @@ fn join_blocks(blocks: &[Vec<String>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::context::model::BudgetReport;
+    use crate::context::model::{BudgetReport, TreeLayout};
 
     fn cmd(
         session: &str,

@@ -14,7 +14,8 @@
 use regex::Regex;
 use std::ops::Range;
 
-use super::{Cand, cand, rules};
+use super::values::is_non_secret;
+use super::{Cand, cand};
 
 /// What makes a line worth splitting into words.
 pub(super) const PATTERN: &str = r"(?-u:\b)(?:mysql[a-z]*|mariadb[a-z-]*|sshpass|redis-cli|mongo(?:sh|dump|restore|export|import)?|ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn)|sqlcmd|bcp|smbclient|rpcclient|htpasswd|openssl|login|zip|unzip|7za?|xfreerdp|chpasswd|curl)(?-u:\b)|--password-stdin|--stdin";
@@ -112,7 +113,7 @@ fn value(text: &str, w: &Word, skip: usize) -> Option<Range<usize>> {
     }
     let v = &text[r.clone()];
     let quoted = r.start > w.range.start + skip;
-    if v.is_empty() || v.starts_with('-') || rules::is_non_secret(v, quoted) || v.contains('$') {
+    if v.is_empty() || v.starts_with('-') || is_non_secret(v, quoted) || v.contains('$') {
         return None;
     }
     Some(r)
@@ -206,7 +207,7 @@ fn user_percent(text: &str, rest: &[Word], out: &mut Vec<Cand>) {
                 r.end -= 1;
             }
             let v = &text[r.clone()];
-            if !v.is_empty() && !rules::is_non_secret(v, false) && !v.contains('$') {
+            if !v.is_empty() && !is_non_secret(v, false) && !v.contains('$') {
                 out.push(cand(r, KIND, PRIO));
             }
         }

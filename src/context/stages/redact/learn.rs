@@ -29,7 +29,8 @@ use regex::Regex;
 use std::collections::HashSet;
 use std::sync::{LazyLock, OnceLock};
 
-use super::{Cand, cand, rules};
+use super::values::is_non_secret;
+use super::{Cand, cand};
 
 /// The most values one session learns.
 pub(crate) const MAX_LEARNED: usize = 1024;
@@ -41,6 +42,9 @@ static VERSION: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The kind written for an occurrence of a learned value.
 pub(crate) const KIND: &str = "session-secret";
+/// The least specific kind: any detector's match overlapping a learned value names the merged
+/// replacement (see *Overlaps* in the [module docs](super)).
+const PRIO: u8 = 30;
 
 /// Whether `value`, found as a secret, may be redacted wherever it appears (see the module
 /// documentation).
@@ -49,7 +53,7 @@ pub fn learnable(value: &str) -> bool {
     if !(8..=256).contains(&n)
         || value.chars().any(char::is_control)
         || value.contains("[REDACTED:")
-        || rules::is_non_secret(value, true)
+        || is_non_secret(value, true)
     {
         return false;
     }
@@ -113,7 +117,7 @@ impl Learned {
         for m in re.find_iter(text) {
             let r = m.range();
             if !markers.iter().any(|k| k.start < r.end && r.start < k.end) {
-                out.push(cand(r, KIND, rules::P_LEARNED));
+                out.push(cand(r, KIND, PRIO));
             }
         }
     }

@@ -8,9 +8,12 @@
 //! The pipeline ([`crate::context::run`]) redacts with one `Redactor` per session, so every front
 //! end gets session-aware redaction.
 //!
-//! The code: [`rules`] (the detectors and the value rules), [`tokens`] (provider token shapes),
-//! [`flags`] (passwords in short command-line flags), [`learn`] (learned values), [`session`]
-//! (learning in the pipeline); this module merges candidates and writes the markers.
+//! The code: [`rules`] (the detectors), [`tokens`] (provider token shapes), [`flags`]
+//! (passwords in short command-line flags), [`values`] (the value rules: what is obviously not a
+//! secret), [`learn`] (learned values), [`session`] (learning in the pipeline); this module
+//! merges candidates and writes the markers. The arrows point one way: `rules` runs `tokens`,
+//! `flags` and asks `learn` (is a `.netrc` password learnable?); `rules`, `flags` and `learn`
+//! ask `values`, which asks none of them.
 //!
 //! # Kinds
 //!
@@ -120,6 +123,7 @@ mod learn;
 mod rules;
 pub(crate) mod session;
 mod tokens;
+mod values;
 
 pub use learn::learnable;
 

@@ -1,10 +1,13 @@
-//! Detectors: the patterns that find secrets by their shape or their context, and the rules that
-//! tell a secret value from a placeholder, a reference or code.
+//! Detectors: the patterns that find secrets by their shape or their context, and the checks
+//! around a match that tell a secret from code (`fn f(token: Token)`, `token = get_token()`).
+//! Whether a value is obviously not a secret is [`super::values`]; passwords in short flags
+//! are [`super::flags`], provider token shapes [`super::tokens`]: this module runs them all.
 
 use regex::{Captures, Regex, RegexSet};
 use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
 
+use super::values::{is_identifier, is_non_secret};
 use super::{Cand, cand, flags, tokens};
 
 /// ASCII word boundary: keeps the patterns DFA-friendly on non-ASCII text.
@@ -37,7 +40,6 @@ const P_JWT: u8 = 70;
 const P_URL: u8 = 60;
 const P_AUTH: u8 = 50;
 const P_ASSIGN: u8 = 40;
-pub(super) const P_LEARNED: u8 = 30;
 
 static DETECTORS: &[Detector] = &[
     Detector {
@@ -381,16 +383,6 @@ static ANY_PRIVATE_END: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----").expect("end pattern")
 });
 
-static ROOTED_PATH: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^/[a-z][a-z0-9_.-]*/").expect("path pattern"));
-
-static KEY_FILE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)^[A-Za-z0-9_.-]+\.(?:pem|key|pub|crt|cer|csr|der|p8|p12|pfx|jks|json|txt|asc|gpg|env|ya?ml|toml|ini|conf|cfg)$",
-    )
-    .expect("key file pattern")
-});
-
 fn simple(re: &Regex, text: &str, out: &mut Vec<Cand>, group: usize, kind: &'static str, prio: u8) {
     for c in re.captures_iter(text) {
         if let Some(m) = c.get(group) {
@@ -645,15 +637,6 @@ static QUERY_PARAM: LazyLock<Regex> =
 static URL_START: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z][A-Za-z0-9+.-]*://").expect("url pattern"));
 
-fn is_identifier(s: &str) -> bool {
-    let mut bytes = s.bytes();
-    bytes
-        .next()
-        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':' || b == b'.')
-}
-
 /// A type in a declaration such as `token: Token,` or `key: str)`.
 fn looks_like_type(s: &str) -> bool {
     s.starts_with(|c: char| c.is_ascii_uppercase())
@@ -812,73 +795,6 @@ fn split_name(name: &str) -> Vec<String> {
         words.push(cur);
     }
     words
-}
-
-/// Values that are obviously not secrets (see the module documentation).
-pub(super) fn is_non_secret(value: &str, quoted: bool) -> bool {
-    let t = value.trim();
-    if t.is_empty() {
-        return true;
-    }
-    let lower = t.to_ascii_lowercase();
-    if matches!(
-        lower.as_str(),
-        "true"
-            | "false"
-            | "null"
-            | "nil"
-            | "none"
-            | "yes"
-            | "no"
-            | "on"
-            | "off"
-            | "undefined"
-            | "empty"
-            | "n/a"
-    ) {
-        return true;
-    }
-    if t.starts_with("${")
-        || t.starts_with("$(")
-        || t.strip_prefix('$')
-            .is_some_and(|v| is_identifier(v) && !v.contains(['.', ':']))
-    {
-        return true;
-    }
-    if (t.len() > 2 && t.starts_with('%') && t.ends_with('%'))
-        || (t.starts_with('<') && t.ends_with('>'))
-        || t.starts_with("{{")
-    {
-        return true;
-    }
-    if t.starts_with('(')
-        && t[1..]
-            .trim_end_matches(')')
-            .chars()
-            .all(|c| c.is_ascii_alphabetic() || c == ' ')
-    {
-        return true;
-    }
-    if t.chars()
-        .all(|c| matches!(c, '*' | 'x' | 'X' | '.' | '•' | '…'))
-    {
-        return true;
-    }
-    if t.len() <= 8 && t.bytes().all(|b| b.is_ascii_digit()) {
-        return true;
-    }
-    if t.starts_with("~/") || t.starts_with("./") || t.starts_with("../") || ROOTED_PATH.is_match(t)
-    {
-        return true;
-    }
-    if KEY_FILE.is_match(t) {
-        return true;
-    }
-    // Public by design: Stripe publishable test keys, Mapbox public tokens.
-    if t.starts_with("pk_test_") || t.starts_with("pk.eyJ") {
-        return true;
-    }
-    !quoted && t.starts_with(['{', '['])
 }
 
 #[cfg(test)]
