@@ -34,8 +34,8 @@
 //!
 //! # Hand-written framing, not `rmcp`
 //!
-//! The official Rust SDK (`rmcp`) is built on tokio and async services, needs Rust 1.88 (this
-//! crate builds with 1.85), and brings a schema-derivation stack and a runtime for what is
+//! The official Rust SDK (`rmcp`) is built on tokio and async services, needs Rust 1.88 (as
+//! this crate does now), and brings a schema-derivation stack and a runtime for what is
 //! here a loop over stdin lines: every call is bounded local disk work of a few milliseconds,
 //! answered in order, so there is nothing to run concurrently (the brief's rule: tokio only if
 //! concurrency needs it). The part of MCP a tools-only stdio server speaks is small (four
