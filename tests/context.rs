@@ -410,10 +410,15 @@ fn omnish_cmd(h: &Harness, args: &[&str]) -> Command {
 #[test]
 fn keys_typed_ahead_for_the_next_command_are_not_output() {
     let mut h = Harness::bash(&[]);
-    h.type_line("sleep 1; echo first");
-    h.wait_until("sleep running", || h.meta().running_command.is_some());
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    h.gate();
+    // The command prints well after the line typed ahead: output within the recorder's frame
+    // delay (10 ms) of the echo shares the echo's frame, and the echo is then kept.
+    h.type_line("cat gate; sleep 1; echo first");
+    h.wait_foreground("cat");
     h.type_line("echo typed-ahead");
+    // Typed while the command runs: the terminal echoes it, Enter too.
+    h.wait_screen("echo typed-ahead\r\n");
+    h.open_gate();
     h.wait_records(2);
     // The terminal showed the echo inside the first command's output; the recording keeps it...
     let first = h.records()[0].clone();
@@ -421,7 +426,9 @@ fn keys_typed_ahead_for_the_next_command_are_not_output() {
     // ...but the context knows it was the next command's line.
     let text = ok_stdout(context(&h, &[]));
     assert!(
-        text.contains("$ sleep 1; echo first\nfirst\n\n$ echo typed-ahead\ntyped-ahead\n"),
+        text.contains(
+            "$ cat gate; sleep 1; echo first\nfirst\n\n$ echo typed-ahead\ntyped-ahead\n"
+        ),
         "{text}"
     );
 }
@@ -432,7 +439,7 @@ fn a_command_cut_off_by_a_crash_shows_its_output_and_an_unknown_status() {
     h.run("echo before");
     h.type_line("echo partial-before-crash; sleep 30");
     h.wait_screen("partial-before-crash\r\n");
-    std::thread::sleep(std::time::Duration::from_millis(300)); // on disk within 100 ms
+    h.wait_output_on_disk("partial-before-crash\r\n");
     // The recorder dies without a chance to write anything more.
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(h.pid() as i32),
