@@ -171,20 +171,28 @@ impl Harness {
     /// Types `line` whose output is huge, and waits for its record (the `n`th) and the prompt
     /// after it without scanning the whole screen.
     pub fn run_huge(&mut self, line: &str) -> CommandRecord {
-        let n = self.records().len() + 1;
+        let typed_at = store::now_ms();
         self.type_line(line);
         let start = Instant::now();
-        while self.records().len() < n {
+        let rec = loop {
+            // Its record: the first that started after the typing did (as in `run`).
+            if let Some(r) = self
+                .records()
+                .into_iter()
+                .find(|r| r.started_at >= typed_at)
+            {
+                break r;
+            }
             if start.elapsed() > TIMEOUT * 4 {
                 panic!("timed out waiting for the record of {line:?}");
             }
             // Not wait_until: that shows the whole (huge) screen on a timeout.
             std::thread::sleep(Duration::from_millis(50));
-        }
+        };
         self.wait_until("the prompt after a huge output", || {
             self.screen_tail(256).contains(PROMPT)
         });
-        self.records()[n - 1].clone()
+        rec
     }
 
     pub fn send(&mut self, bytes: &[u8]) {
@@ -238,14 +246,23 @@ impl Harness {
         self.records()
     }
 
-    /// Types `line`, waits for its record (the `n`th) and the prompt after it.
+    /// Types `line`, waits for its record and the prompt after it. Its record is the first
+    /// that started after the typing did: the record of a command before it may reach the disk
+    /// a moment after its prompt showed (the writer thread), so counting records would not do.
     pub fn run(&mut self, line: &str) -> CommandRecord {
-        let n = self.records().len() + 1;
         let prompts = self.screen().matches(PROMPT).count();
+        let typed_at = store::now_ms();
         self.type_line(line);
-        let rec = self.wait_records(n)[n - 1].clone();
+        let mut rec = None;
+        self.wait_until(&format!("the record of {line:?}"), || {
+            rec = self
+                .records()
+                .into_iter()
+                .find(|r| r.started_at >= typed_at);
+            rec.is_some()
+        });
         self.wait_prompts(prompts + 1);
-        rec
+        rec.unwrap()
     }
 
     /// The session's meta.json, once the writer thread (which the shell never waits for) has
