@@ -5,7 +5,7 @@
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); on a stable toolchain, RUSTC_BOOTSTRAP=1 lets it
 # use the sanitizer flags it needs.
 set -uo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")" || exit
 secs=${1:-600}
 for t in ${TARGETS:-marker_scanner stream_frames commands_backwards mcp_request config}; do
     echo "== $t for ${secs}s"

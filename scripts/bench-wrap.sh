@@ -78,7 +78,9 @@ TS=$(q "$TMP/typescript")
 # Keeps stdin open (a FIFO this shell also holds for writing) so input never ends: `script`
 # stalls for up to ~2 s, not relaying output, when its stdin ends while the pty still holds
 # unread input (it waits for the input queue to drain before sending EOF).
+# shellcheck disable=SC2016 # expanded by the shell it is given to
 HOLD='f=$(mktemp -u); mkfifo "$f"; exec 3<>"$f"; rm "$f"; printf "cat %s\nexit\n" >&3;'
+# shellcheck disable=SC2059 # HOLD is the format: %s takes the file, each \n ends a line
 HOLD=$(printf "$HOLD" "$F")
 
 # Index 0 is the floor of the bash -c group, 3 the floor of the interactive group.

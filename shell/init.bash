@@ -53,7 +53,7 @@ if [[ $- == *i* ]]; then
         READLINE_POINT=${#__omnish_cmd}
     }
 
-    builtin bind -m emacs -x "\"${__omnish_ask_key}\": __omnish_ask_widget"
-    builtin bind -m emacs -x "\"${__omnish_fix_key}\": __omnish_fix_widget"
+    builtin bind -m emacs -x "\"${__omnish_ask_key-}\": __omnish_ask_widget"
+    builtin bind -m emacs -x "\"${__omnish_fix_key-}\": __omnish_fix_widget"
 fi
 builtin unset __omnish_wrap __omnish_tty

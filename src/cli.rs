@@ -219,6 +219,8 @@ pub struct ContextOpts {
     pub budget: Option<usize>,
     /// Fit the output to a model's profile (budget and tokenizer), e.g. gpt-4o, claude-sonnet-4,
     /// llama3.2, qwen2.5-coder:7b, or one added in the config's [models] table.
+    // The line above is `--help` text: `[models]` names the config file's table, not a link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, value_name = "NAME")]
     pub model: Option<String>,
     /// Tokenizer for counting the budget: o200k, cl100k or chars4.
@@ -409,7 +411,7 @@ search, list_sessions, terminal_status; every result redacted and within a token
 )]
 pub struct McpArgs {}
 
-/// `--format` values; mapped onto the library's [`crate::context::stages::format::Format`], which knows
+/// `--format` values; mapped onto the library's `crate::context::stages::format::Format`, which knows
 /// nothing of clap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum FormatArg {

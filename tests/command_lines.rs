@@ -4,7 +4,6 @@
 mod common;
 
 use common::*;
-use std::time::Duration;
 
 fn zsh_or_skip() -> bool {
     require("zsh")
@@ -28,21 +27,10 @@ fn session_files(h: &Harness) -> String {
     String::from_utf8_lossy(&all).into_owned()
 }
 
-fn resize(h: &Harness, cols: u16, rows: u16) {
-    h.master
-        .resize(portable_pty::PtySize {
-            rows,
-            cols,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-}
-
-/// Sends keys and waits for `echo` to show, so the next keys meet a line editor that has
-/// caught up.
+/// Sends keys, waits until the line editor has read them all and waits for more (it has
+/// redrawn the line), and checks `echo` is on the screen.
 fn keys(h: &mut Harness, bytes: &[u8], echo: &str) {
-    h.send(bytes);
+    h.keys(bytes);
     h.wait_screen(echo);
 }
 
@@ -78,7 +66,6 @@ fn bash_long_line_recalled_with_up_under_ignoreboth_is_exact() {
     let exact = format!("echo {}", "a".repeat(80 - "READY> echo ".len()));
     h.run(&exact);
     keys(&mut h, UP, "READY> echo a");
-    std::thread::sleep(Duration::from_millis(100));
     let r = enter(&mut h, 4);
     assert_eq!(
         (r.command_line.as_str(), r.command_source.as_str()),
@@ -88,7 +75,6 @@ fn bash_long_line_recalled_with_up_under_ignoreboth_is_exact() {
     let huge = format!("echo {} end", "z".repeat(3000));
     h.run(&huge);
     keys(&mut h, UP, "zzzzzz end");
-    std::thread::sleep(Duration::from_millis(200));
     let r = enter(&mut h, 6);
     assert_eq!(
         (r.command_line.as_str(), r.command_source.as_str()),
@@ -131,14 +117,10 @@ fn bash_lines_read_off_the_screen_are_exact_across_widths_resizes_and_editing() 
     // characters right, insert; delete a character in the second row.
     keys(&mut h, UP, "echo short");
     keys(&mut h, UP, " end");
-    h.send(b"\x01\x1b[C\x1b[C\x1b[CZ");
-    std::thread::sleep(Duration::from_millis(100));
-    h.send(b"\x05");
-    for _ in 0..8 {
-        h.send(b"\x02");
-    }
-    h.send(b"\x04");
-    std::thread::sleep(Duration::from_millis(200));
+    h.keys(b"\x01\x1b[C\x1b[C\x1b[CZ");
+    h.keys(b"\x05");
+    h.keys(&[0x02; 8]);
+    h.keys(b"\x04");
     // `echZo` is no command: bash complains; only the line matters here.
     let n = h.records().len() + 1;
     let r = enter(&mut h, n);
@@ -152,53 +134,38 @@ fn bash_lines_read_off_the_screen_are_exact_across_widths_resizes_and_editing() 
     keys(&mut h, UP, "echo short");
     keys(&mut h, UP, " end");
     // Edited: readline moves up and back with carriage returns.
-    h.send(b"\x01");
-    for _ in 0..5 {
-        h.send(b"\x06");
-    }
-    std::thread::sleep(Duration::from_millis(100));
-    h.send(b"Z");
-    std::thread::sleep(Duration::from_millis(200));
+    h.keys(b"\x01\x06\x06\x06\x06\x06");
+    h.keys(b"Z");
     check(&mut h, &long.replacen("echo ", "echo Z", 1));
 
     // Another width: 50 columns, then a resize to 61 while the line is half typed.
-    resize(&h, 50, 20);
-    std::thread::sleep(Duration::from_millis(200));
+    h.resize(20, 50);
     let half = format!("echo {}", "r".repeat(60));
     keys(&mut h, half.as_bytes(), "rrrrrrrrrr");
-    resize(&h, 61, 20);
-    std::thread::sleep(Duration::from_millis(300));
+    h.resize(20, 61);
     let rest = format!(" {} done", "s".repeat(55));
     keys(&mut h, rest.as_bytes(), " done");
     check(&mut h, &format!("{half}{rest}"));
     // And a shrink to 35 columns with the line on three rows, the cursor moved back into it.
     let first = format!("echo {}", "t".repeat(150));
     keys(&mut h, first.as_bytes(), "tttttttttt");
-    h.send(b"\x1b[D\x1b[D");
-    std::thread::sleep(Duration::from_millis(100));
-    resize(&h, 35, 20);
-    std::thread::sleep(Duration::from_millis(300));
+    h.keys(b"\x1b[D\x1b[D");
+    h.resize(20, 35);
     keys(&mut h, b"UV", "UV");
     check(&mut h, &format!("echo {}UVtt", "t".repeat(148)));
 
     // vi mode: ESC k recalls (twice: past `echo short`), `A` appends.
     h.run("set -o vi");
-    h.send(b"\x1bk");
-    std::thread::sleep(Duration::from_millis(100));
-    h.send(b"k");
-    std::thread::sleep(Duration::from_millis(100));
+    h.keys(b"\x1bk");
+    h.keys(b"k");
     keys(&mut h, b"A again", " again");
     check(&mut h, &format!("{long} again"));
     // vi commands in a wrapped line: to the start, next word, delete a character; to the end,
     // back a word, insert.
-    h.send(b"\x1bk");
-    std::thread::sleep(Duration::from_millis(100));
-    h.send(b"k");
-    std::thread::sleep(Duration::from_millis(100));
-    h.send(b"0wx$bi");
-    std::thread::sleep(Duration::from_millis(100));
+    h.keys(b"\x1bk");
+    h.keys(b"k");
+    h.keys(b"0wx$bi");
     keys(&mut h, b"new-", "new-");
-    std::thread::sleep(Duration::from_millis(100));
     check(
         &mut h,
         &format!("echo {} {} new-end", "p".repeat(69), "q".repeat(70)),
@@ -285,7 +252,7 @@ fn bash_leading_space_command_is_private_under_ignorespace_and_ignoreboth() {
         h.type_line(" cat");
         h.wait_until("cat running", || h.meta().running_command.is_some());
         assert_eq!(h.meta().running_command.unwrap().command_line, "");
-        std::thread::sleep(Duration::from_millis(200));
+        h.wait_reading("cat");
         h.send(b"SECRET2-typed\r");
         h.wait_screen("SECRET2-typed\r\nSECRET2-typed");
         h.send(b"\x04");
@@ -541,7 +508,7 @@ fn exec_of_a_shell_that_cannot_be_hooked_says_so_and_anything_else_ends_the_sess
             .running_command
             .is_some_and(|c| c.command_line == "exec cat")
     });
-    std::thread::sleep(Duration::from_millis(200));
+    h.wait_reading("cat");
     h.send(b"typed-to-cat\r");
     h.wait_screen("typed-to-cat\r\ntyped-to-cat");
     h.send(b"\x04");

@@ -56,9 +56,10 @@ fn notes_come_first_by_priority_scoped_and_expiring() {
     h.run("omnish note add 'low priority, added second'");
     h.run(&format!("omnish note add 'ci token is {token}' --key ci"));
     h.run("cd proj && omnish note add 'this project uses port 5433' --here --key db; cd ~");
-    h.run("omnish note add 'gone soon' --ttl 1s --key temp");
+    let added = h.run("omnish note add 'gone soon' --ttl 1s --key temp");
     h.run("echo built");
-    std::thread::sleep(std::time::Duration::from_millis(1200));
+    // The note expires a second after it was added, which was before its command ended.
+    wait_clock_past(added.ended_at + 1000);
 
     let text = ok_stdout(omnish_in(&h, &home, &["context", "--last"]));
     let notes_block = text.split("\n\n").next().unwrap();

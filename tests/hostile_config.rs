@@ -475,6 +475,8 @@ struct Terminal {
     writer: Box<dyn Write + Send>,
     child: Box<dyn Child + Send + Sync>,
     screen: Arc<Mutex<Vec<u8>>>,
+    /// Ends when nothing holds the terminal any more (every byte written is in `screen`).
+    reader: std::thread::JoinHandle<()>,
 }
 
 impl Terminal {
@@ -512,7 +514,7 @@ impl Terminal {
         let writer = pair.master.take_writer().unwrap();
         let screen = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&screen);
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             while let Ok(n) = reader.read(&mut buf) {
                 if n == 0 {
@@ -526,6 +528,7 @@ impl Terminal {
             writer,
             child,
             screen,
+            reader,
         }
     }
 
@@ -541,8 +544,12 @@ impl Terminal {
                 return s;
             }
             if let Ok(Some(status)) = self.child.try_wait() {
-                // One more look: what it printed before it ended.
-                std::thread::sleep(Duration::from_millis(100));
+                // One more look: what it printed before it ended (all of it once the reader is
+                // done, unless something it started still holds the terminal).
+                let start = Instant::now();
+                while !self.reader.is_finished() && start.elapsed() < Duration::from_secs(2) {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
                 panic!(
                     "the terminal closed (status {status:?}) waiting for {what}; screen:\n{}",
                     self.screen()
@@ -559,6 +566,7 @@ impl Terminal {
         for chunk in line.as_bytes().chunks(16) {
             self.writer.write_all(chunk).unwrap();
             self.writer.flush().unwrap();
+            // Pacing, as a person types; callers wait for what the line does.
             std::thread::sleep(Duration::from_millis(2));
         }
         self.writer.write_all(b"\r").unwrap();

@@ -228,7 +228,7 @@ fn without_promptvars_the_prompt_strings_hold_only_a_spent_nonce() {
     h.wait_until("the nested prompt", || {
         h.screen_tail(200).ends_with("READY> ") && h.records().len() == before + 1
     });
-    std::thread::sleep(Duration::from_millis(200));
+    h.wait_line_editor();
     h.type_line("echo nested-$((2 + 3)); exit 6");
     let recs = h.wait_records(before + 2);
     let r = recs.last().unwrap();
@@ -262,7 +262,7 @@ fn zsh_exported_prompt_strings_give_a_nested_zsh_no_token() {
     h.wait_until("the nested prompt", || {
         h.screen().matches(PROMPT).count() > prompts
     });
-    std::thread::sleep(Duration::from_millis(200));
+    h.wait_line_editor();
     h.type_line("printf no-newline-inner; env > ~/inner-env");
     h.wait_screen("no-newline-inner");
     h.type_line("echo from-inner-$((6 * 7))");

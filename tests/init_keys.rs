@@ -344,18 +344,12 @@ fn keys_in_a_wrapped_shell(shell: &str) {
         "{s}"
     );
 
-    // Fix: the command replaces the line and does not run.
+    // Fix: the command replaces the line and does not run (had it run, the records below
+    // would hold it twice: they are checked whole, once the next command's record is in).
     t.keys(&["C-x", "f"]);
     t.wait("fix's command on the line", |_| {
         t.last_line().trim_end() == "READY> echo fixed-by-omnish"
     });
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(
-        records(&data).len(),
-        1,
-        "fix ran something: {:?}",
-        records(&data)
-    );
     assert!(
         !t.screen().lines().any(|l| l.trim() == "fixed-by-omnish"),
         "{}",

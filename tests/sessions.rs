@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
 /// `omnish ARGS` on `data`, from outside any recorded shell, in `home`.
 fn omnish_on(home: &Path, data: &Path, args: &[&str]) -> Output {
@@ -359,27 +358,26 @@ fn prune_racing_starting_sessions_never_takes_their_directory() {
         &[("OMNISH_DATA_DIR", data.to_str().unwrap())],
     );
     h.wait_prompts(1);
-    let mine = (0..100)
-        .find_map(|_| {
-            std::thread::sleep(Duration::from_millis(20));
-            // Its own: the one live session (older ones may still be on their way out).
-            store::list_sessions(&data).unwrap().into_iter().find(|d| {
-                store::open_session(d)
-                    .ok()
-                    .flatten()
-                    .is_some_and(|s| s.live())
-            })
-        })
-        .expect("the live session stays");
+    // Its own: the one live session (older ones may still be on their way out).
+    let mut mine = None;
+    h.wait_until("the live session", || {
+        mine = store::list_sessions(&data).unwrap().into_iter().find(|d| {
+            store::open_session(d)
+                .ok()
+                .flatten()
+                .is_some_and(|s| s.live())
+        });
+        mine.is_some()
+    });
+    let mine = mine.unwrap();
     h.type_line("echo still-recorded");
     h.wait_screen("still-recorded\r\n");
     stop.store(true, Ordering::Relaxed);
     let runs = pruner.join().unwrap();
     assert!(runs > 1, "the pruner ran during the race ({runs} runs)");
-    let start = Instant::now();
-    while store::read_commands(&mine).unwrap().is_empty() && start.elapsed() < TIMEOUT {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    h.wait_until("its record", || {
+        !store::read_commands(&mine).unwrap().is_empty()
+    });
     let recs = store::read_commands(&mine).unwrap();
     assert_eq!(recs[0].command_line, "echo still-recorded");
     // One last prune after the race: every ended session goes, the live one stays.
@@ -493,7 +491,9 @@ fn search_finds_rendered_output_and_command_lines_in_a_live_session() {
         Some(1)
     );
     ok(omnish(&h, &["search", "--since", "1h", "needle-1"]));
-    std::thread::sleep(Duration::from_millis(1100));
+    // A second after the newest finished command started (the running one holds no needle-1).
+    let newest = h.records().iter().map(|r| r.started_at).max().unwrap();
+    wait_clock_past(newest + 1000);
     let since = omnish(&h, &["search", "--since", "1s", "needle-1"]);
     assert_eq!(since.status.code(), Some(1), "{}", stdout(&since));
     let suffix = id.rsplit('-').next().unwrap();

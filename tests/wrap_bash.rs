@@ -106,8 +106,7 @@ fn empty_enter_and_ctrl_c_at_the_prompt_make_no_record() {
 fn ctrl_c_on_a_running_command_records_130() {
     let mut h = Harness::bash(&[]);
     h.type_line("sleep 30");
-    h.wait_until("sleep running", || h.meta().running_command.is_some());
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    h.wait_foreground("sleep");
     h.send(b"\x03");
     let r = h.wait_records(1).remove(0);
     assert_eq!(r.command_line, "sleep 30");
@@ -117,11 +116,14 @@ fn ctrl_c_on_a_running_command_records_130() {
 #[test]
 fn type_ahead_gives_separate_records_in_order() {
     let mut h = Harness::bash(&[]);
-    h.type_line("sleep 1; echo first");
-    h.wait_until("sleep running", || h.meta().running_command.is_some());
+    h.gate();
+    h.type_line("cat gate; echo first");
+    h.wait_foreground("cat");
     h.type_line("echo second");
+    h.wait_screen("echo second\r\n");
+    h.open_gate();
     let recs = h.wait_records(2);
-    assert_eq!(recs[0].command_line, "sleep 1; echo first");
+    assert_eq!(recs[0].command_line, "cat gate; echo first");
     assert_eq!(recs[1].command_line, "echo second");
     assert!(h.output_text(&recs[0]).contains("first"));
     assert!(h.output_text(&recs[1]).ends_with("second\r\n"));
@@ -172,9 +174,8 @@ fn multi_line_commands_keep_their_text() {
 
     // A completion listing in the middle of a continuation line must not leak into the text.
     h.type_line("if true");
-    h.send(b"then ech\t\t");
+    h.keys(b"then ech\t\t");
     h.wait_screen("echo");
-    std::thread::sleep(std::time::Duration::from_millis(200));
     h.type_line("o listed");
     h.type_line("fi");
     let r = h.wait_records(4).remove(3);
@@ -360,7 +361,11 @@ fn password_typed_with_echo_off_is_never_written() {
     let mut h = Harness::bash(&[]);
     h.type_line("read -s -p 'pw: ' pw; echo; echo \"len=${#pw}\"");
     h.wait_screen("pw: ");
-    std::thread::sleep(std::time::Duration::from_millis(100));
+    // Typed only once `read -s` turned echo off: the terminal then echoes nothing to record.
+    h.wait_until("echo off", || {
+        !h.shell_terminal_modes()
+            .contains(nix::sys::termios::LocalFlags::ECHO)
+    });
     h.send(b"hunter2-secret\r");
     let r = h.wait_records(1).remove(0);
     assert!(h.output_text(&r).contains("len=14"));
@@ -375,7 +380,7 @@ fn password_typed_with_echo_off_is_never_written() {
     h.wait_until("cat running", || {
         h.meta().running_command.map(|c| c.seq) == Some(2)
     });
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    h.wait_reading("cat");
     h.send(b"typed-to-cat\r");
     h.wait_screen("typed-to-cat\r\ntyped-to-cat");
     h.send(b"\x04");
@@ -429,15 +434,7 @@ fn window_size_reaches_the_shell_at_start_and_on_resize() {
     let mut h = Harness::bash(&[]);
     let r = h.run("stty size");
     assert_eq!(h.output_text(&r), "24 80\r\n");
-    h.master
-        .resize(portable_pty::PtySize {
-            rows: 40,
-            cols: 100,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    h.resize(40, 100);
     let r = h.run("stty size");
     assert_eq!(h.output_text(&r), "40 100\r\n");
     assert_eq!(r.cols, 100);
@@ -512,7 +509,8 @@ fn login_shell_reads_the_profile() {
 fn background_job_notices_do_not_break_records() {
     let mut h = Harness::bash(&[]);
     h.run("sleep 0.2 &");
-    std::thread::sleep(std::time::Duration::from_millis(400));
+    // The job ended and bash reaped it: its notice comes with the next prompt.
+    h.wait_until("the job to end", || h.process("sleep").is_none());
     let r = h.run("echo after-job");
     assert_eq!(r.command_line, "echo after-job");
     assert!(h.output_text(&r).contains("after-job"));
@@ -522,8 +520,7 @@ fn background_job_notices_do_not_break_records() {
 fn ctrl_z_stops_the_job() {
     let mut h = Harness::bash(&[]);
     h.type_line("sleep 30");
-    h.wait_until("sleep running", || h.meta().running_command.is_some());
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    h.wait_foreground("sleep");
     h.send(b"\x1a");
     let r = h.wait_records(1).remove(0);
     // Stopped by SIGTSTP: 128 + 20, as bash reports it.

@@ -3,7 +3,6 @@
 mod common;
 
 use common::*;
-use std::time::Duration;
 
 fn zsh_available() -> bool {
     require("zsh")
@@ -47,9 +46,13 @@ fn ignoredups_and_erasedups_do_not_repeat_stale_lines() {
 #[test]
 fn ctrl_c_at_a_continuation_prompt_makes_no_record() {
     let mut h = Harness::bash(&[]);
+    let mark = h.mark();
     h.type_line("for i in 1 2");
-    h.wait_screen("> ");
-    std::thread::sleep(Duration::from_millis(100));
+    // At the continuation prompt, in the line editor (Ctrl-C there cancels the command).
+    h.wait_until("the continuation prompt", || {
+        h.screen_since(mark).contains("> ")
+    });
+    h.wait_line_editor();
     h.send(b"\x03");
     h.wait_prompts(2);
     let r = h.run("echo next");
@@ -94,8 +97,7 @@ fn redraws_clear_screen_and_vi_mode_at_the_prompt() {
     );
     // vi editing mode: ESC to command mode, `0` to the line start, `i` to insert.
     h.run("set -o vi");
-    h.send(b"cho vi-mode\x1b0i");
-    std::thread::sleep(Duration::from_millis(100));
+    h.keys(b"cho vi-mode\x1b0i");
     h.type_line("e");
     let r = h.wait_records(4).remove(3);
     assert_eq!(r.command_line, "echo vi-mode");
@@ -191,7 +193,7 @@ fn full_screen_programs_are_recorded_and_the_prompt_comes_back() {
     h.wait_until("less on the alternate screen", || {
         h.screen().contains("\x1b[?1049h")
     });
-    std::thread::sleep(Duration::from_millis(100));
+    h.wait_reading("less");
     h.send(b"q");
     let r = h.wait_records(1).remove(0);
     assert_eq!(
@@ -239,13 +241,14 @@ zle -N zle-line-finish
     h.wait_prompts(1);
     let r = h.run("echo transient");
     assert_eq!(h.output_text(&r), "transient\r\n");
-    h.type_line("sleep 1; echo first");
-    h.wait_until("sleep running", || {
-        h.meta().running_command.is_some_and(|c| c.seq == 2)
-    });
+    h.gate();
+    h.type_line("cat gate; echo first");
+    h.wait_foreground("cat");
     h.type_line("echo second");
+    h.wait_screen("echo second\r\n");
+    h.open_gate();
     let recs = h.wait_records(3);
-    assert_eq!(recs[1].command_line, "sleep 1; echo first");
+    assert_eq!(recs[1].command_line, "cat gate; echo first");
     assert_eq!(recs[2].command_line, "echo second");
     assert!(h.output_text(&recs[2]).ends_with("second\r\n"));
     let long = format!("echo {} | wc -c", "y".repeat(17000));

@@ -11,7 +11,6 @@ use common::*;
 use omnish::store::SessionState;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 /// bash, and zsh where installed (CI installs it).
 fn shells() -> Vec<&'static str> {
@@ -296,9 +295,12 @@ fn sigterm_ends_a_shell_that_ignores_sighup() {
         let mut h = start(shell, &[], &[], "trap '' HUP\n");
         h.run("echo up");
         let pid = nix::unistd::Pid::from_raw(h.pid() as i32);
+        // Twice, the second once the first was taken (two pending SIGTERMs are one).
         for _ in 0..2 {
             nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
-            std::thread::sleep(Duration::from_millis(50));
+            wait_for("SIGTERM taken", || {
+                !signal_pending(pid.as_raw(), libc::SIGTERM)
+            });
         }
         h.wait_exit();
         assert_eq!(h.meta().state, SessionState::Interrupted, "{shell}");
@@ -354,9 +356,12 @@ fn a_stopped_terminal_does_not_block_the_keyboard() {
             got.display()
         ));
         h.wait_screen("flood\r\nflood\r\n");
-        // The terminal stops reading: omnish's writes to it would block.
+        // The terminal stops reading: omnish's writes to it would block, its queue for the
+        // screen fills and it stops reading the shell, whose writes then block.
         h.pause_screen(true);
-        std::thread::sleep(Duration::from_millis(300));
+        h.wait_until("the flood held up", || {
+            h.process("sh").is_some_and(|p| p.blocked_writing())
+        });
         h.send(b"\x03");
         h.wait_until("Ctrl-C to reach the shell", || got.exists());
         h.pause_screen(false);

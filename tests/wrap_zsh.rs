@@ -47,15 +47,7 @@ fn prompt_sp_filler_is_not_output() {
     let r = h.run("echo bar");
     assert_eq!(h.output_text(&r), "bar\r\n");
     // At another width too, and with a custom end-of-line mark.
-    h.master
-        .resize(portable_pty::PtySize {
-            rows: 30,
-            cols: 133,
-            pixel_width: 0,
-            pixel_height: 0,
-        })
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    h.resize(30, 133);
     h.run("PROMPT_EOL_MARK='<nl>'");
     let r = h.run("printf 'no newline'");
     assert_eq!(h.output_text(&r), "no newline");
@@ -95,8 +87,7 @@ fn empty_enter_and_ctrl_c() {
     h.wait_prompts(3);
     assert!(h.records().is_empty());
     h.type_line("sleep 30");
-    h.wait_until("sleep running", || h.meta().running_command.is_some());
-    std::thread::sleep(std::time::Duration::from_millis(200));
+    h.wait_foreground("sleep");
     h.send(b"\x03");
     let r = h.wait_records(1).remove(0);
     assert_eq!(

@@ -196,7 +196,7 @@ fn compile_chunk(out: &mut String, rng: &mut Rng, n: u64) {
 fn test_chunk(out: &mut String, rng: &mut Rng, n: u64, pytest: bool) {
     let krate = CRATES[rng.below(CRATES.len() as u64) as usize];
     let r = rng.next();
-    let ok = r % 40 != 0;
+    let ok = !r.is_multiple_of(40);
     if pytest {
         if r % 50 == 1 {
             let _ = write!(

@@ -1,6 +1,6 @@
-//! `omnish context`: turn the flags, the configuration and the environment into a [`Request`]
-//! for the library pipeline ([`crate::context::run`]) and report what it did. The mapping
-//! ([`request`]) is shared with `ask` and `fix`.
+//! `omnish context`: turn the flags, the configuration and the environment into a `Request`
+//! for the library pipeline (`crate::context::run`) and report what it did. The mapping
+//! (`request`) is shared with `ask` and `fix`.
 
 use crate::cli::{ContextArgs, ContextOpts};
 use crate::cmd::Run;

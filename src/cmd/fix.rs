@@ -2,8 +2,8 @@
 //! prints the command it answered (a fenced block or a single line) on stdout. It runs nothing:
 //! the key binding from `omnish init` puts the command on the prompt line.
 //!
-//! The answer is read as it streams ([`Scan`]): only the command is kept (at most
-//! [`MAX_COMMAND`] bytes), never the whole answer, however long it is. The command is printed
+//! The answer is read as it streams (`Scan`): only the command is kept (at most
+//! `MAX_COMMAND` bytes), never the whole answer, however long it is. The command is printed
 //! with its control characters visible ([`crate::term::visible::text`]), so what lands on the
 //! prompt line is what the person sees.
 

@@ -1,5 +1,5 @@
 //! `omnish search PATTERN`: turn the flags, the environment and the current directory into a
-//! [`SearchRequest`] for the library ([`crate::context::queries::search`]); exit 1 when nothing matched.
+//! `SearchRequest` for the library (`crate::context::queries::search`); exit 1 when nothing matched.
 
 use crate::cli::{PlainFormat, SearchArgs};
 use crate::cmd::Run;

@@ -1,20 +1,20 @@
-//! The context pipeline, one library call for every front end: a plain [`Request`] in, the
-//! document written out ([`run`]).
+//! The context pipeline, one library call for every front end: a plain `Request` in, the
+//! document written out (`run`).
 //!
-//! The folder shows the pipeline: [`stages`] are its steps in order, [`sources`] the sections a
-//! document carries besides the commands, [`tokens`] what the budget counts with, [`queries`]
+//! The folder shows the pipeline: [`stages`] are its steps in order, `sources` the sections a
+//! document carries besides the commands, `tokens` what the budget counts with, `queries`
 //! the other questions front ends ask of the same records (search, a command's output, session
-//! summaries), and [`support`] what they share (parallel reads, bounded patterns).
+//! summaries), and `support` what they share (parallel reads, bounded patterns).
 //!
-//! [`select`] picks command records → [`read`] reads and renders each one's output into a
-//! bounded digest (through [`crate::term`]) → [`truncate`] keeps head, tail and error lines and
-//! shortens long lines, and folds repeats → [`loops`] folds runs of failed attempts →
-//! [`redact`] takes secrets out → [`budget`](stages::budget) fits a token ceiling → [`format`] prints text,
-//! markdown or json. The types that join them are in [`model`].
+//! `select` picks command records → `read` reads and renders each one's output into a
+//! bounded digest (through [`crate::term`]) → `truncate` keeps head, tail and error lines and
+//! shortens long lines, and folds repeats → `loops` folds runs of failed attempts →
+//! [`redact`] takes secrets out → `budget` fits a token ceiling → `format` prints text,
+//! markdown or json. The types that join them are in `model`.
 //!
 //! Besides the commands, a document can carry sections, each asked for in the request and
-//! printed before the commands: pinned [`notes`], an [`env`]ironment snapshot and the project's
-//! [`files`]. They are redacted, fitted by the budget and formatted like the commands.
+//! printed before the commands: pinned `notes`, an environment snapshot (`env`) and the project's
+//! `files`. They are redacted, fitted by the budget and formatted like the commands.
 //!
 //! Nothing here reads flags or the environment: the caller says which session it runs in, where
 //! the store is and what time filters mean.
@@ -22,13 +22,13 @@
 //! # Bounded
 //!
 //! Memory never depends on the size of a recorded output: each command is read as a stream of
-//! frames, rendered line by line, and only a [`read::Digest`] (line count, head, tail, error
-//! lines, each line at most [`read::LINE_CAP`] chars) is kept. Options that need more than a
-//! digest holds (`max_lines` above [`read::HEAD_LINES`], or lines wider than
-//! [`MAX_DIGEST_WIDTH`]) without a budget are served by *streaming*: the document is formatted
+//! frames, rendered line by line, and only a `read::Digest` (line count, head, tail, error
+//! lines, each line at most `read::LINE_CAP` chars) is kept. Options that need more than a
+//! digest holds (`max_lines` above `read::HEAD_LINES`, or lines wider than
+//! `MAX_DIGEST_WIDTH`) without a budget are served by *streaming*: the document is formatted
 //! with a placeholder for each output, and the placeholder is replaced by the output's lines as a
 //! second rendering pass produces them, straight to the writer. With a budget, outputs are
-//! considered up to [`read::HEAD_LINES`] lines per command and [`MAX_DIGEST_WIDTH`] chars per
+//! considered up to `read::HEAD_LINES` lines per command and `MAX_DIGEST_WIDTH` chars per
 //! line, which no useful budget can exceed.
 
 pub(crate) mod model;
@@ -66,7 +66,7 @@ pub(crate) const UNLIMITED_WIDTH_CAP: usize = 1 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Budget {
     pub tokens: usize,
-    /// One of [`tokenizer::TOKENIZERS`].
+    /// One of [`tokens::tokenizer::TOKENIZERS`].
     pub tokenizer: String,
 }
 

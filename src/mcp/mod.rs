@@ -5,7 +5,7 @@
 //!
 //! # Protocol
 //!
-//! JSON-RPC 2.0, one message per line on stdin and stdout ([`protocol`]). The server is
+//! JSON-RPC 2.0, one message per line on stdin and stdout (`protocol`). The server is
 //! *dual-era* as the current specification (2026-07-28) describes it:
 //!
 //! * modern requests carry `io.modelcontextprotocol/protocolVersion` and
@@ -26,29 +26,29 @@
 //! `isError: true` whose text says what to change, so the model can correct itself. End of
 //! input ends the server with status 0.
 //!
-//! Hostile input costs little: a line longer than [`MAX_LINE`] is one error and is never held
+//! Hostile input costs little: a line longer than `MAX_LINE` is one error and is never held
 //! whole; request ids must be strings or integers and are echoed as their JSON text (an integer
 //! of any size comes back exact, `1.5` is an Invalid Request); every error quotes at most a
 //! short prefix of what it complains about; regular expressions are bounded
-//! ([`crate::context::support::pattern`]).
+//! (`crate::context::support::pattern`).
 //!
 //! # Hand-written framing, not `rmcp`
 //!
-//! The official Rust SDK (`rmcp`) is built on tokio and async services, needs Rust 1.88 (this
-//! crate builds with 1.85), and brings a schema-derivation stack and a runtime for what is
+//! The official Rust SDK (`rmcp`) is built on tokio and async services, needs Rust 1.88 (as
+//! this crate does now), and brings a schema-derivation stack and a runtime for what is
 //! here a loop over stdin lines: every call is bounded local disk work of a few milliseconds,
 //! answered in order, so there is nothing to run concurrently (the brief's rule: tokio only if
 //! concurrency needs it). The part of MCP a tools-only stdio server speaks is small (four
-//! methods, two eras, five error codes), fits in [`protocol`] over `serde_json`, and is tested
+//! methods, two eras, five error codes), fits in `protocol` over `serde_json`, and is tested
 //! against the official Python SDK as an independent client (`tests/mcp_python.rs`).
 //!
 //! # Tools
 //!
-//! [`tools`]: `recent_commands`, `command_output`, `search`, `list_sessions`,
+//! `tools`: `recent_commands`, `command_output`, `search`, `list_sessions`,
 //! `terminal_status`. Their text is always redacted, within the call's token budget, and
 //! fenced and labelled as recorded terminal data, not instructions (every recorded field inside
 //! the fence, none in the labels around it); structured results come
-//! with an output schema. Which session a call reads is decided in [`session`], and every
+//! with an output schema. Which session a call reads is decided in `session`, and every
 //! result says which one and why.
 
 pub(crate) mod protocol;

@@ -19,7 +19,7 @@
 //!   in between) is certain. One found after other output (the kernel echoes from a worker
 //!   thread: on a busy machine the command's next output often comes first) may be a
 //!   coincidence in the command's output, so the output from there on is watched for the same
-//!   bytes until the shell runs a line ([`Again`]): if they are not there again (the echoes of
+//!   bytes until the shell runs a line (`Again`): if they are not there again (the echoes of
 //!   other keys aside, or only in output dropped anyway), that one place is the echo;
 //!   otherwise all from it to the end of its window counts as possibly its echo.
 //! - It decides, once the recorder knows who read a line ([`Reader`]), each line's fate

@@ -303,7 +303,7 @@ const CUT_SLACK: usize = 256;
 /// `line` cut to at most `cap / 2` chars of its start and of its end, when it has more than
 /// `cap` chars; `None` when it is short enough to keep whole. The head ends after a separator
 /// (white space, a quote, `=`, ...) and the tail starts at one, when there is one within
-/// [`CUT_SLACK`] chars of the cut. One pass over the line.
+/// `CUT_SLACK` chars of the cut. One pass over the line.
 pub fn cut_middle(line: &str, cap: usize) -> Option<Cut<'_>> {
     if line.len() <= cap {
         return None;
@@ -502,7 +502,7 @@ pub fn is_out_of_space(e: &io::Error) -> bool {
 const COMMANDS_RESERVE: i64 = 64 * 1024;
 
 /// Appends one record to `commands.jsonl` (opened per append, so a removed directory is noticed),
-/// then keeps [`COMMANDS_RESERVE`] bytes allocated past its end where the filesystem can.
+/// then keeps `COMMANDS_RESERVE` bytes allocated past its end where the filesystem can.
 pub fn append_command(dir: &Path, record: &CommandRecord) -> io::Result<()> {
     let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
     line.push(b'\n');

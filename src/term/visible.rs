@@ -7,7 +7,7 @@
 //! - Bidirectional overrides and isolates (U+202A to U+202E, U+2066 to U+2069), which reorder
 //!   what is shown ("Trojan Source"), as `<U+202E>`.
 //!
-//! [`line`] is for one-line fields (a directory, a host, a command line shown on one line):
+//! [`line`](fn@line) is for one-line fields (a directory, a host, a command line shown on one line):
 //! newline, carriage return and tab are shown too. [`text`] is for text that keeps its lines
 //! (output, a multi-line command line, an answer): newline and tab stay, everything else is
 //! shown. JSON shows nothing visibly, it escapes: serde_json escapes C0 controls itself, and
@@ -69,7 +69,7 @@ fn escape(s: &str, keep_lines: bool) -> Cow<'_, str> {
 }
 
 /// A serde_json formatter that writes like `F` and, besides what JSON must escape (C0
-/// controls, `"` and `\`), escapes every other char [`line`] would show visibly (DEL, C1
+/// controls, `"` and `\`), escapes every other char [`line`](fn@line) would show visibly (DEL, C1
 /// controls, bidi overrides) as `\uXXXX`: the document still parses to the exact original.
 pub struct JsonFormatter<F>(pub F);
 

@@ -103,6 +103,7 @@ impl Harness {
         let reader = std::thread::spawn(move || {
             let mut buf = [0u8; 8192];
             loop {
+                // Paused (a stopped terminal): look again every 10 ms until resumed.
                 while pause.load(std::sync::atomic::Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(10));
                 }
@@ -170,19 +171,28 @@ impl Harness {
     /// Types `line` whose output is huge, and waits for its record (the `n`th) and the prompt
     /// after it without scanning the whole screen.
     pub fn run_huge(&mut self, line: &str) -> CommandRecord {
-        let n = self.records().len() + 1;
+        let typed_at = store::now_ms();
         self.type_line(line);
         let start = Instant::now();
-        while self.records().len() < n {
+        let rec = loop {
+            // Its record: the first that started after the typing did (as in `run`).
+            if let Some(r) = self
+                .records()
+                .into_iter()
+                .find(|r| r.started_at >= typed_at)
+            {
+                break r;
+            }
             if start.elapsed() > TIMEOUT * 4 {
                 panic!("timed out waiting for the record of {line:?}");
             }
+            // Not wait_until: that shows the whole (huge) screen on a timeout.
             std::thread::sleep(Duration::from_millis(50));
-        }
+        };
         self.wait_until("the prompt after a huge output", || {
             self.screen_tail(256).contains(PROMPT)
         });
-        self.records()[n - 1].clone()
+        rec
     }
 
     pub fn send(&mut self, bytes: &[u8]) {
@@ -194,6 +204,8 @@ impl Harness {
     pub fn type_line(&mut self, line: &str) {
         for chunk in line.as_bytes().chunks(16) {
             self.send(chunk);
+            // Pacing, as a person types (a paste comes in one piece); not a wait for state:
+            // callers wait for the record, the prompt or the screen after it.
             std::thread::sleep(Duration::from_millis(2));
         }
         self.send(b"\r");
@@ -234,14 +246,23 @@ impl Harness {
         self.records()
     }
 
-    /// Types `line`, waits for its record (the `n`th) and the prompt after it.
+    /// Types `line`, waits for its record and the prompt after it. Its record is the first
+    /// that started after the typing did: the record of a command before it may reach the disk
+    /// a moment after its prompt showed (the writer thread), so counting records would not do.
     pub fn run(&mut self, line: &str) -> CommandRecord {
-        let n = self.records().len() + 1;
         let prompts = self.screen().matches(PROMPT).count();
+        let typed_at = store::now_ms();
         self.type_line(line);
-        let rec = self.wait_records(n)[n - 1].clone();
+        let mut rec = None;
+        self.wait_until(&format!("the record of {line:?}"), || {
+            rec = self
+                .records()
+                .into_iter()
+                .find(|r| r.started_at >= typed_at);
+            rec.is_some()
+        });
         self.wait_prompts(prompts + 1);
-        rec
+        rec.unwrap()
     }
 
     /// The session's meta.json, once the writer thread (which the shell never waits for) has
@@ -283,6 +304,348 @@ impl Harness {
     pub fn pid(&self) -> u32 {
         self.child.process_id().unwrap()
     }
+}
+
+/// A process as /proc shows it.
+#[derive(Clone, Debug)]
+pub struct Proc {
+    pub pid: i32,
+    pub comm: String,
+    /// R running, S sleeping, T stopped, Z zombie, ...
+    pub state: char,
+    pub ppid: i32,
+    pub pgrp: i32,
+    /// The foreground process group of its terminal (-1: no terminal).
+    pub tpgid: i32,
+}
+
+impl Proc {
+    /// In the foreground of its terminal: what the terminal's keys (and Ctrl-C) reach.
+    pub fn foreground(&self) -> bool {
+        self.pgrp == self.tpgid
+    }
+
+    /// The system call it is asleep in and its arguments, if it is asleep in one.
+    pub fn syscall(&self) -> Option<(i64, Vec<u64>)> {
+        let text = std::fs::read_to_string(format!("/proc/{}/syscall", self.pid)).ok()?;
+        let mut words = text.split_whitespace();
+        let nr = words.next()?.parse().ok()?;
+        let args = words
+            .take(6)
+            .map(|w| u64::from_str_radix(w.trim_start_matches("0x"), 16).unwrap_or(0))
+            .collect();
+        Some((nr, args))
+    }
+
+    /// Asleep until input comes, with no deadline: in read(2), or in select/poll without a
+    /// timeout. (A line editor that has read ESC and waits a moment for the rest of a key
+    /// sequence sleeps with a timeout: not yet waiting for the next key.)
+    pub fn waiting_for_input(&self) -> bool {
+        if self.state != 'S' {
+            return false;
+        }
+        let Some((nr, args)) = self.syscall() else {
+            return false;
+        };
+        let arg = |i: usize| args.get(i).copied().unwrap_or(0);
+        #[cfg(target_arch = "x86_64")]
+        if nr == libc::SYS_select {
+            return arg(4) == 0;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if nr == libc::SYS_poll {
+            return (arg(2) as i32) < 0;
+        }
+        nr == libc::SYS_read
+            || (nr == libc::SYS_pselect6 && arg(4) == 0)
+            || (nr == libc::SYS_ppoll && arg(2) == 0)
+    }
+
+    /// Asleep in a write(2): its output is not being read (a full terminal or pipe).
+    pub fn blocked_writing(&self) -> bool {
+        self.state == 'S' && self.syscall().is_some_and(|(nr, _)| nr == libc::SYS_write)
+    }
+
+    /// Bytes it has read so far with read(2) and the like (/proc/PID/io `rchar`).
+    pub fn bytes_read(&self) -> Option<u64> {
+        let io = std::fs::read_to_string(format!("/proc/{}/io", self.pid)).ok()?;
+        io.lines()
+            .find_map(|l| l.strip_prefix("rchar:"))
+            .and_then(|v| v.trim().parse().ok())
+    }
+}
+
+/// Every process on the machine (those that end while being read are left out).
+pub fn all_processes() -> Vec<Proc> {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        if let Some(p) = process(pid) {
+            all.push(p);
+        }
+    }
+    all
+}
+
+/// Process `pid`, if it exists.
+pub fn process(pid: i32) -> Option<Proc> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // pid (comm) state ppid pgrp session tty_nr tpgid ...; comm ends at the last ')'.
+    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
+    let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+    if fields.len() < 6 {
+        return None;
+    }
+    let num = |i: usize| fields[i].parse::<i32>().unwrap_or(-1);
+    Some(Proc {
+        pid,
+        comm: stat[open + 1..close].to_string(),
+        state: fields[0].chars().next().unwrap_or('?'),
+        ppid: num(1),
+        pgrp: num(2),
+        tpgid: num(5),
+    })
+}
+
+/// Whether process `pid` has signal `sig` pending: sent, not yet taken by a handler.
+pub fn signal_pending(pid: i32, sig: i32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let bit = 1u64 << (sig - 1);
+    status.lines().any(|l| {
+        l.strip_prefix("ShdPnd:")
+            .or_else(|| l.strip_prefix("SigPnd:"))
+            .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+            .is_some_and(|mask| mask & bit != 0)
+    })
+}
+
+/// Waits until the clock is past `ms` (milliseconds since the epoch, as the store keeps
+/// times): for what depends on time having passed (`--since`, a note's expiry), waiting for
+/// that very moment, however slow the machine.
+pub fn wait_clock_past(ms: u64) {
+    while store::now_ms() <= ms {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Waits until `pred` holds, or panics with `what` (a poll every 20 ms, for 30 s).
+pub fn wait_for(what: &str, mut pred: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !pred() {
+        assert!(start.elapsed() < TIMEOUT, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Harness {
+    /// omnish's descendants: the shell and everything it started.
+    pub fn processes(&self) -> Vec<Proc> {
+        let all = all_processes();
+        let parent: std::collections::HashMap<i32, i32> =
+            all.iter().map(|p| (p.pid, p.ppid)).collect();
+        let root = self.pid() as i32;
+        all.into_iter()
+            .filter(|p| {
+                let mut at = p.ppid;
+                for _ in 0..64 {
+                    if at == root {
+                        return true;
+                    }
+                    match parent.get(&at) {
+                        Some(&up) if up > 0 => at = up,
+                        _ => return false,
+                    }
+                }
+                false
+            })
+            .collect()
+    }
+
+    /// The first of omnish's descendants named `comm`.
+    pub fn process(&self, comm: &str) -> Option<Proc> {
+        self.processes().into_iter().find(|p| p.comm == comm)
+    }
+
+    /// Waits until a process named `comm` is in the foreground of the shell's terminal, where
+    /// keys and Ctrl-C reach it (not the shell still starting it).
+    pub fn wait_foreground(&self, comm: &str) -> Proc {
+        let mut found = None;
+        self.wait_until(&format!("{comm} in the foreground"), || {
+            found = self
+                .processes()
+                .into_iter()
+                .find(|p| p.comm == comm && p.foreground());
+            found.is_some()
+        });
+        found.unwrap()
+    }
+
+    /// Waits until a process named `comm` is in the foreground and asleep waiting for input:
+    /// what is typed next is its input.
+    pub fn wait_reading(&self, comm: &str) -> Proc {
+        let mut found = None;
+        self.wait_until(&format!("{comm} waiting for input"), || {
+            found = self
+                .processes()
+                .into_iter()
+                .find(|p| p.comm == comm && p.foreground() && p.waiting_for_input());
+            found.is_some()
+        });
+        found.unwrap()
+    }
+
+    /// The process in the foreground of the shell's terminal that waits for input, if one
+    /// does.
+    fn input_reader(&self) -> Option<Proc> {
+        self.processes()
+            .into_iter()
+            .find(|p| p.foreground() && p.waiting_for_input())
+    }
+
+    /// Waits until a line editor has the terminal: a program in the foreground waits for input
+    /// and reads it key by key without echo (a shell at its prompt, a pager), so the next keys
+    /// are its input and nothing is echoed twice or held until Enter.
+    pub fn wait_line_editor(&self) {
+        use nix::sys::termios::LocalFlags;
+        self.wait_until("a line editor reading keys", || {
+            self.input_reader().is_some()
+                && !self
+                    .shell_terminal_modes()
+                    .intersects(LocalFlags::ICANON | LocalFlags::ECHO)
+        });
+    }
+
+    /// Sends keys to the program reading the terminal (the shell's line editor, mostly) and
+    /// waits until it has read every one and waits for the next: it has done what they ask
+    /// and redrawn the line. Not for keys the terminal turns into signals (Ctrl-C, Ctrl-Z),
+    /// which no program reads.
+    pub fn keys(&mut self, bytes: &[u8]) {
+        let mut reader = None;
+        self.wait_until("a program waiting for keys", || {
+            reader = self.input_reader();
+            reader.is_some()
+        });
+        let reader = reader.unwrap();
+        let before = reader.bytes_read().expect("/proc/PID/io");
+        self.send(bytes);
+        let want = before + bytes.len() as u64;
+        self.wait_until(
+            &format!(
+                "{} to read {:?} and wait for more",
+                reader.comm,
+                text(bytes)
+            ),
+            || {
+                process(reader.pid).is_some_and(|p| {
+                    p.bytes_read().is_some_and(|n| n >= want) && p.waiting_for_input()
+                })
+            },
+        );
+    }
+
+    /// The shell's terminal (the pseudo-terminal omnish made), opened for a look: not as a
+    /// controlling terminal, and closed again at once by the caller.
+    fn shell_terminal(&self) -> std::fs::File {
+        use std::os::unix::fs::OpenOptionsExt;
+        let shell = self
+            .processes()
+            .into_iter()
+            .find(|p| p.ppid == self.pid() as i32)
+            .expect("the shell omnish started");
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+            .open(format!("/proc/{}/fd/0", shell.pid))
+            .expect("the shell's terminal")
+    }
+
+    /// The local modes of the shell's terminal (ECHO, ICANON, ...).
+    pub fn shell_terminal_modes(&self) -> nix::sys::termios::LocalFlags {
+        nix::sys::termios::tcgetattr(self.shell_terminal())
+            .unwrap()
+            .local_flags
+    }
+
+    /// The shell's terminal size: (rows, cols).
+    pub fn shell_terminal_size(&self) -> (u16, u16) {
+        use std::os::fd::AsRawFd;
+        let tty = self.shell_terminal();
+        let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
+        // SAFETY: TIOCGWINSZ fills the winsize it is given, on a descriptor open here.
+        let r = unsafe { libc::ioctl(tty.as_raw_fd(), libc::TIOCGWINSZ, &mut ws) };
+        assert_eq!(r, 0, "TIOCGWINSZ: {}", std::io::Error::last_os_error());
+        (ws.ws_row, ws.ws_col)
+    }
+
+    /// Resizes the terminal, as a window resized by hand, and waits until omnish has passed
+    /// the size on to the shell's terminal (which signals the shell; a line editor takes the
+    /// signal before it reads another key).
+    pub fn resize(&self, rows: u16, cols: u16) {
+        self.master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+        self.wait_until(&format!("the shell's terminal at {rows}x{cols}"), || {
+            self.shell_terminal_size() == (rows, cols)
+        });
+    }
+
+    /// How many bytes the terminal has received so far: a mark for [`Harness::screen_since`].
+    pub fn mark(&self) -> usize {
+        self.screen.lock().unwrap().len()
+    }
+
+    /// What the terminal received after `mark`.
+    pub fn screen_since(&self, mark: usize) -> String {
+        let screen = self.screen.lock().unwrap();
+        String::from_utf8_lossy(&screen[mark.min(screen.len())..]).into_owned()
+    }
+
+    /// Makes the FIFO `~/gate`: a command that reads it (`cat gate`, run in HOME) runs until
+    /// [`Harness::open_gate`], however slow the machine, so what the test does meanwhile
+    /// (keys typed ahead) surely happens while it runs.
+    pub fn gate(&self) {
+        nix::unistd::mkfifo(
+            &self.home.path().join("gate"),
+            nix::sys::stat::Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+    }
+
+    /// Lets the command reading `~/gate` go on: opens the FIFO and closes it (it reads the
+    /// end). Fails if nothing reads it.
+    pub fn open_gate(&self) {
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(self.home.path().join("gate"))
+            .expect("a command reading ~/gate");
+    }
+
+    /// Waits until the session's stream.bin holds `text` in the shell's output (the recorder
+    /// writes output while the command runs).
+    pub fn wait_output_on_disk(&self, text: &str) {
+        self.wait_until(&format!("{text:?} in stream.bin"), || {
+            store::list_sessions(&self.data()).is_ok_and(|s| {
+                s.first().is_some_and(|dir| {
+                    store::read_range(&dir.join(store::STREAM), 0, None).is_ok_and(|frames| {
+                        String::from_utf8_lossy(&store::output_bytes(&frames)).contains(text)
+                    })
+                })
+            })
+        });
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 impl Drop for Harness {

@@ -1,5 +1,5 @@
-//! The pipeline's steps, in the order a document goes through them: [`select`] → [`read`] →
-//! [`truncate`] → [`loops`] → [`redact`] → [`budget`] → [`format`].
+//! The pipeline's steps, in the order a document goes through them: `select` → `read` →
+//! `truncate` → `loops` → [`redact`] → `budget` → `format`.
 
 pub(crate) mod budget;
 pub(crate) mod format;

@@ -487,9 +487,10 @@ fn is_odd_control(b: u8) -> bool {
     matches!(b, 0x00..=0x06 | 0x0e..=0x1a | 0x1c..=0x1f | 0x7f)
 }
 
-/// How many bytes of `bytes` are [`is_odd_control`]: written without branches, in blocks
-/// whose count fits a byte, so that it compiles to vector instructions (this runs over every
-/// byte read).
+/// How many bytes of `bytes` are control bytes that text and terminal output do not use
+/// (0x00-0x06, 0x0e-0x1a, 0x1c-0x1f, 0x7f; `is_odd_control` in the tests): written without
+/// branches, in blocks whose count fits a byte, so that it compiles to vector instructions
+/// (this runs over every byte read).
 fn count_odd_controls(bytes: &[u8]) -> u64 {
     bytes
         .chunks(255)

@@ -203,9 +203,7 @@ fn apply_keep(ctx: &mut CommandContext, keep: &[usize]) {
     ctx.gaps = gaps;
 }
 
-/// Folds runs of the same command (same session, command line, output and exit code) into one
-/// entry with `repeat` set to the run's total; the entry keeps the latest run's seq and
-/// timestamps. Running commands are never folded.
+/// [`fold_repeats_with`] over plain commands.
 #[cfg(test)]
 pub(crate) fn fold_repeats(cmds: Vec<CommandContext>) -> Vec<CommandContext> {
     let with: Vec<(CommandContext, ())> = cmds.into_iter().map(|c| (c, ())).collect();
@@ -215,8 +213,9 @@ pub(crate) fn fold_repeats(cmds: Vec<CommandContext>) -> Vec<CommandContext> {
         .collect()
 }
 
-/// [`fold_repeats`] over commands that each carry something of the caller's; a folded entry
-/// keeps the latest run's.
+/// Folds runs of the same command (same session, command line, output and exit code) into one
+/// entry with `repeat` set to the run's total; the entry keeps the latest run's seq and
+/// timestamps, and what the caller gave with it. Running commands are never folded.
 pub(crate) fn fold_repeats_with<T>(cmds: Vec<(CommandContext, T)>) -> Vec<(CommandContext, T)> {
     let mut out: Vec<(CommandContext, T)> = Vec::with_capacity(cmds.len());
     for (c, extra) in cmds {

@@ -3,14 +3,14 @@
 //! [`redact`] replaces every secret found in a text (a command line, or a whole command output
 //! joined by `\n`) by `[REDACTED:<kind>]`; [`find_secrets`] returns what would be replaced.
 //! A [`Redactor`] does the same and also replaces every value the session has shown as a secret
-//! before (kind `session-secret`; see [`learn`] for what is learned and [`session`] for what the
+//! before (kind `session-secret`; see `learn` for what is learned and `session` for what the
 //! pipeline teaches it), so `export DB_PASSWORD=…` then `printenv DB_PASSWORD` shows no password.
-//! The pipeline ([`crate::context::run`]) redacts with one `Redactor` per session, so every front
+//! The pipeline (`crate::context::run`) redacts with one `Redactor` per session, so every front
 //! end gets session-aware redaction.
 //!
-//! The code: [`rules`] (the detectors), [`tokens`] (provider token shapes), [`flags`]
-//! (passwords in short command-line flags), [`values`] (the value rules: what is obviously not a
-//! secret), [`learn`] (learned values), [`session`] (learning in the pipeline); this module
+//! The code: `rules` (the detectors), `tokens` (provider token shapes), `flags`
+//! (passwords in short command-line flags), `values` (the value rules: what is obviously not a
+//! secret), `learn` (learned values), `session` (learning in the pipeline); this module
 //! merges candidates and writes the markers. The arrows point one way: `rules` runs `tokens`,
 //! `flags` and asks `learn` (is a `.netrc` password learnable?); `rules`, `flags` and `learn`
 //! ask `values`, which asks none of them.
@@ -36,12 +36,12 @@
 //! | `authorization`           | the credential of an `Authorization:`/`Proxy-Authorization:` header (any case, also in JSON and curl `-H`); header name and scheme word (`Bearer`, `Basic`, `token`, …) kept |
 //! | `authorization` (also)    | the password of `curl -u user:PASSWORD` / `--user` / `--proxy-user` on a line mentioning `curl`, `wget` or `http` |
 //! | `assignment`              | the value assigned to a secret-looking name (see below), and the `password` of a `.netrc` entry (`login u password p`, or `password p` alone on a line when `p` passes [`learnable`]) |
-//! | `password-flag`           | passwords in short flags: `mysql -pX`, `sshpass -p X`, `docker login -p X`, `redis-cli -a X`, … (see [`flags`]) |
+//! | `password-flag`           | passwords in short flags: `mysql -pX`, `sshpass -p X`, `docker login -p X`, `redis-cli -a X`, … (see `flags`) |
 //! | `cookie`                  | the values of `Cookie:` (all) and `Set-Cookie:` (the first) headers, and of curl `-b`/`--cookie` |
 //! | `docker-auth`             | `"auth": "…"` in a docker `config.json`                           |
 //! | `password-hash`           | crypt/htpasswd/LDAP/Django hashes (`$apr1$…`, `$2y$…`, `$6$…`, `$argon2id$…`, `{SSHA}…`, `pbkdf2_sha256$…`) |
 //! | `url-token`               | a token as the user part of a URL, `https://TOKEN@host` (20+ chars, letters and digits) |
-//! | provider kinds            | the shapes in [`tokens`]: `huggingface-token`, `google-oauth-token`, `heroku-key`, `age-secret-key`, `doppler-token`, `stripe-webhook-secret`, `grafana-token`, `telegram-bot-token`, `alibaba-access-key`, `sentry-dsn`, `azure-sas-signature`, `npm-token`, … |
+//! | provider kinds            | the shapes in `tokens`: `huggingface-token`, `google-oauth-token`, `heroku-key`, `age-secret-key`, `doppler-token`, `stripe-webhook-secret`, `grafana-token`, `telegram-bot-token`, `alibaba-access-key`, `sentry-dsn`, `azure-sas-signature`, `npm-token`, … |
 //! | `session-secret`          | a value learned earlier in the session (only with a [`Redactor`]) |
 //!
 //! # Assignments
@@ -58,7 +58,7 @@
 //! (`name: v`, `name = "v"`, `"name": "v"`, `name => v`, `name := v`), header-like lines
 //! (`X-Api-Key: v`), URL query parameters (`?access_token=v&…`) and long CLI flags
 //! (`--password v`, `--password=v`, `--api-key v`; not switches such as `--no-password`,
-//! `--ask-pass` before a space). Short flags are left to [`flags`], which knows which tool takes a password after which flag.
+//! `--ask-pass` before a space). Short flags are left to `flags`, which knows which tool takes a password after which flag.
 //! An unquoted value ends at whitespace, a quote or a backtick, at a shell operator
 //! (`; | < >`, `&&`, a trailing `&`, `&name=` in a query string), at a reference (`${`, `$(`),
 //! at a closing bracket that closes something outside the value (`f(token=abc)`), or at the
@@ -103,7 +103,7 @@
 //! # Speed
 //!
 //! All patterns are compiled once. A search for the literals every match needs (the prefilter
-//! in [`rules`]) turns away most lines at the cost of one literal scan; on the rest a
+//! in `rules`) turns away most lines at the cost of one literal scan; on the rest a
 //! [`regex::RegexSet`] pass decides which detectors can match at all, and only those run (per
 //! stretch between existing markers). `cargo bench --bench redact` prints the throughput: about
 //! 800,000 realistic lines/s for [`redact`] and 700,000 for a [`Redactor`] with 100 learned
@@ -168,7 +168,7 @@ impl Redactor {
         }
     }
 
-    /// How many values were learned (at most [`learn::MAX_LEARNED`]).
+    /// How many values were learned (at most `learn::MAX_LEARNED`).
     pub fn learned(&self) -> usize {
         self.learned.len()
     }
