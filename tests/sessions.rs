@@ -144,8 +144,11 @@ fn list_show_and_status_of_a_live_shell() {
     assert!(inside["data_bytes"].as_u64().unwrap() > 0);
     h.run(&format!("{} status > {}", omnish_bin(), st.display()));
     let text = std::fs::read_to_string(&st).unwrap();
-    assert!(text.contains(&format!("session   {id}")), "{text}");
-    assert!(text.contains("recorder  alive"), "{text}");
+    assert!(
+        text.contains(&format!("session   {id} (running)")),
+        "{text}"
+    );
+    assert!(text.contains("recorder  running"), "{text}");
     let outside = ok(omnish(&h, &["status"]));
     assert!(outside.contains("not recorded"), "{outside}");
     assert!(
