@@ -300,7 +300,7 @@ fn show(
         words::hooks(m.hooked)
     )?;
     if let Some(e) = &m.recording_error {
-        writeln!(out, "recording stopped: {}", visible::line(e))?;
+        writeln!(out, "{}", visible::line(&words::recording_stopped(e)))?;
     }
     writeln!(out)?;
     let statuses: Vec<String> = commands.iter().map(|c| words::status(c.ending())).collect();

@@ -97,6 +97,7 @@ impl Status {
                 "recorder_alive": s.recorder_alive,
                 "hooks_active": m.hooked,
                 "state": words::session_state(s.state, s.recorder_alive),
+                "recording_error": m.recording_error,
             })
         });
         json!({
@@ -158,6 +159,13 @@ impl Status {
                     m.recorder_pid
                 )?;
                 writeln!(out, "hooks     {}", words::hooks(m.hooked))?;
+                if let Some(why) = &m.recording_error {
+                    writeln!(
+                        out,
+                        "note      {}; later commands are missing",
+                        visible::line(&words::recording_stopped(why))
+                    )?;
+                }
             }
         }
         let path = |p: &std::path::Path| visible::line(&p.display().to_string()).into_owned();

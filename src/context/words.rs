@@ -10,8 +10,9 @@
 //! a command kept out of history is shown as [`PRIVATE_COMMAND`].
 //!
 //! A session ([`session_state`]): `running` while its recorder runs, `exited` when the shell
-//! ended, `interrupted` when omnish was told to stop or its recorder died. Its recorder
-//! ([`recorder`]): `running` or `not running`; its hooks ([`hooks`]): `loaded` or `not loaded`.
+//! ended, `interrupted` when omnish was told to stop or its recorder died; `recording stopped:
+//! WHY` when it stopped early ([`recording_stopped`]). Its recorder ([`recorder`]): `running`
+//! or `not running`; its hooks ([`hooks`]): `loaded` or `not loaded`.
 
 use crate::store::SessionState;
 
@@ -27,6 +28,12 @@ pub(crate) const RECORDING_STOPPED: &str =
     "recording stopped here: output incomplete, exit status unknown";
 /// Said of the `exit` that ended the shell, whose status is the shell's.
 pub(crate) const SHELL_ENDED: &str = "the shell ended with this status";
+
+/// A session whose recording stopped early (a full disk, a write error), and why: `recording
+/// stopped: No space left on device`. Its later commands were not recorded.
+pub(crate) fn recording_stopped(why: &str) -> String {
+    format!("recording stopped: {why}")
+}
 
 /// How a command ended, as far as the store knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -119,8 +119,9 @@ pub(crate) fn sessions(
                 }
                 if let Some(why) = &s.meta.recording_error {
                     warnings.push(format!(
-                        "session {}: recording stopped ({why}); later commands are missing",
-                        s.id()
+                        "session {}: {}; later commands are missing",
+                        s.id(),
+                        crate::context::words::recording_stopped(why)
                     ));
                 }
                 Some(s)
