@@ -403,7 +403,18 @@ fn fit_and_format(
         .as_ref()
         .map(|b| (b.tokens, b.tokenizer.as_str()));
     let wrap = |d: &ContextDoc, body: &str| frame.wrap(d, warnings, body);
-    format::render_within(doc, req.format, budget, &wrap)
+    format::render_within(doc, req.format, budget, &wrap).map_err(|e| match (e, &req.budget) {
+        // A budget below the smallest document is about where the budget came from: a
+        // budget asked for, or a model's.
+        (Error::Usage(u), Some(b)) if u.field == Some(crate::error::Field::Budget) => {
+            Error::Usage(crate::error::Usage {
+                field: Some(b.source.0),
+                from_settings: b.source.1,
+                ..u
+            })
+        }
+        (e, _) => e,
+    })
 }
 
 /// Selects from every session and keeps the newest `limit` overall, grouped by session with the

@@ -37,6 +37,9 @@ pub(crate) struct Budget {
     pub tokens: usize,
     /// One of [`tokenizer::TOKENIZERS`].
     pub tokenizer: String,
+    /// Where it came from ([`Field::Budget`], or [`Field::Model`] for a profile's) and whether
+    /// from the settings: an error about it (below the smallest document) names that.
+    pub source: (Field, bool),
 }
 
 /// Everything the pipeline needs, resolved ([`Options::build`]).
@@ -499,6 +502,10 @@ pub(crate) fn budget(
     Ok(Some(Budget {
         tokens: limit,
         tokenizer: name,
+        source: match tokens {
+            Some(_) => (Field::Budget, false),
+            None => (Field::Model, from_settings),
+        },
     }))
 }
 
@@ -658,8 +665,15 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!((b.tokens, b.tokenizer.as_str()), (99, "cl100k"));
+        assert_eq!(b.source, (Field::Budget, false));
         let b = budget(Some(99), None, None, None, &s).unwrap().unwrap();
         assert_eq!(b.tokenizer, "o200k");
+        let b = budget(None, None, Some("mine"), None, &s).unwrap().unwrap();
+        assert_eq!(b.source, (Field::Model, true), "ask.model's budget");
+        let b = budget(None, Some("mine"), Some("gpt-4o"), None, &s)
+            .unwrap()
+            .unwrap();
+        assert_eq!((b.tokens, b.source), (1234, (Field::Model, false)));
         assert!(
             budget(None, None, Some("gpt-4o"), None, &s)
                 .unwrap()
