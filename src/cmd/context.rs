@@ -1,6 +1,6 @@
-//! `omnish context`: the flags mapped onto the library's [`Options`] ([`options`], shared with
-//! `ask` and `fix`), built into a request with the process's [`Setup`] and run through the
-//! pipeline ([`crate::context::run`]); what it did is reported on stderr.
+//! `omnish context`: the flags mapped onto the library's request options (`options`, shared
+//! with `ask` and `fix`), built into a request with the process's [`Setup`] and run through the
+//! pipeline (`context::run`); what it did is reported on stderr.
 
 use crate::cli::{ContextArgs, ContextOpts};
 use crate::cmd::{RunWith, Setup};

@@ -1,7 +1,7 @@
-//! `omnish search PATTERN`: the flags, checked by the library's request builder
-//! ([`Filters`]) where they are the same as `context`'s, made into a [`SearchRequest`] with the
-//! process's [`Setup`] for the library ([`crate::context::queries::search`]); exit 1 when
-//! nothing matched.
+//! `omnish search PATTERN`: the flags, checked by the library's request builder (its
+//! `Filters`) where they are the same as `context`'s, made into a `SearchRequest` with the
+//! process's [`Setup`] for the library (`context::queries::search`); exit 1 when nothing
+//! matched.
 
 use crate::cli::{PlainFormat, SearchArgs};
 use crate::cmd::{RunWith, Setup};

@@ -7,7 +7,7 @@
 //! once when it is not private), the session this runs in (`OMNISH_SESSION_ID`, when it is a
 //! session id), the working directory and its project (the git work tree, else the directory),
 //! the time zone, the terminal's size and the variables an environment snapshot shows. The
-//! library gets them as plain values ([`Facts`], [`Settings`]) and reads nothing itself.
+//! library gets them as plain values (`context::request`'s `Facts` and `Settings`) and reads nothing itself.
 //!
 //! `wrap` and `init`, which start the user's shell, keep their own lenient load of the
 //! configuration: nothing in it may keep the shell from starting.

@@ -1,11 +1,10 @@
-//! The context pipeline, one way in for every front end: what it asks for
-//! ([`request::Options`]), where it runs ([`request::Facts`]) and what the user configured
-//! ([`request::Settings`]) make one [`Request`] ([`request::Options::build`], where every value
-//! is parsed and checked once); the request makes the document, written out as it is rendered
-//! ([`run`], the command line) or handed back fitted to its budget with whatever the caller puts
-//! around it ([`fitted`] and its [`Frame`]: the MCP server's labels and command ids), in one
-//! pass. The words for how commands ended and what sessions are in are [`words`]; errors are
-//! [`crate::error::Error`], naming no flag.
+//! The context pipeline, one way in for every front end: what it asks for (`request::Options`),
+//! where it runs (`request::Facts`) and what the user configured (`request::Settings`) make one
+//! `Request` (`Options::build`, where every value is parsed and checked once); the request
+//! makes the document, written out as it is rendered (`run`, the command line) or handed back
+//! fitted to its budget with whatever the caller puts around it (`fitted` and its `Frame`: the
+//! MCP server's labels and command ids), in one pass. The words for how commands ended and what
+//! sessions are in are in `words`; errors are [`crate::error::Error`], naming no flag.
 //!
 //! The folder shows the pipeline: [`stages`] are its steps in order, [`sources`] the sections a
 //! document carries besides the commands, [`tokens`] what the budget counts with, [`queries`]

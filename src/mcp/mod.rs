@@ -35,12 +35,12 @@
 //! # One way in
 //!
 //! The tools map their JSON arguments onto the library's request options
-//! ([`crate::context::request::Options`]) and build them with the process's facts and the
-//! user's settings ([`Config`]), like every other front end: durations, patterns, directories
-//! and budgets are checked there, and errors name the argument. What is the server's own stays
-//! here: its default budget and tokenizer, which session an agent means ([`session`]), and the
+//! (`context::request::Options`) and build them with the process's facts and the user's
+//! settings ([`Config`]), like every other front end: durations, patterns, directories and
+//! budgets are checked there, and errors name the argument. What is the server's own stays
+//! here: its default budget and tokenizer, which session an agent means (`session`), and the
 //! labels around every result, which the library fits with the document in one pass
-//! ([`crate::context::fitted`] and its [`crate::context::Frame`]).
+//! (`context::fitted` and its `Frame`).
 //!
 //! # Hand-written framing, not `rmcp`
 //!
