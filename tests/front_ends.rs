@@ -133,6 +133,50 @@ fn status_and_terminal_status_honour_the_same_configuration() {
     }
 }
 
+/// The MCP server's results are as wide and as redacted as the configuration says, as
+/// `omnish context`'s are: `context.max_line_width` cuts the lines of `recent_commands`, and
+/// with `context.redact = false` a secret is shown and the label says redaction is off.
+#[test]
+fn mcp_results_follow_the_configured_width_and_redaction() {
+    let mut h = Harness::bash(&[]);
+    let token = format!("ghp_{}", "a1B2".repeat(9));
+    let wide = "y".repeat(300);
+    let rec = h.run(&format!("echo {wide}; echo token {token}"));
+    let id = rec.session_id.clone();
+    let data = h.data();
+    let dir = tempfile::tempdir().unwrap();
+    let narrow = dir.path().join("narrow.toml");
+    std::fs::write(&narrow, "[context]\nmax_line_width = 40\nredact = false\n").unwrap();
+    for (config, configured) in [(narrow.as_path(), true), (Path::new("/dev/null"), false)] {
+        let responses = mcp(
+            omnish(&data, config, Some(&id), &["mcp"]),
+            &[call(1, "recent_commands", json!({"count": 1}))],
+        );
+        let t = text(&responses[0]);
+        let cli = ok_stdout(
+            omnish(&data, config, Some(&id), &["context", "--last"])
+                .output()
+                .unwrap(),
+        );
+        for shown in [t, cli.as_str()] {
+            // The output line whole, or cut to its head and tail.
+            let whole = shown.lines().any(|l| l == wide);
+            assert_eq!(whole, !configured, "{}:\n{shown}", config.display());
+            assert_eq!(
+                shown.contains(&token),
+                configured,
+                "{}:\n{shown}",
+                config.display()
+            );
+        }
+        assert_eq!(
+            t.contains("secrets not redacted: the user turned redaction off"),
+            configured,
+            "{t}"
+        );
+    }
+}
+
 /// Commands of each of `SESSIONS` recorded sessions.
 const COMMANDS: usize = 20;
 const SESSIONS: usize = 4;
