@@ -124,6 +124,10 @@ fn list_show_and_status_of_a_live_shell() {
         "{}",
         stderr(&bad)
     );
+    // `all` is no one session.
+    let all = omnish(&h, &["sessions", "show", "all"]);
+    assert_eq!(all.status.code(), Some(2), "{}", stderr(&all));
+    assert!(stderr(&all).starts_with("omnish: ID: 'all' names every session"));
 
     // Status from inside the recorded shell, then from outside.
     let st = h.home.path().join("st.json");

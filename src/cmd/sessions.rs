@@ -240,6 +240,12 @@ fn show(
         Some(id) => request::session(&id).map_err(|e| e.named(|_| Some("ID".into())))?,
         None => SessionChoice::Current,
     };
+    if choice == SessionChoice::All {
+        return Err(Error::usage(
+            "ID: 'all' names every session; `sessions show` shows one (an id, a unique prefix of one, or 'current')",
+        )
+        .into());
+    }
     let mut warnings = Vec::new();
     let session = select::sessions(root, &choice, current, &mut warnings)?
         .pop()
