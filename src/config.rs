@@ -25,7 +25,7 @@
 //! optional `budget_share`) that `--model` and `ask.model` accept before the built-in ones.
 //! Reading is linear in the file's size (at most 1 MiB): line numbers come from one index.
 
-use crate::error::ExitError;
+use crate::error::Error;
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -369,9 +369,9 @@ impl Problem {
         } else {
             format!("{}; {}", self.what, self.hint)
         };
-        ExitError {
-            code: self.code,
-            message,
+        match self.code {
+            2 => Error::usage(message),
+            code => Error::Status { code, message },
         }
         .into()
     }
@@ -443,7 +443,7 @@ fn find_key(name: &str) -> Option<&'static Key> {
 }
 
 fn bad(msg: String) -> anyhow::Error {
-    ExitError::usage(msg).into()
+    Error::usage(msg).into()
 }
 
 /// "known keys: ...", made once: a file of many unknown keys costs one line each, not a list.
@@ -943,7 +943,7 @@ impl Config {
     pub fn prune_settings(&self) -> Result<crate::store::prune::PruneSettings> {
         let size = self.str("sessions.max_size");
         let max_size = crate::store::prune::parse_size(size)
-            .map_err(|e| crate::error::ExitError::usage(format!("sessions.max_size: {e}")))?;
+            .map_err(|e| Error::usage(format!("sessions.max_size: {e}")))?;
         Ok(crate::store::prune::PruneSettings {
             keep: self.int("sessions.keep"),
             max_size,
@@ -1572,7 +1572,7 @@ mod tests {
         assert!(c.data_root().is_ok());
         // The strict load fails with the first of them, saying the known keys.
         let e = load(std::str::from_utf8(file).unwrap(), &[]).unwrap_err();
-        assert_eq!(e.downcast_ref::<ExitError>().unwrap().code, 2);
+        assert_eq!(crate::error::exit_status(&e).0, 2);
         assert!(e.to_string().contains(":2: key 'context.recent'"), "{e}");
         // Too many problems: the first five, then a count.
         let many: String = (0..8).map(|i| format!("bad{i} = 1\n")).collect();
@@ -1661,7 +1661,7 @@ mod tests {
         for (file, want) in cases {
             let e = load(file, &[]).unwrap_err();
             assert!(e.to_string().contains(want), "{file:?}: {e}");
-            assert_eq!(e.downcast_ref::<ExitError>().unwrap().code, 2);
+            assert_eq!(crate::error::exit_status(&e).0, 2);
         }
         let e = load("", &[("OMNISH_ENV_DENY", "*_KEY,{")]).unwrap_err();
         assert!(
@@ -1735,7 +1735,7 @@ mod tests {
             let e = Config::load_with(&|n: &str| (n == "OMNISH_CONFIG").then(|| p.clone()))
                 .unwrap_err();
             assert!(e.to_string().contains(want), "{p}: {e}");
-            assert_eq!(e.downcast_ref::<ExitError>().unwrap().code, 2);
+            assert_eq!(crate::error::exit_status(&e).0, 2);
         }
         for ok in [just.as_path(), Path::new("/dev/null")] {
             let p = ok.display().to_string();

@@ -10,6 +10,8 @@ pub(crate) mod config;
 #[doc(hidden)]
 pub use config::fuzz_check as fuzz_config;
 pub mod context;
+#[doc(hidden)]
+pub use context::tokens::tokenizer::count_with as count_tokens;
 pub mod error;
 pub mod mcp;
 pub mod record;

@@ -1,46 +1,42 @@
-//! omnish: parse, dispatch, and map errors to exit statuses in one place.
+//! omnish: parse, make the one [`Setup`] of the process for the commands that need it,
+//! dispatch, and map errors to exit statuses in one place ([`omnish::error::exit_status`]).
 
 use clap::Parser;
 use omnish::cli::{Cli, Command};
-use omnish::cmd::Run;
-use omnish::error::ExitError;
-use std::io::ErrorKind;
+use omnish::cmd::{Run, RunWith, Setup};
 
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
+        // These start the user's shell or need no store: no Setup.
         Command::Wrap(args) => args.run(),
-        Command::Context(args) => args.run(),
         Command::Init(args) => args.run(),
-        Command::Ask(args) => args.run(),
-        Command::Fix(args) => args.run(),
         Command::Config(args) => args.run(),
         Command::Completions(args) => args.run(),
         Command::Man(args) => args.run(),
-        Command::Mcp(args) => args.run(),
-        Command::Note(args) => args.run(),
-        Command::Sessions(args) => args.run(),
-        Command::Search(args) => args.run(),
-        Command::Status(args) => args.run(),
+        Command::Context(args) => with_setup(|s| args.run(s)),
+        Command::Ask(args) => with_setup(|s| args.run(s)),
+        Command::Fix(args) => with_setup(|s| args.run(s)),
+        Command::Mcp(args) => with_setup(|s| args.run(s)),
+        Command::Note(args) => with_setup(|s| args.run(s)),
+        Command::Sessions(args) => with_setup(|s| args.run(s)),
+        Command::Search(args) => with_setup(|s| args.run(s)),
+        Command::Status(args) => with_setup(|s| args.run(s)),
     };
     let code = match result {
         Ok(code) => code,
-        Err(err) => exit_code_for(&err),
+        Err(err) => {
+            let (code, line) = omnish::error::exit_status(&err);
+            if let Some(line) = line {
+                eprintln!("{line}");
+            }
+            code
+        }
     };
     std::process::exit(code);
 }
 
-/// Prints the error in one line and picks the exit status. A closed stdout (`| head`) is
-/// success: the reader got what it wanted.
-fn exit_code_for(err: &anyhow::Error) -> i32 {
-    for cause in err.chain() {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-            if io.kind() == ErrorKind::BrokenPipe {
-                return 0;
-            }
-        }
-    }
-    let message: Vec<String> = err.chain().map(|c| c.to_string()).collect();
-    eprintln!("omnish: {}", message.join(": "));
-    err.downcast_ref::<ExitError>().map_or(1, |e| e.code)
+/// Runs `command` with the process's one [`Setup`], made here.
+fn with_setup(command: impl FnOnce(&Setup) -> anyhow::Result<i32>) -> anyhow::Result<i32> {
+    command(&Setup::load()?)
 }

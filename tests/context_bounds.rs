@@ -184,7 +184,7 @@ fn nothing_matched_says_so_and_exits_1() {
     );
     let zero = context(&h, &["--recent", "0"]);
     assert_eq!(zero.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&zero.stderr).contains("--recent 0"));
+    assert!(String::from_utf8_lossy(&zero.stderr).contains("--recent: 0 selects nothing"));
 }
 
 #[test]

@@ -68,6 +68,43 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// A budget too small for any document names where it came from: `--budget`, `--model`, or
+/// the configuration's `ask.model` for `ask` and `fix`.
+#[test]
+fn a_budget_too_small_names_where_it_came_from() {
+    let root = store_with_session();
+    let config = root.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "[ask]\nmodel = \"tiny\"\n\n[models.tiny]\nwindow = 8\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_omnish"))
+            .args(args)
+            .env("OMNISH_DATA_DIR", root.path())
+            .env("OMNISH_CONFIG", &config)
+            .env_remove("OMNISH_SESSION_ID")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for (args, named) in [
+        (&["context", "--budget", "2"][..], "--budget"),
+        (&["context", "--model", "tiny"][..], "--model"),
+        (&["fix"][..], "ask.model"),
+        (&["ask", "--budget", "2"][..], "--budget"),
+    ] {
+        let out = run(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("omnish: {named}: a budget of 2 tokens is below")),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_budget_below_the_smallest_document_is_a_usage_error_naming_the_minimum() {
     let root = store_with_session();

@@ -123,6 +123,10 @@ fn list_show_and_status_of_a_live_shell() {
         "{}",
         stderr(&bad)
     );
+    // `all` is no one session.
+    let all = omnish(&h, &["sessions", "show", "all"]);
+    assert_eq!(all.status.code(), Some(2), "{}", stderr(&all));
+    assert!(stderr(&all).starts_with("omnish: ID: 'all' names every session"));
 
     // Status from inside the recorded shell, then from outside.
     let st = h.home.path().join("st.json");
@@ -143,8 +147,11 @@ fn list_show_and_status_of_a_live_shell() {
     assert!(inside["data_bytes"].as_u64().unwrap() > 0);
     h.run(&format!("{} status > {}", omnish_bin(), st.display()));
     let text = std::fs::read_to_string(&st).unwrap();
-    assert!(text.contains(&format!("session   {id}")), "{text}");
-    assert!(text.contains("recorder  alive"), "{text}");
+    assert!(
+        text.contains(&format!("session   {id} (running)")),
+        "{text}"
+    );
+    assert!(text.contains("recorder  running"), "{text}");
     let outside = ok(omnish(&h, &["status"]));
     assert!(outside.contains("not recorded"), "{outside}");
     assert!(

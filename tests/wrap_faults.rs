@@ -211,8 +211,28 @@ fn stop_and_check(h: &mut Harness, shell: &str, reason: &str) {
         "{shell}: {text}"
     );
     assert!(
-        err.contains("recording stopped (") && err.contains("later commands are missing"),
+        err.contains("recording stopped: ")
+            && err.contains(reason)
+            && err.contains("later commands are missing"),
         "{shell}: {err}"
+    );
+    // `omnish status` in that session says it in the same words.
+    let dir = h.session_dir();
+    let id = dir.file_name().unwrap().to_str().unwrap();
+    let out = std::process::Command::new(omnish_bin())
+        .arg("status")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("OMNISH_DATA_DIR", h.data())
+        .env("OMNISH_SESSION_ID", id)
+        .output()
+        .unwrap();
+    let status = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        status.contains("note      recording stopped: ")
+            && status.contains(reason)
+            && status.contains(&format!("session   {id} (exited)")),
+        "{shell}: {status}"
     );
 }
 

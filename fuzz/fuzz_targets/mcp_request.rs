@@ -56,12 +56,7 @@ fn config() -> &'static Config {
         }
         std::fs::write(dir.join("stream.bin"), stream).unwrap();
         std::fs::write(dir.join("commands.jsonl"), lines).unwrap();
-        Config {
-            data_root: root,
-            env_session: None,
-            cwd: PathBuf::from("/proj"),
-            utc_offset_secs: 0,
-        }
+        Config::at(root, PathBuf::from("/proj"))
     })
 }
 

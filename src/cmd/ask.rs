@@ -3,9 +3,8 @@
 //! streams to the terminal.
 
 use crate::cli::AskArgs;
-use crate::cmd::Run;
 use crate::cmd::llm::{self, DEFAULT_QUESTION};
-use crate::config::Config;
+use crate::cmd::{RunWith, Setup};
 use anyhow::Result;
 use std::io::{IsTerminal, Write};
 
@@ -14,15 +13,15 @@ pub(crate) const INSTRUCTION: &str = "You are helping a user at their terminal. 
 question about the shell commands below briefly and concretely: what went wrong, and the \
 command or change that fixes it.";
 
-impl Run for AskArgs {
-    fn run(self) -> Result<i32> {
-        let cfg = Config::load()?;
+impl RunWith for AskArgs {
+    fn run(self, setup: &Setup) -> Result<i32> {
+        let cfg = &setup.config;
         let question = if self.question.is_empty() {
             DEFAULT_QUESTION.to_string()
         } else {
             self.question.join(" ")
         };
-        let context = match llm::context_text(&self.context, &cfg, true)? {
+        let context = match llm::context_text(&self.context, setup, true)? {
             Ok(text) => text,
             Err(note) => {
                 eprintln!("omnish: nothing to ask about: {note}");
@@ -35,10 +34,12 @@ impl Run for AskArgs {
             out.write_all(prompt.as_bytes())?;
             return Ok(0);
         }
-        let Some((words, shown)) = llm::llm_command(self.command.as_deref(), &cfg)? else {
+        let Some((words, shown)) =
+            llm::llm_command(self.command.as_deref(), cfg, setup.path.as_deref())?
+        else {
             out.write_all(prompt.as_bytes())?;
             out.flush()?;
-            eprintln!("{}", llm::how_to_configure(&cfg));
+            eprintln!("{}", llm::how_to_configure(cfg));
             return Ok(0);
         };
         if std::io::stderr().is_terminal() {

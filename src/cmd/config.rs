@@ -4,7 +4,7 @@
 use crate::cli::{ConfigArgs, ConfigFormat};
 use crate::cmd::Run;
 use crate::config::Config;
-use crate::error::ExitError;
+use crate::error::Error;
 use anyhow::Result;
 use std::io::Write;
 
@@ -12,9 +12,9 @@ impl Run for ConfigArgs {
     fn run(self) -> Result<i32> {
         let mut cfg = Config::load()?;
         for set in &self.set {
-            let (key, value) = set.split_once('=').ok_or_else(|| {
-                ExitError::usage(format!("--set: expected KEY=VALUE, got '{set}'"))
-            })?;
+            let (key, value) = set
+                .split_once('=')
+                .ok_or_else(|| Error::usage(format!("--set: expected KEY=VALUE, got '{set}'")))?;
             cfg.set_text(key.trim(), value, &format!("--set {}", key.trim()))?;
         }
         let mut out = std::io::stdout().lock();

@@ -8,9 +8,8 @@
 //! prompt line is what the person sees.
 
 use crate::cli::FixArgs;
-use crate::cmd::Run;
 use crate::cmd::llm;
-use crate::config::Config;
+use crate::cmd::{RunWith, Setup};
 use crate::term::visible;
 use anyhow::Result;
 use std::io::{IsTerminal, Write};
@@ -30,10 +29,10 @@ pub(crate) const MAX_COMMAND: usize = 64 * 1024;
 /// Chars of the answer's first line quoted when it holds no command.
 const QUOTED: usize = 80;
 
-impl Run for FixArgs {
-    fn run(self) -> Result<i32> {
-        let cfg = Config::load()?;
-        let context = match llm::context_text(&self.context, &cfg, false)? {
+impl RunWith for FixArgs {
+    fn run(self, setup: &Setup) -> Result<i32> {
+        let cfg = &setup.config;
+        let context = match llm::context_text(&self.context, setup, false)? {
             Ok(text) => text,
             Err(note) => {
                 eprintln!("omnish: nothing to fix: {note}");
@@ -41,8 +40,10 @@ impl Run for FixArgs {
             }
         };
         let prompt = llm::prompt(INSTRUCTION, &context, REQUEST);
-        let Some((words, shown)) = llm::llm_command(self.command.as_deref(), &cfg)? else {
-            eprintln!("{}", llm::how_to_configure(&cfg));
+        let Some((words, shown)) =
+            llm::llm_command(self.command.as_deref(), cfg, setup.path.as_deref())?
+        else {
+            eprintln!("{}", llm::how_to_configure(cfg));
             return Ok(1);
         };
         if std::io::stderr().is_terminal() {

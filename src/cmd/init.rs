@@ -14,7 +14,7 @@ use crate::cli::{InitArgs, InitShell};
 use crate::cmd::Run;
 use crate::cmd::wrap::nested_session;
 use crate::config::Config;
-use crate::error::ExitError;
+use crate::error::Error;
 use anyhow::{Context, Result};
 use std::io::{IsTerminal, Write};
 
@@ -37,7 +37,7 @@ impl Run for InitArgs {
         if cfg.str("keys.ask") == cfg.str("keys.fix") {
             let key = cfg.str("keys.ask").to_string();
             if self.ask_key.is_some() || self.fix_key.is_some() {
-                return Err(ExitError::usage(format!(
+                return Err(Error::usage(format!(
                     "the ask and fix keys are both {key}; give them different keys"
                 ))
                 .into());

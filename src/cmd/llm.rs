@@ -4,10 +4,11 @@
 //! it arrives through a fixed-size buffer.
 
 use crate::cli::ContextOpts;
-use crate::cmd::context::{request, selects, with_budget_flag};
+use crate::cmd::Setup;
+use crate::cmd::context::{options, request};
 use crate::config::Config;
 use crate::context;
-use crate::error::ExitError;
+use crate::error::Error;
 use anyhow::Result;
 use nix::errno::Errno;
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
@@ -31,42 +32,37 @@ pub(crate) const DEFAULT_QUESTION: &str = "Why did this fail and how do I fix it
 
 /// The context the prompt shows: what `opts` select, or (without a selection option) the last
 /// failed command, else (`or_last`) the last command. `Err` holds the line saying which
-/// filters matched nothing.
+/// filters matched nothing. The document is held in memory, fitted to the budget of `--model`
+/// or `ask.model`, if any.
 pub(crate) fn context_text(
     opts: &ContextOpts,
-    cfg: &Config,
+    setup: &Setup,
     or_last: bool,
 ) -> Result<std::result::Result<String, String>> {
-    let model = cfg.str("ask.model");
-    let mut req = request(opts, cfg, Some(model))?;
-    // The prompt is held in memory: outputs are served from their bounded digests (at most
-    // HEAD_LINES lines of MAX_DIGEST_WIDTH chars each), never streamed whole.
-    let cap = |n: usize, max: usize| if n == 0 { max } else { n.min(max) };
-    req.max_lines = cap(req.max_lines, context::stages::read::HEAD_LINES);
-    req.max_line_width = cap(req.max_line_width, context::MAX_DIGEST_WIDTH);
-    let default_pick = !selects(opts);
+    let mut options = options(opts);
+    options.default_model = Some(setup.config.str("ask.model").to_string());
+    let default_pick = !options.selects();
     if default_pick {
-        req.failed = true;
-        req.limit = 1;
+        options.filters.failed = true;
+        options.recent = Some(1);
     }
-    let mut out = Vec::new();
-    let outcome = context::run(&req, &mut out).map_err(|e| with_budget_flag(e, opts))?;
-    for w in &outcome.warnings {
+    let mut req = request(&options, setup)?;
+    let fitted = context::fitted(&req, &context::Bare).map_err(Setup::flags)?;
+    for w in &fitted.outcome.warnings {
         eprintln!("omnish: warning: {w}");
     }
-    if outcome.nothing_matched.is_none() {
-        return Ok(Ok(String::from_utf8_lossy(&out).into_owned()));
+    if fitted.outcome.nothing_matched.is_none() {
+        return Ok(Ok(fitted.text));
     }
     if default_pick && or_last {
         req.failed = false;
-        out.clear();
-        let outcome = context::run(&req, &mut out)?;
-        if outcome.nothing_matched.is_none() {
-            return Ok(Ok(String::from_utf8_lossy(&out).into_owned()));
+        let fitted = context::fitted(&req, &context::Bare).map_err(Setup::flags)?;
+        if fitted.outcome.nothing_matched.is_none() {
+            return Ok(Ok(fitted.text));
         }
-        return Ok(Err(outcome.nothing_matched.unwrap_or_default()));
+        return Ok(Err(fitted.outcome.nothing_matched.unwrap_or_default()));
     }
-    Ok(Err(outcome.nothing_matched.unwrap_or_default()))
+    Ok(Err(fitted.outcome.nothing_matched.unwrap_or_default()))
 }
 
 /// A fence of backticks longer than any run of backticks in `text`.
@@ -101,15 +97,16 @@ pub(crate) fn prompt(instruction: &str, context: &str, request: &str) -> String 
 pub(crate) fn llm_command(
     flag: Option<&str>,
     cfg: &Config,
+    path: Option<&std::ffi::OsStr>,
 ) -> Result<Option<(Vec<String>, String)>> {
     let configured = flag
         .map(str::to_string)
         .unwrap_or_else(|| cfg.str("ask.command").to_string());
     if configured.trim().is_empty() {
-        if on_path("llm") {
+        if on_path("llm", path) {
             return Ok(Some((vec!["llm".into()], "llm".into())));
         }
-        if on_path("ollama") {
+        if on_path("ollama", path) {
             let model = match cfg.str("ask.model") {
                 "" => "llama3.2",
                 m => m,
@@ -128,16 +125,17 @@ pub(crate) fn llm_command(
     }
     match shlex::split(&configured) {
         Some(words) if !words.is_empty() => Ok(Some((words, configured))),
-        _ => Err(ExitError::usage(format!(
+        _ => Err(Error::usage(format!(
             "ask.command: cannot split '{configured}' into words (unbalanced quotes?); fix it or set ask.shell = true"
         ))
         .into()),
     }
 }
 
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| {
+/// Whether `program` is an executable file in a directory of `path` (`PATH`).
+fn on_path(program: &str, path: Option<&std::ffi::OsStr>) -> bool {
+    path.is_some_and(|paths| {
+        std::env::split_paths(paths).any(|dir| {
             let p = dir.join(program);
             std::fs::metadata(&p)
                 .map(|m| {

@@ -1,4 +1,6 @@
-//! One module per subcommand, each implementing [`Run`].
+//! One module per subcommand. Those that read the store or the configuration's values
+//! implement [`RunWith`] and take the process's one [`Setup`] (made in `main`); `wrap`, `init`,
+//! `config`, `completions` and `man` implement [`Run`].
 
 pub mod ask;
 pub mod completions;
@@ -12,25 +14,18 @@ pub mod mcp;
 pub mod note;
 pub mod search;
 pub mod sessions;
+pub mod setup;
 pub mod status;
 pub mod wrap;
 
-/// The session store's root for a command that reads or writes it: `data_dir` made absolute.
-/// A store that is not private to this user says so first, one line per place (see
-/// `store::access`), once per process.
-pub(crate) fn store_root(cfg: &crate::config::Config) -> anyhow::Result<std::path::PathBuf> {
-    static CHECKED: std::sync::Once = std::sync::Once::new();
-    let root = cfg.data_root()?;
-    let root = std::path::absolute(&root).unwrap_or(root);
-    CHECKED.call_once(|| {
-        for line in crate::store::access::check(&root) {
-            eprintln!("{line}");
-        }
-    });
-    Ok(root)
-}
+pub use setup::Setup;
 
 /// A subcommand: runs and returns the process exit status.
 pub trait Run {
     fn run(self) -> anyhow::Result<i32>;
+}
+
+/// A subcommand that runs with the process's [`Setup`] and returns its exit status.
+pub trait RunWith {
+    fn run(self, setup: &Setup) -> anyhow::Result<i32>;
 }

@@ -3,17 +3,17 @@
 
 use std::io::Write;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::cli::{NoteAction, NoteArgs};
-use crate::cmd::Run;
-use crate::context::stages::select;
-use crate::error::ExitError;
+use crate::cmd::{RunWith, Setup};
+use crate::context::request;
+use crate::error::{Error, Field};
 use crate::store::{self, notes};
 
-impl Run for NoteArgs {
-    fn run(self) -> Result<i32> {
-        let root = crate::cmd::store_root(&crate::config::Config::load()?)?;
+impl RunWith for NoteArgs {
+    fn run(self, setup: &Setup) -> Result<i32> {
+        let root = setup.facts.data_root.clone();
         let now = store::now_ms();
         let mut out = std::io::stdout().lock();
         match self.action {
@@ -26,22 +26,22 @@ impl Run for NoteArgs {
                 source,
             } => {
                 if text.trim().is_empty() {
-                    return Err(ExitError::usage("the note is empty; give its text").into());
+                    return Err(Error::usage("the note is empty; give its text").into());
                 }
                 if let Some(k) = &key
                     && (k.trim().is_empty() || k.chars().any(char::is_control))
                 {
-                    return Err(ExitError::usage(
+                    return Err(Error::usage(
                         "--key: a key needs at least one visible character and no control characters",
                     )
                     .into());
                 }
                 let expires_at = match &ttl {
                     Some(d) => {
-                        let ms = select::parse_duration(d)
-                            .map_err(|e| ExitError::usage(format!("--ttl: {e}")))?;
+                        let ms = request::duration(Field::Duration, d)
+                            .map_err(|e| e.named(|_| Some("--ttl".into())))?;
                         if ms == 0 {
-                            return Err(ExitError::usage(
+                            return Err(Error::usage(
                                 "--ttl: a note that expires at once is never shown; give a longer duration",
                             )
                             .into());
@@ -50,7 +50,11 @@ impl Run for NoteArgs {
                     }
                     None => None,
                 };
-                let project = if here { Some(project_dir()?) } else { None };
+                let project = if here {
+                    Some(project_dir(setup)?)
+                } else {
+                    None
+                };
                 let (key, replaced) = notes::update(&root, now, false, |f| {
                     let note = notes::Note {
                         key: String::new(),
@@ -137,7 +141,11 @@ impl Run for NoteArgs {
                 Ok(0)
             }
             NoteAction::Clear { here } => {
-                let project = if here { Some(project_dir()?) } else { None };
+                let project = if here {
+                    Some(project_dir(setup)?)
+                } else {
+                    None
+                };
                 // Clearing everything also starts over from a notes file that cannot be read.
                 let removed = notes::update(&root, now, project.is_none(), |f| {
                     let before = f.notes.len();
@@ -157,9 +165,12 @@ impl Run for NoteArgs {
 
 /// The project a `--here` note belongs to: the git root above the current directory, else the
 /// current directory (as `omnish context --here` finds it).
-fn project_dir() -> Result<String> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    Ok(select::git_root_or(&cwd).display().to_string())
+fn project_dir(setup: &Setup) -> Result<String> {
+    let project = setup
+        .facts
+        .project()
+        .ok_or_else(|| Error::usage("--here: the current directory cannot be read"))?;
+    Ok(project.display().to_string())
 }
 
 /// `2h 5m`, `40s`: a remaining time, to the largest two units.

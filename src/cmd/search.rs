@@ -1,21 +1,24 @@
-//! `omnish search PATTERN`: turn the flags, the environment and the current directory into a
-//! `SearchRequest` for the library (`crate::context::queries::search`); exit 1 when nothing matched.
+//! `omnish search PATTERN`: the flags, checked by the library's request builder (its
+//! `Filters`) where they are the same as `context`'s, made into a `SearchRequest` with the
+//! process's [`Setup`] for the library (`context::queries::search`); exit 1 when nothing
+//! matched.
 
 use crate::cli::{PlainFormat, SearchArgs};
-use crate::cmd::Run;
+use crate::cmd::{RunWith, Setup};
 use crate::context::queries::search::{self, SearchFormat, SearchRequest};
-use crate::context::stages::select;
-use crate::error::ExitError;
+use crate::context::request::Filters;
+use crate::context::stages::select::SessionChoice;
+use crate::error::Field;
 use crate::store;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::io::IsTerminal;
 
-impl Run for SearchArgs {
-    fn run(self) -> Result<i32> {
-        let request = self.request()?;
+impl RunWith for SearchArgs {
+    fn run(self, setup: &Setup) -> Result<i32> {
+        let request = self.request(setup)?;
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-        let outcome = search::search(&request, &mut out)?;
+        let outcome = search::search(&request, &mut out).map_err(named)?;
         drop(out);
         for w in &outcome.warnings {
             eprintln!("omnish: warning: {}", crate::term::visible::line(w));
@@ -27,36 +30,40 @@ impl Run for SearchArgs {
     }
 }
 
+/// A library error named as `search` names things: the PATTERN's errors say what is wrong
+/// with it and need no name.
+fn named(e: anyhow::Error) -> anyhow::Error {
+    let e = crate::error::Error::from(e);
+    match e.as_usage().and_then(|u| u.field) {
+        Some(Field::Grep) => e.into(),
+        _ => Setup::flags(e),
+    }
+}
+
 impl SearchArgs {
-    fn request(&self) -> Result<SearchRequest> {
-        let within = if self.here {
-            let cwd = std::env::current_dir().context("cannot read the current directory")?;
-            Some(select::git_root_or(&cwd))
-        } else {
-            None
+    fn request(&self, setup: &Setup) -> Result<SearchRequest> {
+        let filters = Filters {
+            failed: self.failed,
+            grep: None,
+            cwd: None,
+            here: self.here,
+            since: self.since.clone(),
+            session: Some(self.session.clone()),
         };
-        let since_ms = match &self.since {
-            Some(since) => {
-                let ms = select::parse_duration(since)
-                    .map_err(|e| ExitError::usage(format!("--since: {e}")))?;
-                Some(store::now_ms().saturating_sub(ms))
-            }
-            None => None,
-        };
-        let root = crate::cmd::store_root(&crate::config::Config::load()?)?;
+        let selection = filters
+            .resolve(&setup.facts, store::now_ms(), SessionChoice::All)
+            .map_err(Setup::flags)?;
         Ok(SearchRequest {
-            data_root: root,
-            sessions: self.session.parse().unwrap_or(select::SessionChoice::All),
-            current_session: std::env::var("OMNISH_SESSION_ID")
-                .ok()
-                .filter(|s| !s.is_empty()),
+            data_root: setup.facts.data_root.clone(),
+            sessions: selection.sessions,
+            current_session: setup.facts.current_session.clone(),
             pattern: self.pattern.clone(),
             case_insensitive: self.ignore_case,
             fixed_strings: self.fixed_strings,
             commands_only: self.commands,
-            failed: self.failed,
-            within,
-            since_ms,
+            failed: selection.failed,
+            within: selection.within,
+            since_ms: selection.since_ms,
             context: self.context,
             format: match self.format {
                 PlainFormat::Text => SearchFormat::Text,
@@ -64,7 +71,7 @@ impl SearchArgs {
             },
             color: self.format == PlainFormat::Text
                 && std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+                && !setup.no_color,
         })
     }
 }

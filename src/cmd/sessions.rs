@@ -5,24 +5,23 @@
 //! visibly ([`visible`]); JSON escapes them.
 
 use crate::cli::{PlainFormat, SessionsArgs, SessionsCommand};
-use crate::cmd::Run;
+use crate::cmd::{RunWith, Setup};
 use crate::context::queries::sessions::{self, human_duration, human_size, local_time};
+use crate::context::request;
 use crate::context::stages::select::{self, SessionChoice};
-use crate::error::ExitError;
-use crate::store::{self, SessionState, SessionSummary, prune};
+use crate::context::words;
+use crate::error::{Error, Field};
+use crate::store::{self, SessionSummary, prune};
 use crate::term::visible;
 use anyhow::Result;
 use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-impl Run for SessionsArgs {
-    fn run(self) -> Result<i32> {
-        let cfg = crate::config::Config::load()?;
-        let root = crate::cmd::store_root(&cfg)?;
-        let current = std::env::var("OMNISH_SESSION_ID")
-            .ok()
-            .filter(|s| !s.is_empty());
+impl RunWith for SessionsArgs {
+    fn run(self, setup: &Setup) -> Result<i32> {
+        let root = setup.facts.data_root.clone();
+        let current = setup.facts.current_session.clone();
         let mut out = std::io::stdout().lock();
         match self.command {
             SessionsCommand::List { format } => list(&root, format, &mut out),
@@ -42,19 +41,19 @@ impl Run for SessionsArgs {
                     max_size: None,
                 };
                 if let Some(d) = older_than {
-                    let ms = select::parse_duration(&d)
-                        .map_err(|e| ExitError::usage(format!("--older-than: {e}")))?;
+                    let ms = request::duration(Field::Duration, &d)
+                        .map_err(|e| e.named(|_| Some("--older-than".into())))?;
                     policy.older_than = Some(store::now_ms().saturating_sub(ms));
                 }
                 if let Some(s) = max_size {
                     policy.max_size = Some(
                         prune::parse_size(&s)
-                            .map_err(|e| ExitError::usage(format!("--max-size: {e}")))?,
+                            .map_err(|e| Error::usage(format!("--max-size: {e}")))?,
                     );
                 }
                 if policy == prune::Policy::default() {
                     // The configured limits (`sessions.keep`, `sessions.max_size`).
-                    policy = cfg.prune_settings()?.policy();
+                    policy = setup.config.prune_settings()?.policy();
                 }
                 prune_now(&root, &policy, current.as_deref(), dry_run, &mut out)
             }
@@ -117,14 +116,6 @@ fn removal_error(root: &Path, e: std::io::Error) -> anyhow::Error {
     )
 }
 
-fn state_name(s: SessionState) -> &'static str {
-    match s {
-        SessionState::Running => "running",
-        SessionState::Exited => "exited",
-        SessionState::Interrupted => "interrupted",
-    }
-}
-
 fn shell_name(shell: &str) -> &str {
     Path::new(shell)
         .file_name()
@@ -145,7 +136,7 @@ fn summary_json(s: &SessionSummary) -> serde_json::Value {
         "commands": s.commands,
         "failed": s.failed,
         "bytes": s.bytes,
-        "state": state_name(s.state),
+        "state": words::session_state(s.state, s.recorder_alive),
         "recorder_alive": s.recorder_alive,
         "hooked": m.hooked,
         "exit_status": m.exit_status,
@@ -192,7 +183,7 @@ fn list(root: &Path, format: PlainFormat, out: &mut dyn Write) -> Result<i32> {
                 s.commands.to_string(),
                 s.failed.to_string(),
                 human_size(s.bytes),
-                state_name(s.state).to_string(),
+                words::session_state(s.state, s.recorder_alive).to_string(),
                 visible::line(&m.cwd).into_owned(),
             ]
         })
@@ -246,9 +237,15 @@ fn show(
     out: &mut dyn Write,
 ) -> Result<i32> {
     let choice = match id {
-        Some(id) => SessionChoice::Id(id),
+        Some(id) => request::session(&id).map_err(|e| e.named(|_| Some("ID".into())))?,
         None => SessionChoice::Current,
     };
+    if choice == SessionChoice::All {
+        return Err(Error::usage(
+            "ID: 'all' names every session; `sessions show` shows one (an id, a unique prefix of one, or 'current')",
+        )
+        .into());
+    }
     let mut warnings = Vec::new();
     let session = select::sessions(root, &choice, current, &mut warnings)?
         .pop()
@@ -274,10 +271,10 @@ fn show(
         return Ok(0);
     }
     let m = &summary.session.meta;
-    let status = match (summary.state, m.exit_status) {
-        (SessionState::Running, _) => "running".to_string(),
-        (s, Some(code)) => format!("{}, exit status {code}", state_name(s)),
-        (s, None) => state_name(s).to_string(),
+    let state = words::session_state(summary.state, summary.recorder_alive);
+    let status = match m.exit_status {
+        Some(code) if !summary.recorder_alive => format!("{state}, exit status {code}"),
+        _ => state.to_string(),
     };
     writeln!(out, "session  {} ({status})", summary.id())?;
     if let Some(p) = &summary.session.meta_problem {
@@ -305,28 +302,20 @@ fn show(
         out,
         "recorder pid {}, {}; hooks {}",
         m.recorder_pid,
-        if summary.recorder_alive {
-            "running"
-        } else {
-            "not running"
-        },
-        if m.hooked { "loaded" } else { "not loaded" }
+        words::recorder(summary.recorder_alive),
+        words::hooks(m.hooked)
     )?;
     if let Some(e) = &m.recording_error {
-        writeln!(out, "recording stopped: {}", visible::line(e))?;
+        writeln!(out, "{}", visible::line(&words::recording_stopped(e)))?;
     }
     writeln!(out)?;
-    for c in &commands {
-        let status = if c.running {
-            "running".to_string()
-        } else if c.ended_at.is_none() {
-            "cut off".to_string()
-        } else {
-            match c.exit_code {
-                Some(code) => format!("exit {code}"),
-                None => "exit ?".to_string(),
-            }
-        };
+    let statuses: Vec<String> = commands.iter().map(|c| words::status(c.ending())).collect();
+    let status_width = statuses
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(0);
+    for (c, status) in commands.iter().zip(&statuses) {
         let duration = c
             .ended_at
             .map(|e| human_duration(e.saturating_sub(c.started_at)))
@@ -338,7 +327,7 @@ fn show(
         };
         writeln!(
             out,
-            "{:>4}  {}  {:>7}  {:<7}  {}  $ {}  ({lines})",
+            "{:>4}  {}  {:>7}  {:<status_width$}  {}  $ {}  ({lines})",
             c.seq,
             local_time(c.started_at),
             duration,

@@ -3,18 +3,19 @@
 //! characters visibly ([`visible`]); JSON escapes them.
 
 use crate::cli::{PlainFormat, StatusArgs};
-use crate::cmd::Run;
+use crate::cmd::{RunWith, Setup};
 use crate::context::queries::sessions::{human_size, local_time};
-use crate::store::{self, SessionState};
+use crate::context::words;
+use crate::store;
 use crate::term::visible;
 use anyhow::Result;
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 
-impl Run for StatusArgs {
-    fn run(self) -> Result<i32> {
-        let status = Status::gather()?;
+impl RunWith for StatusArgs {
+    fn run(self, setup: &Setup) -> Result<i32> {
+        let status = Status::gather(setup)?;
         let mut out = std::io::stdout().lock();
         match self.format {
             PlainFormat::Json => {
@@ -47,12 +48,11 @@ struct Status {
 }
 
 impl Status {
-    fn gather() -> Result<Status> {
-        let cfg = crate::config::Config::load()?;
-        let data_dir = crate::cmd::store_root(&cfg)?;
-        let session_id = std::env::var("OMNISH_SESSION_ID")
-            .ok()
-            .filter(|s| !s.is_empty());
+    fn gather(setup: &Setup) -> Result<Status> {
+        let cfg = &setup.config;
+        let facts = &setup.facts;
+        let data_dir = facts.data_root.clone();
+        let session_id = facts.current_session.clone();
         let session = session_id.as_ref().and_then(|id| {
             let dir = store::session_dir(&data_dir, id)?;
             store::open_session(&dir)
@@ -60,16 +60,10 @@ impl Status {
                 .flatten()
                 .map(store::summarize)
         });
-        let cwd = std::env::current_dir().ok();
-        let project_root = cwd
-            .as_deref()
-            .and_then(crate::context::stages::select::git_root);
         let sessions = store::list_sessions(&data_dir).map_or(0, |s| s.len());
-        let settings = crate::context::stages::loops::LoopSettings {
-            threshold: cfg.int("loops.threshold"),
-            utc_offset_secs: crate::cmd::context::utc_offset_secs(),
-        };
-        // A loop that cannot be read is no reason to fail the status.
+        // The loop `omnish context` and the MCP server's terminal_status fold, with the same
+        // settings. A loop that cannot be read is no reason to fail the status.
+        let settings = setup.settings.loops(facts);
         let retry_loop = session
             .as_ref()
             .and_then(|s| crate::context::stages::loops::active(&s.session.dir, &settings).ok())
@@ -78,12 +72,13 @@ impl Status {
             data_bytes: store::disk_usage(&store::sessions_dir(&data_dir)),
             session_id,
             session,
-            cwd,
-            project_root,
+            cwd: facts.cwd.clone(),
+            project_root: facts.git_root.clone(),
             data_dir,
             sessions,
             retry_loop,
-            ask_command: crate::cmd::llm::llm_command(None, &cfg)?.map(|(_, shown)| shown),
+            ask_command: crate::cmd::llm::llm_command(None, cfg, setup.path.as_deref())?
+                .map(|(_, shown)| shown),
             ask_model: Some(cfg.str("ask.model").to_string()).filter(|m| !m.is_empty()),
             config_file: cfg.path.clone().filter(|_| cfg.file_exists),
         })
@@ -101,11 +96,8 @@ impl Status {
                 "bytes": s.bytes,
                 "recorder_alive": s.recorder_alive,
                 "hooks_active": m.hooked,
-                "state": match s.state {
-                    SessionState::Running => "running",
-                    SessionState::Exited => "exited",
-                    SessionState::Interrupted => "interrupted",
-                },
+                "state": words::session_state(s.state, s.recorder_alive),
+                "recording_error": m.recording_error,
             })
         });
         json!({
@@ -147,7 +139,12 @@ impl Status {
             )?,
             (Some(_), Some(s)) => {
                 let m = &s.session.meta;
-                writeln!(out, "session   {}", s.id())?;
+                writeln!(
+                    out,
+                    "session   {} ({})",
+                    s.id(),
+                    words::session_state(s.state, s.recorder_alive)
+                )?;
                 writeln!(out, "shell     {}", visible::line(&m.shell))?;
                 writeln!(out, "started   {}", local_time(m.started_at))?;
                 writeln!(out, "commands  {} ({} failed)", s.commands, s.failed)?;
@@ -158,22 +155,17 @@ impl Status {
                 writeln!(
                     out,
                     "recorder  {} (pid {})",
-                    if s.recorder_alive {
-                        "alive"
-                    } else {
-                        "not running"
-                    },
+                    words::recorder(s.recorder_alive),
                     m.recorder_pid
                 )?;
-                writeln!(
-                    out,
-                    "hooks     {}",
-                    if m.hooked {
-                        "active"
-                    } else {
-                        "not loaded (the whole run is one command)"
-                    }
-                )?;
+                writeln!(out, "hooks     {}", words::hooks(m.hooked))?;
+                if let Some(why) = &m.recording_error {
+                    writeln!(
+                        out,
+                        "note      {}; later commands are missing",
+                        visible::line(&words::recording_stopped(why))
+                    )?;
+                }
             }
         }
         let path = |p: &std::path::Path| visible::line(&p.display().to_string()).into_owned();

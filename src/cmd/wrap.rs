@@ -2,7 +2,7 @@
 
 use crate::cli::WrapArgs;
 use crate::cmd::Run;
-use crate::error::ExitError;
+use crate::error::Error;
 use crate::record::marker::Scanner;
 use crate::record::pty::{self, Session};
 use crate::record::recorder::Recorder;
@@ -232,7 +232,7 @@ fn resolve_program(name: &str) -> Result<PathBuf> {
             .unwrap_or(false)
     };
     let not_found = |why: &str| {
-        anyhow::Error::new(ExitError {
+        anyhow::Error::new(Error::Status {
             code: 127,
             message: format!(
                 "cannot run shell '{name}': {why}; name one, as in `omnish wrap bash`"

@@ -1,5 +1,10 @@
-//! The context pipeline, one library call for every front end: a plain `Request` in, the
-//! document written out (`run`).
+//! The context pipeline, one way in for every front end: what it asks for (`request::Options`),
+//! where it runs (`request::Facts`) and what the user configured (`request::Settings`) make one
+//! `Request` (`Options::build`, where every value is parsed and checked once); the request
+//! makes the document, written out as it is rendered (`run`, the command line) or handed back
+//! fitted to its budget with whatever the caller puts around it (`fitted` and its `Frame`: the
+//! MCP server's labels and command ids), in one pass. The words for how commands ended and what
+//! sessions are in are in `words`; errors are [`crate::error::Error`], naming no flag.
 //!
 //! The folder shows the pipeline: [`stages`] are its steps in order, `sources` the sections a
 //! document carries besides the commands, `tokens` what the budget counts with, `queries`
@@ -33,20 +38,21 @@
 
 pub(crate) mod model;
 pub(crate) mod queries;
+pub(crate) mod request;
 pub(crate) mod sources;
 pub mod stages;
 pub(crate) mod support;
 pub(crate) mod tokens;
+pub(crate) mod words;
+
+pub(crate) use request::Request;
 
 // The stages by their own names, as the pipeline below uses them.
 use sources::{env, files, notes};
 use stages::{format, loops, read, redact, select, truncate};
 use support::parallel;
 
-use anyhow::Result;
-use regex::Regex;
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::context::model::{CommandContext, ContextDoc, Parts};
@@ -54,57 +60,13 @@ use crate::context::stages::format::Format;
 use crate::context::stages::read::{Digest, Source, StoredLine};
 use crate::context::stages::redact::Redactor;
 use crate::context::stages::select::{Candidate, Query, SessionChoice};
-use crate::error::ExitError;
+use crate::error::{Error, Result};
 use crate::term::render::Line;
 
 /// The widest line (in chars, before the marker) served from a digest.
 pub(crate) const MAX_DIGEST_WIDTH: usize = read::LINE_CAP / 2;
 /// With no width limit, lines longer than this many chars still keep only head and tail.
 pub(crate) const UNLIMITED_WIDTH_CAP: usize = 1 << 20;
-
-/// A token ceiling and the tokenizer that counts it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Budget {
-    pub tokens: usize,
-    /// One of [`tokens::tokenizer::TOKENIZERS`].
-    pub tokenizer: String,
-}
-
-/// Everything the pipeline needs, resolved by the front end.
-#[derive(Debug, Clone)]
-pub(crate) struct Request {
-    /// The store's root (`$OMNISH_DATA_DIR`), absolute.
-    pub data_root: PathBuf,
-    pub sessions: SessionChoice,
-    /// The session the asker runs in (`OMNISH_SESSION_ID`), if any.
-    pub current_session: Option<String>,
-    /// Only commands with a non-zero exit status.
-    pub failed: bool,
-    /// Only commands whose command line or rendered output matches.
-    pub grep: Option<Regex>,
-    /// Only commands run in this directory or below it.
-    pub within: Option<PathBuf>,
-    /// Only commands started at or after this time (ms since the epoch).
-    pub since_ms: Option<u64>,
-    /// At most this many commands, the newest (≥ 1).
-    pub limit: usize,
-    pub parts: Parts,
-    /// Output lines per command (0 = all).
-    pub max_lines: usize,
-    /// Chars per output line (0 = no limit).
-    pub max_line_width: usize,
-    pub redact: bool,
-    pub budget: Option<Budget>,
-    pub format: Format,
-    /// Show pinned notes (`None`: `--no-notes`).
-    pub notes: Option<notes::NotesScope>,
-    /// Describe this environment (`--env`).
-    pub env: Option<env::EnvSource>,
-    /// List the project's files (`--files`, `--changed`).
-    pub files: Option<files::FilesRequest>,
-    /// How runs of failed attempts are folded.
-    pub loops: loops::LoopSettings,
-}
 
 /// What a run did, for the front end to report.
 #[derive(Debug, Default)]
@@ -117,21 +79,132 @@ pub(crate) struct Outcome {
     pub nothing_matched: Option<String>,
 }
 
-/// Builds the document `req` asks for and writes it to `out`.
-pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
-    run_with_doc(req, out).map(|(outcome, _)| outcome)
+/// What a caller puts around the document (labels before it, a footer naming the commands it
+/// shows), counted with it against the budget: the room it takes is reserved as the document
+/// is fitted, whatever commands the budget keeps, so one pass makes a result that fits.
+pub(crate) trait Frame {
+    /// The whole text for `doc`, formatted as `body`; `warnings` are the lines the run has for
+    /// the user (a session read without its metadata, ...).
+    fn wrap(&self, doc: &ContextDoc, warnings: &[String], body: &str) -> String;
 }
 
-/// [`run`], also handing back the document exactly as it was written (fitted to the budget),
-/// for a front end that shows it a second way too (the MCP server's index of command ids).
-/// `None` when nothing matched or when outputs were streamed (no budget and more lines than a
-/// digest holds).
-pub(crate) fn run_with_doc(
-    req: &Request,
-    out: &mut dyn Write,
-) -> Result<(Outcome, Option<ContextDoc>)> {
+/// No frame: the document alone.
+pub(crate) struct Bare;
+
+impl Frame for Bare {
+    fn wrap(&self, _: &ContextDoc, _: &[String], body: &str) -> String {
+        body.to_string()
+    }
+}
+
+/// A document fitted to its budget, in its frame ([`fitted`]).
+#[derive(Debug)]
+pub(crate) struct Fitted {
+    pub outcome: Outcome,
+    /// The document as shown (after the budget); `None` when nothing matched.
+    pub doc: Option<ContextDoc>,
+    /// The frame around the formatted document; empty when nothing matched.
+    pub text: String,
+}
+
+impl Fitted {
+    /// Tokens `text` counts at most: the count made while fitting, else (it fit uncounted)
+    /// its length in bytes; `None` without a budget.
+    pub(crate) fn tokens(&self) -> Option<usize> {
+        let doc = self.doc.as_ref()?;
+        doc.report.budget?;
+        Some(doc.report.tokens.unwrap_or(self.text.len()))
+    }
+}
+
+/// Builds the document `req` asks for and writes it to `out`: streamed as its outputs are
+/// rendered when no budget bounds it and it wants more than digests hold (see the module docs).
+pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
+    let Prepared {
+        outcome,
+        mut doc,
+        folded,
+        pre_summarized,
+        streaming,
+        width,
+    } = prepare(req, false)?;
+    if outcome.nothing_matched.is_some() {
+        return Ok(outcome);
+    }
+    if streaming {
+        write_streaming(req, doc, folded, width, out)?;
+        return Ok(outcome);
+    }
+    finish(&mut doc, folded, pre_summarized);
+    let text = fit_and_format(&mut doc, req, &Bare, &outcome.warnings)?;
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(outcome)
+}
+
+/// The document `req` asks for, held in memory (outputs served from their bounded digests:
+/// at most [`read::HEAD_LINES`] lines of [`MAX_DIGEST_WIDTH`] chars each, never streamed) and
+/// fitted to the request's budget with `frame` around it, in one pass.
+pub(crate) fn fitted(req: &Request, frame: &dyn Frame) -> Result<Fitted> {
+    let Prepared {
+        outcome,
+        mut doc,
+        folded,
+        pre_summarized,
+        ..
+    } = prepare(req, true)?;
+    if outcome.nothing_matched.is_some() {
+        return Ok(Fitted {
+            outcome,
+            doc: None,
+            text: String::new(),
+        });
+    }
+    finish(&mut doc, folded, pre_summarized);
+    let text = fit_and_format(&mut doc, req, frame, &outcome.warnings)?;
+    Ok(Fitted {
+        outcome,
+        doc: Some(doc),
+        text,
+    })
+}
+
+/// The selected commands read, folded and their sections gathered, before any budget.
+struct Prepared {
+    outcome: Outcome,
+    /// The sections, no commands yet.
+    doc: ContextDoc,
+    folded: Vec<(CommandContext, Option<StreamPlan>)>,
+    /// Commands summarized up front because the outputs held were far over the budget.
+    pre_summarized: Vec<(String, u64)>,
+    /// Outputs are to be streamed (see [`run`]).
+    streaming: bool,
+    /// Chars per output line.
+    width: usize,
+}
+
+/// Puts the folded commands into `doc`, with those summarized up front in its report.
+fn finish(
+    doc: &mut ContextDoc,
+    folded: Vec<(CommandContext, Option<StreamPlan>)>,
+    mut pre_summarized: Vec<(String, u64)>,
+) {
+    doc.commands = folded.into_iter().map(|(c, _)| c).collect();
+    pre_summarized.retain(|(s, q)| {
+        doc.commands
+            .iter()
+            .any(|c| &c.session_id == s && c.seq == *q)
+    });
+    doc.report.summarized = pre_summarized;
+}
+
+/// Selects, reads and folds what `req` asks for; `in_memory`: never plan to stream (outputs
+/// from digests only). Nothing read when nothing matched (`outcome.nothing_matched` says so).
+fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
     if req.limit == 0 {
-        return Err(ExitError::usage("the number of commands to show must be at least 1").into());
+        return Err(Error::usage(
+            "the number of commands to show must be at least 1",
+        ));
     }
     let mut outcome = Outcome::default();
     let sessions = select::sessions(
@@ -143,16 +216,24 @@ pub(crate) fn run_with_doc(
     let group_sessions = req.sessions == SessionChoice::All;
     let picked = pick(req, &sessions, &mut outcome)?;
     if picked.is_empty() {
-        return Ok((outcome, None));
+        return Ok(Prepared {
+            outcome,
+            doc: ContextDoc::default(),
+            folded: Vec::new(),
+            pre_summarized: Vec::new(),
+            streaming: false,
+            width: 0,
+        });
     }
 
-    let streaming = req.budget.is_none()
+    let streaming = !in_memory
+        && req.budget.is_none()
         && req.parts != Parts::CommandsOnly
         && (req.max_lines == 0
             || req.max_lines > read::HEAD_LINES
             || req.max_line_width == 0
             || req.max_line_width > MAX_DIGEST_WIDTH);
-    let (max_lines, width) = if req.budget.is_some() {
+    let (max_lines, width) = if req.budget.is_some() || in_memory {
         let lines = match req.max_lines {
             0 => read::HEAD_LINES,
             n => n.min(read::HEAD_LINES),
@@ -165,7 +246,6 @@ pub(crate) fn run_with_doc(
     } else {
         (req.max_lines, req.max_line_width)
     };
-
     // Newest first, so that with a budget the outputs kept in memory stop growing once they
     // hold far more than the budget can show: older commands are then summarized up front
     // (the budget would summarize them first anyway).
@@ -241,20 +321,14 @@ pub(crate) fn run_with_doc(
     doc.group_sessions = group_sessions;
     doc.parts = req.parts;
 
-    if streaming {
-        return write_streaming(req, doc, folded, width, out).map(|()| (outcome, None));
-    }
-    doc.commands = folded.into_iter().map(|(c, _)| c).collect();
-    pre_summarized.retain(|(s, q)| {
-        doc.commands
-            .iter()
-            .any(|c| &c.session_id == s && c.seq == *q)
-    });
-    doc.report.summarized = pre_summarized;
-    let text = fit_and_format(&mut doc, req)?;
-    out.write_all(text.as_bytes())?;
-    out.flush()?;
-    Ok((outcome, Some(doc)))
+    Ok(Prepared {
+        outcome,
+        doc,
+        folded,
+        pre_summarized,
+        streaming,
+        width,
+    })
 }
 
 fn is_big(c: &Candidate, has_output: &dyn Fn(&Candidate) -> bool) -> bool {
@@ -316,13 +390,30 @@ fn sections(
     Ok(doc)
 }
 
-/// Formats the document, fitting it under the budget when there is one.
-fn fit_and_format(doc: &mut ContextDoc, req: &Request) -> Result<String> {
+/// Formats the document in `frame`, fitting both under the budget when there is one.
+fn fit_and_format(
+    doc: &mut ContextDoc,
+    req: &Request,
+    frame: &dyn Frame,
+    warnings: &[String],
+) -> Result<String> {
     let budget = req
         .budget
         .as_ref()
         .map(|b| (b.tokens, b.tokenizer.as_str()));
-    format::render_within(doc, req.format, budget)
+    let wrap = |d: &ContextDoc, body: &str| frame.wrap(d, warnings, body);
+    format::render_within(doc, req.format, budget, &wrap).map_err(|e| match (e, &req.budget) {
+        // A budget below the smallest document is about where the budget came from: a
+        // budget asked for, or a model's.
+        (Error::Usage(u), Some(b)) if u.field == Some(crate::error::Field::Budget) => {
+            Error::Usage(crate::error::Usage {
+                field: Some(b.source.0),
+                from_settings: b.source.1,
+                ..u
+            })
+        }
+        (e, _) => e,
+    })
 }
 
 /// Selects from every session and keeps the newest `limit` overall, grouped by session with the
@@ -404,16 +495,13 @@ fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
     }
 }
 
-/// Shown for a command the user kept out of history on purpose: its line was never stored.
-pub(crate) const PRIVATE_LINE: &str = "[private command]";
-
 /// A command's context without output: what ran, where, how it ended. A long command line was
 /// cut by select; its head and tail are redacted apart, as an output line's are.
 fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     let r = &c.record;
     let (head, omitted, tail) = c.command_line_parts();
     let (line, head_len) = if r.private {
-        (PRIVATE_LINE.to_string(), 0)
+        (words::PRIVATE_COMMAND.to_string(), 0)
     } else if omitted > 0 {
         let (head, tail) = match redactor {
             Some(red) => (red.redact(head), red.redact(tail)),
@@ -570,7 +658,8 @@ fn write_streaming(
             }
             // The placeholder as the formatter writes it.
             let needle = if json {
-                let quoted = crate::term::visible::json_string(&mark, false)?;
+                let quoted = crate::term::visible::json_string(&mark, false)
+                    .map_err(std::io::Error::other)?;
                 quoted[1..quoted.len() - 1].to_string()
             } else {
                 crate::term::visible::text(&mark).into_owned()

@@ -32,6 +32,16 @@
 //! short prefix of what it complains about; regular expressions are bounded
 //! (`crate::context::support::pattern`).
 //!
+//! # One way in
+//!
+//! The tools map their JSON arguments onto the library's request options
+//! (`context::request::Options`) and build them with the process's facts and the user's
+//! settings ([`Config`]), like every other front end: durations, patterns, directories and
+//! budgets are checked there, and errors name the argument. What is the server's own stays
+//! here: its default budget and tokenizer, which session an agent means (`session`), and the
+//! labels around every result, which the library fits with the document in one pass
+//! (`context::fitted` and its `Frame`).
+//!
 //! # Hand-written framing, not `rmcp`
 //!
 //! The official Rust SDK (`rmcp`) is built on tokio and async services, needs Rust 1.88 (as
@@ -57,20 +67,53 @@ pub(crate) mod tools;
 
 use anyhow::Result;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// What the server knows of where it runs; resolved by the command (no environment reads in
-/// here). Public for the fuzz target (`fuzz/fuzz_targets/mcp_request.rs`).
+use crate::context::request::{Facts, Settings};
+
+/// What the server knows of where it runs and what the user configured, from the process's
+/// one setup (`omnish mcp`'s `Setup`: no environment reads in here): the same facts and
+/// settings every other front end builds its requests with, so `terminal_status` folds loops
+/// as `omnish status` does and results are as wide and as redacted as `omnish context` makes
+/// them.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// The store's root (`$OMNISH_DATA_DIR`), absolute.
-    pub data_root: PathBuf,
-    /// The recorded terminal the agent (and so this server) runs in: `OMNISH_SESSION_ID`.
-    pub env_session: Option<String>,
+    /// The store, the session the agent runs in (`OMNISH_SESSION_ID`), the server's working
+    /// directory (the agent's project), the time zone.
+    pub(crate) facts: Facts,
+    /// The configuration's values.
+    pub(crate) settings: Settings,
+}
+
+impl Config {
+    /// A server over the store at `data_root`, run in `cwd`, with the built-in settings and no
+    /// session of its own. Public for the fuzz target (`fuzz/fuzz_targets/mcp_request.rs`).
+    pub fn at(data_root: PathBuf, cwd: PathBuf) -> Config {
+        Config {
+            facts: Facts::at(data_root, cwd),
+            settings: Settings::default(),
+        }
+    }
+
+    /// A server with these facts (a working directory among them) and settings.
+    pub(crate) fn new(facts: Facts, settings: Settings) -> Config {
+        Config { facts, settings }
+    }
+
+    /// The store's root, absolute.
+    pub(crate) fn data_root(&self) -> &Path {
+        &self.facts.data_root
+    }
+
+    /// The recorded terminal the agent (and so this server) runs in.
+    pub(crate) fn env_session(&self) -> Option<&str> {
+        self.facts.current_session.as_deref()
+    }
+
     /// The server's working directory: the agent's project.
-    pub cwd: PathBuf,
-    /// The local time's offset from UTC, for the times loops are said to start at.
-    pub utc_offset_secs: i64,
+    pub(crate) fn cwd(&self) -> &Path {
+        self.facts.cwd.as_deref().unwrap_or(Path::new("/"))
+    }
 }
 
 /// Longest line read: a larger message is answered with an error and skipped, never held

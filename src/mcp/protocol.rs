@@ -415,12 +415,7 @@ mod tests {
     use super::*;
 
     fn server() -> Server {
-        Server::new(Config {
-            data_root: "/nonexistent/omnish-test".into(),
-            env_session: None,
-            cwd: "/".into(),
-            utc_offset_secs: 0,
-        })
+        Server::new(Config::at("/nonexistent/omnish-test".into(), "/".into()))
     }
 
     fn reply(line: &str) -> String {

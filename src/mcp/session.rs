@@ -53,7 +53,7 @@ fn last_cwd_whole(s: &OpenSession) -> String {
 
 /// The session a call without a `session` argument reads (see the module docs).
 pub(crate) fn choose(config: &Config) -> Result<Chosen> {
-    let root = &config.data_root;
+    let root = config.data_root();
     let dirs = store::session_dirs(root)?;
     if dirs.is_empty() {
         bail!(
@@ -61,15 +61,15 @@ pub(crate) fn choose(config: &Config) -> Result<Chosen> {
             store::sessions_dir(root).display()
         );
     }
-    if let Some(id) = &config.env_session {
-        if dirs.iter().any(|d| &store::dir_id(d) == id) {
+    if let Some(id) = config.env_session() {
+        if dirs.iter().any(|d| store::dir_id(d) == id) {
             return Ok(Chosen {
-                id: id.clone(),
+                id: id.to_string(),
                 reason: "the agent runs inside this recorded terminal (OMNISH_SESSION_ID)".into(),
             });
         }
     }
-    let project = select::git_root_or(&config.cwd);
+    let project = select::git_root_or(config.cwd());
     let mut newest: Option<OpenSession> = None;
     for dir in dirs.iter().rev() {
         let Ok(Some(s)) = store::open_session(dir) else {
@@ -142,12 +142,9 @@ mod tests {
     const C: &str = "20261122T120000.000Z-cc";
 
     fn config(root: &Path, env: Option<&str>, cwd: &str) -> Config {
-        Config {
-            data_root: root.to_path_buf(),
-            env_session: env.map(str::to_string),
-            cwd: cwd.into(),
-            utc_offset_secs: 0,
-        }
+        let mut c = Config::at(root.to_path_buf(), cwd.into());
+        c.facts.current_session = env.map(str::to_string);
+        c
     }
 
     #[test]

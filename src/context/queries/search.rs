@@ -36,7 +36,7 @@ use crate::context::queries::sessions::local_time;
 use crate::context::stages::read;
 use crate::context::stages::select::{self, Candidate, Query, Session, SessionChoice};
 use crate::context::{show_line, stages::redact, stages::truncate, support::pattern};
-use crate::error::ExitError;
+use crate::error::{Error, Field};
 use crate::store::{self, text::TextCache};
 use crate::term::render::{Line, LineSink};
 use crate::term::visible;
@@ -89,7 +89,7 @@ pub(crate) struct SearchOutcome {
 /// The matcher for a pattern; an invalid one is a usage error.
 /// The pattern is bounded like every other ([`pattern`]): its length, its compiled size.
 pub(crate) fn matcher(req: &SearchRequest) -> anyhow::Result<RegexMatcher> {
-    pattern::check_len(&req.pattern).map_err(ExitError::usage)?;
+    pattern::check_len(&req.pattern).map_err(|e| Error::bad(Field::Grep, e))?;
     RegexMatcherBuilder::new()
         .case_insensitive(req.case_insensitive)
         .fixed_strings(req.fixed_strings)
@@ -99,11 +99,14 @@ pub(crate) fn matcher(req: &SearchRequest) -> anyhow::Result<RegexMatcher> {
         .build(&req.pattern)
         .map_err(|e| {
             let e = e.to_string();
-            ExitError::usage(if e.contains("exceeds size limit") {
-                pattern::too_big(&req.pattern)
-            } else {
-                pattern::invalid(&req.pattern, &e)
-            })
+            Error::bad(
+                Field::Grep,
+                if e.contains("exceeds size limit") {
+                    pattern::too_big(&req.pattern)
+                } else {
+                    pattern::invalid(&req.pattern, &e)
+                },
+            )
             .into()
         })
 }
@@ -158,8 +161,12 @@ struct Hit {
     started_at: u64,
     ended_at: Option<u64>,
     exit_code: Option<i32>,
+    /// What the status means ([`crate::context::words::explanation`]).
+    exit_explanation: Option<String>,
     running: bool,
     command_matched: bool,
+    #[serde(skip)]
+    ending: crate::context::words::Ending,
 }
 
 /// The key a command's cached text is made from, beyond the cache's version.
@@ -361,16 +368,27 @@ fn hit_of(c: &Candidate) -> Hit {
         redact::redact(&r.command_line).into_owned()
     };
     let command_matched = c.line_matched;
+    let ended = !c.running && !c.cut_off;
+    let ending = crate::context::words::Ending {
+        running: c.running,
+        recording_stopped: r.recording_stopped,
+        exit_code: ended.then_some(r.exit_code).flatten(),
+        ended_shell: c.ended_shell,
+    };
     Hit {
         session_id: r.session_id.clone(),
         seq: r.seq,
         cwd: redact::redact(&r.cwd).into_owned(),
         started_at: r.started_at,
-        ended_at: (!c.running && !c.cut_off).then_some(r.ended_at),
-        exit_code: (!c.running && !c.cut_off).then_some(r.exit_code).flatten(),
+        ended_at: ended.then_some(r.ended_at),
+        exit_code: ending.exit_code,
+        exit_explanation: ending
+            .exit_code
+            .and_then(|code| crate::context::words::explanation(code, c.ended_shell)),
         running: c.running,
         command_matched,
         command_line,
+        ending,
     }
 }
 
@@ -662,18 +680,10 @@ impl TextPrinter<'_> {
     }
 }
 
-/// `exit 1`, `running`, `cut off`, `exit ?`.
+/// `exit 1`, `exit 127: command not found`, `still running`, `exit status unknown`
+/// ([`crate::context::words`]).
 fn status_text(h: &Hit) -> String {
-    if h.running {
-        "running".into()
-    } else if h.ended_at.is_none() {
-        "cut off".into()
-    } else {
-        match h.exit_code {
-            Some(c) => format!("exit {c}"),
-            None => "exit ?".into(),
-        }
-    }
+    crate::context::words::status(h.ending)
 }
 
 impl Printer for TextPrinter<'_> {

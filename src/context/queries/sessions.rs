@@ -7,7 +7,8 @@
 
 use crate::context::stages::read;
 use crate::context::stages::select::{Query, Session};
-use crate::context::{PRIVATE_LINE, show_line, stages::redact};
+use crate::context::words::{self, PRIVATE_COMMAND};
+use crate::context::{show_line, stages::redact};
 use serde::Serialize;
 
 /// Chars of a command's one-line summary.
@@ -23,10 +24,30 @@ pub(crate) struct ShownCommand {
     /// `None` while running or when the recording was cut off.
     pub ended_at: Option<u64>,
     pub exit_code: Option<i32>,
+    /// What the status means ([`words::explanation`]).
+    pub exit_explanation: Option<String>,
     pub running: bool,
     pub output_lines: u64,
     /// The first error-looking line of the output, else its last non-blank line.
     pub summary: String,
+    /// Recording stopped while it ran.
+    #[serde(skip)]
+    pub recording_stopped: bool,
+    /// The command that ended the shell.
+    #[serde(skip)]
+    pub ended_shell: bool,
+}
+
+impl ShownCommand {
+    /// How it ended, for [`words::status`].
+    pub(crate) fn ending(&self) -> words::Ending {
+        words::Ending {
+            running: self.running,
+            recording_stopped: self.recording_stopped,
+            exit_code: self.exit_code,
+            ended_shell: self.ended_shell,
+        }
+    }
 }
 
 /// Every command of `session`, oldest first.
@@ -75,7 +96,7 @@ pub(crate) fn commands(session: &Session) -> anyhow::Result<Vec<ShownCommand>> {
         out.push(ShownCommand {
             seq: r.seq,
             command_line: if r.private {
-                PRIVATE_LINE.to_string()
+                PRIVATE_COMMAND.to_string()
             } else {
                 redact::redact(&r.command_line).into_owned()
             },
@@ -83,9 +104,15 @@ pub(crate) fn commands(session: &Session) -> anyhow::Result<Vec<ShownCommand>> {
             started_at: r.started_at,
             ended_at: ended.then_some(r.ended_at),
             exit_code: if ended { r.exit_code } else { None },
+            exit_explanation: r
+                .exit_code
+                .filter(|_| ended)
+                .and_then(|code| words::explanation(code, c.ended_shell)),
             running: c.running,
             output_lines: lines,
             summary,
+            recording_stopped: r.recording_stopped,
+            ended_shell: c.ended_shell,
         });
     }
     Ok(out)

@@ -439,7 +439,7 @@ mod tests {
     fn private_commands_and_the_shell_exit_are_no_attempts() {
         // Failing private commands share a line and an (unrecorded) output: no loop.
         let private = |seq| {
-            let (mut c, x) = fail(seq, crate::context::PRIVATE_LINE, &[], 0);
+            let (mut c, x) = fail(seq, crate::context::words::PRIVATE_COMMAND, &[], 0);
             c.private = true;
             (c, x)
         };

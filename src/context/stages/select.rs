@@ -21,7 +21,7 @@
 
 use crate::context::support::parallel;
 use crate::store::{self, CommandRecord, OpenSession};
-use anyhow::{Result, bail};
+use anyhow::Result;
 use std::path::{Path, PathBuf};
 
 /// One recorded session, opened for selection.
@@ -98,11 +98,12 @@ pub(crate) fn sessions(
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Session>> {
     let dirs = store::session_dirs(root)?;
+    let not_found = |m: String| anyhow::Error::from(crate::error::Error::NotFound(m));
     if dirs.is_empty() {
-        bail!(
+        return Err(not_found(format!(
             "no recorded sessions in {}; start one with `omnish wrap`",
             store::sessions_dir(root).display()
-        );
+        )));
     }
     let current = current.filter(|id| dirs.iter().any(|d| store::dir_id(d) == *id));
     let mut open = |dir: &PathBuf| -> Option<Session> {
@@ -118,8 +119,9 @@ pub(crate) fn sessions(
                 }
                 if let Some(why) = &s.meta.recording_error {
                     warnings.push(format!(
-                        "session {}: recording stopped ({why}); later commands are missing",
-                        s.id()
+                        "session {}: {}; later commands are missing",
+                        s.id(),
+                        crate::context::words::recording_stopped(why)
                     ));
                 }
                 Some(s)
@@ -142,17 +144,19 @@ pub(crate) fn sessions(
             };
             match chosen {
                 Some(s) => Ok(vec![s]),
-                None => bail!(
+                None => Err(not_found(format!(
                     "no readable session in {}; start one with `omnish wrap`",
                     store::sessions_dir(root).display()
-                ),
+                ))),
             }
         }
         SessionChoice::Id(id) => {
-            let dir = store::resolve_session(root, id)?;
+            let dir = store::resolve_session(root, id).map_err(|e| not_found(e.to_string()))?;
             match open(&dir) {
                 Some(s) => Ok(vec![s]),
-                None => bail!("session '{id}' has nothing recorded yet"),
+                None => Err(not_found(format!(
+                    "session '{id}' has nothing recorded yet"
+                ))),
             }
         }
         SessionChoice::All => {

@@ -464,7 +464,7 @@ mod tests {
     fn private_commands_are_never_folded_together() {
         // Three different private commands look alike: no line, no output, the same status.
         let private = |seq| {
-            let mut c = ctx(seq, crate::context::PRIVATE_LINE, &[]);
+            let mut c = ctx(seq, crate::context::words::PRIVATE_COMMAND, &[]);
             c.private = true;
             c
         };

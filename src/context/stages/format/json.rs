@@ -235,6 +235,12 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
     }
 }
 
+/// One command as the JSON format gives it, as a value (for a front end that hands it on
+/// inside a document of its own, as the MCP server's structured results do).
+pub(crate) fn command_value(c: &CommandContext, parts: Parts) -> serde_json::Value {
+    serde_json::to_value(command_json(c, parts)).unwrap_or(serde_json::Value::Null)
+}
+
 impl Formatter for JsonFormatter {
     fn format(&self, doc: &ContextDoc) -> String {
         let mut sessions: Vec<JsonSession> = Vec::new();

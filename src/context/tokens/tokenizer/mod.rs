@@ -39,6 +39,13 @@ pub(crate) trait TokenCounter {
 /// Names accepted by [`tokenizer`].
 pub(crate) const TOKENIZERS: &[&str] = &["o200k", "cl100k", "chars4"];
 
+/// Tokens `text` counts with the tokenizer `name` (`o200k`, `cl100k`, `chars4`); `None` for an
+/// unknown name. Public for the tests, which check that what a front end says fits a budget
+/// does.
+pub fn count_with(name: &str, text: &str) -> Option<usize> {
+    tokenizer(name).ok().map(|t| t.count(text))
+}
+
 /// The counter called `name` (one of [`TOKENIZERS`]).
 pub(crate) fn tokenizer(name: &str) -> Result<Box<dyn TokenCounter>> {
     match name {
