@@ -26,15 +26,20 @@ const CPU_SECONDS: u64 = 60;
 const HOSTILE_ID: &str = "20000101T000000.000Z-0bad00";
 
 struct Store {
-    h: Harness,
+    /// This test's HOME, its store in `data`.
+    home: tempfile::TempDir,
     healthy: PathBuf,
     /// A pristine copy of the healthy session, copied to [`HOSTILE_ID`] before each run.
     template: PathBuf,
 }
 
 impl Store {
+    fn data(&self) -> PathBuf {
+        self.home.path().join("data")
+    }
+
     fn hostile(&self) -> PathBuf {
-        self.h.data().join("sessions").join(HOSTILE_ID)
+        self.data().join("sessions").join(HOSTILE_ID)
     }
 
     fn healthy_id(&self) -> String {
@@ -67,26 +72,42 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// A finished bash session with a marker, an output large enough to have its digest cached,
-/// and a failure; and a pristine copy of it beside the store.
+/// and a failure, recorded once for all the tests here (recording is most of the time one
+/// takes): the data directory it is in.
+fn recording() -> &'static Path {
+    static DATA: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DATA.get_or_init(|| {
+        let mut h = Harness::bash(&[]);
+        h.run("echo healthy-marker");
+        h.run_huge("seq 1 300000");
+        h.run("false");
+        h.type_line("exit 0");
+        assert_eq!(h.wait_exit(), 0);
+        // Caches the digest of the large output.
+        ok_stdout(h.context(&["--recent", "10"]));
+        let big = h.records()[1].seq;
+        assert!(
+            omnish::store::cache::path(&h.session_dir(), big).exists(),
+            "the digest is cached"
+        );
+        let kept = tempfile::tempdir().unwrap();
+        copy_dir(&h.data(), kept.path());
+        kept
+    })
+    .path()
+}
+
+/// The recorded session in a store of this test's own, and a pristine copy of it beside the
+/// store.
 fn recorded() -> Store {
-    let mut h = Harness::bash(&[]);
-    h.run("echo healthy-marker");
-    h.run_huge("seq 1 300000");
-    h.run("false");
-    h.type_line("exit 0");
-    assert_eq!(h.wait_exit(), 0);
-    let healthy = h.session_dir();
-    // Caches the digest of the large output.
-    ok_stdout(h.context(&["--recent", "10"]));
-    let big = h.records()[1].seq;
-    assert!(
-        omnish::store::cache::path(&healthy, big).exists(),
-        "the digest is cached"
-    );
-    let template = h.home.path().join("template");
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("data");
+    copy_dir(recording(), &data);
+    let healthy = omnish::store::list_sessions(&data).unwrap().remove(0);
+    let template = home.path().join("template");
     copy_dir(&healthy, &template);
     Store {
-        h,
+        home,
         healthy,
         template,
     }
@@ -94,7 +115,7 @@ fn recorded() -> Store {
 
 /// `omnish ARGS` on the store, from outside the recorded shell, within [`MEMORY_KIB`] of address
 /// space and [`CPU_SECONDS`] of CPU time, `stdin` on its input.
-fn limited(h: &Harness, args: &[&str], stdin: &str) -> Output {
+fn limited(s: &Store, args: &[&str], stdin: &str) -> Output {
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(format!(
@@ -104,11 +125,11 @@ fn limited(h: &Harness, args: &[&str], stdin: &str) -> Output {
         .args(args)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap())
-        .env("HOME", h.home.path())
-        .env("OMNISH_DATA_DIR", h.data())
+        .env("HOME", s.home.path())
+        .env("OMNISH_DATA_DIR", s.data())
         // One malloc arena: the limit then measures memory used, not arenas reserved per thread.
         .env("MALLOC_ARENA_MAX", "1")
-        .current_dir(h.home.path());
+        .current_dir(s.home.path());
     run_piped(cmd, stdin)
 }
 
@@ -187,7 +208,7 @@ fn every_reader_serves_the_rest(s: &Store, plant: &dyn Fn(&Path) -> PathBuf, mus
     for (name, args, stdin) in readers {
         s.reset();
         let planted = plant(&s.hostile());
-        let out = limited(&s.h, &args, &stdin);
+        let out = limited(s, &args, &stdin);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success(),
@@ -318,7 +339,7 @@ fn a_fifo_as_stream_bin_blocks_no_reader() {
     // The damaged session's commands are still listed, their output said to be unreadable.
     s.reset();
     fifo(&s.hostile().join(omnish::store::STREAM));
-    let out = limited(&s.h, &["context", "--session", HOSTILE_ID], "");
+    let out = limited(&s, &["context", "--session", HOSTILE_ID], "");
     let text = ok_stdout(out);
     assert!(
         text.contains(
@@ -358,7 +379,7 @@ fn a_digest_linked_to_dev_zero_is_not_read() {
     s.reset();
     let digest = digest_of(&s.hostile());
     link_to_dev_zero(&digest);
-    let text = ok_stdout(limited(&s.h, &["context", "--session", HOSTILE_ID], ""));
+    let text = ok_stdout(limited(&s, &["context", "--session", HOSTILE_ID], ""));
     assert!(text.contains("$ seq 1 300000\n1\n2\n"), "{text}");
     assert!(std::fs::symlink_metadata(&digest).unwrap().is_file());
 }
@@ -433,7 +454,7 @@ fn a_200_megabyte_nul_tail_in_commands_jsonl_costs_one_read() {
     f.set_len(f.metadata().unwrap().len() + 200_000_000)
         .unwrap();
     let out = limited(
-        &s.h,
+        &s,
         &["context", "--session", HOSTILE_ID, "--commands-only"],
         "",
     );
@@ -453,7 +474,7 @@ fn a_200_megabyte_nul_tail_in_commands_jsonl_costs_one_read() {
 fn a_session_directory_linked_out_of_the_store_is_not_read() {
     let s = recorded();
     // A real session, outside the store.
-    let outside = s.h.home.path().join("outside");
+    let outside = s.home.path().join("outside");
     copy_dir(&s.template, &outside);
     every_reader_serves_the_rest(
         &s,
@@ -475,9 +496,9 @@ fn a_session_directory_linked_out_of_the_store_is_not_read() {
     s.reset();
     std::fs::remove_dir_all(s.hostile()).unwrap();
     std::os::unix::fs::symlink(&outside, s.hostile()).unwrap();
-    let list = ok_stdout(limited(&s.h, &["sessions", "list", "--format", "json"], ""));
+    let list = ok_stdout(limited(&s, &["sessions", "list", "--format", "json"], ""));
     assert!(!list.contains(HOSTILE_ID), "{list}");
-    let out = limited(&s.h, &["sessions", "prune", "--keep", "0"], "");
+    let out = limited(&s, &["sessions", "prune", "--keep", "0"], "");
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(outside.join(omnish::store::COMMANDS).exists());
     assert!(std::fs::symlink_metadata(s.hostile()).is_ok_and(|m| m.is_symlink()));
@@ -509,7 +530,7 @@ fn a_ten_megabyte_command_line_is_shown_cut_and_costs_what_a_short_one_does() {
             let mut args = vec!["context", "--last", "--format", format];
             args.extend_from_slice(&session);
             args.extend_from_slice(extra);
-            let text = ok_stdout(limited(&s.h, &args, ""));
+            let text = ok_stdout(limited(&s, &args, ""));
             assert!(
                 text.len() < 12_000,
                 "{format} {extra:?}: {} bytes",
@@ -543,10 +564,10 @@ fn a_ten_megabyte_command_line_is_shown_cut_and_costs_what_a_short_one_does() {
         "--commands-only",
     ];
     args.extend_from_slice(&session);
-    let text = ok_stdout(limited(&s.h, &args, ""));
+    let text = ok_stdout(limited(&s, &args, ""));
     assert!(text.contains(" chars omitted]…"), "{text}");
     let out = limited(
-        &s.h,
+        &s,
         &["search", "needle-in-the-middle", "--format", "json"],
         "",
     );
@@ -557,7 +578,7 @@ fn a_ten_megabyte_command_line_is_shown_cut_and_costs_what_a_short_one_does() {
     assert!(hit["command_line"].as_str().unwrap().len() < 5000);
     // The prompt of `ask`, `sessions show` and MCP are bounded too.
     let prompt = ok_stdout(limited(
-        &s.h,
+        &s,
         &[
             "ask",
             "--print-prompt",
@@ -572,9 +593,9 @@ fn a_ten_megabyte_command_line_is_shown_cut_and_costs_what_a_short_one_does() {
         prompt.len() < 20_000 && prompt.contains(" chars omitted]…"),
         "{prompt}"
     );
-    let show = ok_stdout(limited(&s.h, &["sessions", "show", HOSTILE_ID], ""));
+    let show = ok_stdout(limited(&s, &["sessions", "show", HOSTILE_ID], ""));
     assert!(show.len() < 20_000, "{} bytes", show.len());
-    let out = limited(&s.h, &["mcp"], &mcp_lines());
+    let out = limited(&s, &["mcp"], &mcp_lines());
     let text = ok_stdout(out);
     assert!(text.len() < 100_000, "{} bytes", text.len());
 }
