@@ -225,8 +225,12 @@ fn without_promptvars_the_prompt_strings_hold_only_a_spent_nonce() {
     assert!(h.output_text(&r).ends_with("after-replay\r\n"));
     // A nested bash (its own promptvars on) shows the exported PS1 with a spent nonce.
     h.type_line("bash --norc");
+    // Its prompt ends with the spent nonce's `B` mark, shown as text.
     h.wait_until("the nested prompt", || {
-        h.screen_tail(200).ends_with("READY> ") && h.records().len() == before + 1
+        let tail = h.screen_tail(300);
+        tail.rfind("bash --norc")
+            .is_some_and(|at| tail[at..].contains("READY> "))
+            && h.records().len() == before + 1
     });
     h.wait_line_editor();
     h.type_line("echo nested-$((2 + 3)); exit 6");
