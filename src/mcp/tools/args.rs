@@ -23,6 +23,11 @@ pub(crate) const DEFAULT_BUDGET: u64 = 4000;
 const MIN_BUDGET: u64 = 200;
 const MAX_BUDGET: u64 = 200_000;
 
+/// `N`: a whole-number argument's default (`#[serde(default = "number::<N>")]`).
+pub(crate) fn number<const N: u32>() -> u32 {
+    N
+}
+
 /// The `budget` every tool but `terminal_status` takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(transparent)]

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::Budget;
+use super::args::{Budget, number};
 use super::shared::{
     counter, ending, fence, label, redacted, redacted_line, session_out_schema, target,
     tokens_within,
@@ -30,11 +30,11 @@ pub(super) struct Args {
     #[serde(default = "one")]
     start_line: i64,
     /// Most lines to return (fewer when the budget is reached).
-    #[serde(default = "two_hundred")]
+    #[serde(default = "number::<200>")]
     #[schemars(range(min = 1, max = 5000))]
     max_lines: u32,
     /// Chars per line; longer lines keep head and tail.
-    #[serde(default = "five_hundred")]
+    #[serde(default = "number::<500>")]
     #[schemars(range(min = 20, max = 2048))]
     max_line_width: u32,
     #[serde(default)]
@@ -43,14 +43,6 @@ pub(super) struct Args {
 
 fn one() -> i64 {
     1
-}
-
-fn two_hundred() -> u32 {
-    200
-}
-
-fn five_hundred() -> u32 {
-    500
 }
 
 /// Longest `id` argument of `command_output` looked up.

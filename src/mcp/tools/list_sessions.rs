@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::args::Budget;
+use super::args::{Budget, number};
 use super::shared::{
     SHORT_LINE, counter, fence, redacted, redacted_line, session_out_schema, short, tokens_within,
 };
@@ -20,15 +20,11 @@ pub(super) struct ListSessions;
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
     /// How many of the newest sessions.
-    #[serde(default = "twenty")]
+    #[serde(default = "number::<20>")]
     #[schemars(range(min = 1, max = 500))]
     count: u32,
     #[serde(default)]
     budget: Budget,
-}
-
-fn twenty() -> u32 {
-    20
 }
 
 impl Tool for ListSessions {

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
-use super::args::{Budget, Session};
+use super::args::{Budget, Session, number};
 use super::shared::{
     TOKENIZER, argument, counter, fence, label, session_out_schema, target, tokens_within,
 };
@@ -26,7 +26,7 @@ pub(super) struct RecentCommands;
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
     /// How many of the most recent matching commands.
-    #[serde(default = "ten")]
+    #[serde(default = "number::<10>")]
     #[schemars(range(min = 1, max = 200))]
     count: u32,
     /// Only commands with a non-zero exit status.
@@ -50,19 +50,11 @@ pub(super) struct Args {
     #[serde(default = "Session::current")]
     session: Session,
     /// Output lines shown per command (head, tail and error lines kept).
-    #[serde(default = "twenty")]
+    #[serde(default = "number::<20>")]
     #[schemars(range(min = 1, max = 256))]
     max_lines: u32,
     #[serde(default)]
     budget: Budget,
-}
-
-pub(super) fn ten() -> u32 {
-    10
-}
-
-pub(super) fn twenty() -> u32 {
-    20
 }
 
 impl Tool for RecentCommands {

@@ -5,8 +5,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::args::{Budget, Session};
-use super::recent_commands::{Query, commands, commands_output_schema, ten, twenty};
+use super::args::{Budget, Session, number};
+use super::recent_commands::{Query, commands, commands_output_schema};
 use super::{Tool, ToolResult};
 use crate::mcp::Config;
 
@@ -19,7 +19,7 @@ pub(super) struct Args {
     #[schemars(length(min = 1))]
     pattern: String,
     /// How many of the most recent matches.
-    #[serde(default = "ten")]
+    #[serde(default = "number::<10>")]
     #[schemars(range(min = 1, max = 200))]
     count: u32,
     /// Only commands with a non-zero exit status.
@@ -39,7 +39,7 @@ pub(super) struct Args {
     #[serde(default = "Session::all")]
     session: Session,
     /// Output lines shown per command.
-    #[serde(default = "twenty")]
+    #[serde(default = "number::<20>")]
     #[schemars(range(min = 1, max = 256))]
     max_lines: u32,
     #[serde(default)]
