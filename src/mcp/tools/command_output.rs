@@ -23,8 +23,11 @@ pub(super) struct CommandOutput;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct Args {
-    /// The command's id as recent_commands or search give it: '<session_id>:<seq>', or just '<seq>' for a command of the current session.
-    #[schemars(length(min = 1))]
+    // Said in the attribute, not a doc comment: rustdoc would read `<seq>` as HTML.
+    #[schemars(
+        length(min = 1),
+        description = "The command's id as recent_commands or search give it: '<session_id>:<seq>', or just '<seq>' for a command of the current session."
+    )]
     id: String,
     /// First line to return, from 1; negative counts from the end (-50: the last 50 lines).
     #[serde(default = "one")]

@@ -178,7 +178,7 @@ pub(super) fn session_out_schema() -> Value {
     })
 }
 
-/// How a selected command ended, for [`words::status`].
+/// How a selected command ended, for [`crate::context::words::status`].
 pub(super) fn ending(c: &select::Candidate) -> Ending {
     Ending {
         running: c.running,
