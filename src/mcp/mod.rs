@@ -69,6 +69,7 @@
 //! result says which one and why.
 
 pub(crate) mod protocol;
+pub(crate) mod rpc;
 pub(crate) mod session;
 pub(crate) mod tools;
 
@@ -141,7 +142,7 @@ pub fn serve(config: &Config, input: &mut dyn BufRead, output: &mut dyn Write) -
         let reply = if too_long {
             Some(protocol::Reply::error(
                 protocol::Id::null(),
-                protocol::INVALID_REQUEST,
+                rpc::INVALID_REQUEST,
                 &format!(
                     "Invalid Request: message longer than {} MiB ({MAX_LINE} bytes); skipped. \
                      Send one JSON-RPC message per line.",

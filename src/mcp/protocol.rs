@@ -6,68 +6,12 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::context::support::pattern::quote;
+use crate::mcp::rpc::*;
 use crate::mcp::{Config, tools};
-
-pub(crate) const PARSE_ERROR: i64 = -32700;
-pub(crate) const INVALID_REQUEST: i64 = -32600;
-pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
-pub(crate) const INVALID_PARAMS: i64 = -32602;
-/// The request's protocol version is not served (2026-07-28).
-pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
-
-/// The stateless revision: version, capabilities and identity on every request.
-pub(crate) const MODERN_VERSION: &str = "2026-07-28";
-/// Revisions reached through the `initialize` handshake, newest first.
-pub(crate) const LEGACY_VERSIONS: [&str; 4] =
-    ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
-
-/// Every version served, newest first.
-pub(crate) fn supported_versions() -> Vec<&'static str> {
-    let mut v = vec![MODERN_VERSION];
-    v.extend(LEGACY_VERSIONS);
-    v
-}
-
-/// The protocol revision a request is answered under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Version(pub &'static str);
-
-impl Version {
-    pub fn modern(self) -> bool {
-        self.0 == MODERN_VERSION
-    }
-    /// Tools may declare `outputSchema` and return `structuredContent`, and have a `title`
-    /// (2025-06-18 and later).
-    pub fn structured(self) -> bool {
-        !matches!(self.0, "2024-11-05" | "2025-03-26")
-    }
-}
-
-fn known(v: &str) -> Option<&'static str> {
-    supported_versions().into_iter().find(|s| *s == v)
-}
-
-/// A protocol-level error: code, message, optional data.
-#[derive(Debug)]
-pub(crate) struct RpcError {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
-        RpcError {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
-}
 
 /// Longest id accepted, in bytes of its JSON text (ids are counters or short strings; a longer
 /// one would only be echoed back).
@@ -159,21 +103,6 @@ fn request_id(line: &[u8], id: &Value) -> Result<Id, String> {
         }
     }
     Ok(Id(raw))
-}
-
-/// Most chars of a JSON value an error message shows.
-const BRIEF_CHARS: usize = 60;
-
-/// `v` for an error message: its JSON text, at most [`BRIEF_CHARS`] chars of it, and how long
-/// it was when it was cut.
-pub(crate) fn brief(v: &Value) -> String {
-    let text = v.to_string();
-    let n = text.chars().count();
-    if n <= BRIEF_CHARS {
-        return text;
-    }
-    let head: String = text.chars().take(BRIEF_CHARS).collect();
-    format!("{head}… ({n} chars)")
 }
 
 /// The server's state: only the legacy handshake leaves any (the version it negotiated).

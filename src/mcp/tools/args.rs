@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 
 use crate::context::support::pattern::quote;
-use crate::mcp::protocol::brief;
+use crate::mcp::rpc::brief;
 
 /// Tokens a call may return when it does not say (a few thousand).
 pub(crate) const DEFAULT_BUDGET: u64 = 4000;

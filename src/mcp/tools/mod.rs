@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 
 use crate::context::support::pattern::quote;
 use crate::mcp::Config;
-use crate::mcp::protocol::{INVALID_PARAMS, RpcError, Version};
+use crate::mcp::rpc::{INVALID_PARAMS, RpcError, Version};
 
 /// How long a client may cache `tools/list` (the list changes only with the binary).
 pub(crate) const LIST_TTL_MS: u64 = 3_600_000;
