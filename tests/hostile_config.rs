@@ -40,10 +40,6 @@ fn omnish(home: &Path, args: &[&str], env: &[(&str, String)]) -> Output {
     run_piped(cmd, "")
 }
 
-fn sessions(data: &Path) -> Vec<PathBuf> {
-    omnish::store::list_sessions(data).unwrap_or_default()
-}
-
 /// The default config file's path under `home`.
 fn config_file(home: &Path) -> PathBuf {
     home.join(".config/omnish/config.toml")
@@ -270,7 +266,7 @@ fn wrap_starts_the_shell_whatever_the_config_says_with_one_line_per_problem() {
         assert!(lines.iter().all(|l| l.starts_with("omnish: ")), "{err}");
         let data = h.join(".local/share/omnish");
         assert_eq!(
-            sessions(&data).len(),
+            sessions_in(&data).len(),
             usize::from(case.recorded),
             "{}: recorded? {err}",
             case.name
@@ -758,7 +754,7 @@ fn a_read_only_store_says_where_and_what_to_do_and_the_shell_still_starts() {
         let out = omnish(h, &["wrap", "bash", "-c", "true"], &env);
         assert!(out.status.success(), "{}", text(&out.stderr));
     }
-    let ids: Vec<String> = sessions(&data)
+    let ids: Vec<String> = sessions_in(&data)
         .iter()
         .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
@@ -782,7 +778,7 @@ fn a_read_only_store_says_where_and_what_to_do_and_the_shell_still_starts() {
     // Saying what would go needs no writing.
     let out = omnish(h, &["sessions", "prune", "--keep", "0", "--dry-run"], &env);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(sessions(&data).len(), 2);
+    assert_eq!(sessions_in(&data).len(), 2);
     // wrap: the shell runs, and one line names the place and what to do.
     let out = omnish(h, &["wrap", "bash", "-c", "echo SHELL-RAN"], &env);
     let err = text(&out.stderr);
@@ -825,7 +821,7 @@ fn a_store_open_to_others_is_reported_and_wrap_makes_its_own_directories_private
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert!(omnish_lines(&text(&out.stderr)).is_empty());
     }
-    let dirs = sessions(&data);
+    let dirs = sessions_in(&data);
     assert_eq!(dirs.len(), 3);
     let sessions_dir = data.join("sessions");
     // A private store: not a word.

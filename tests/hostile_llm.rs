@@ -11,7 +11,7 @@ mod tmux;
 
 use common::*;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use tmux::Tmux;
@@ -132,30 +132,6 @@ fn wrap_line(shell: &str) -> String {
     format!("eval \"$({} init {shell} --wrap)\"\n", omnish_bin())
 }
 
-fn sessions(data: &Path) -> Vec<PathBuf> {
-    omnish::store::list_sessions(data).unwrap_or_default()
-}
-
-fn records(data: &Path) -> Vec<omnish::store::CommandRecord> {
-    match sessions(data).first() {
-        Some(s) => omnish::store::read_commands(s).unwrap(),
-        None => Vec::new(),
-    }
-}
-
-fn wait_records(data: &Path, n: usize) -> Vec<omnish::store::CommandRecord> {
-    let start = Instant::now();
-    while records(data).len() < n {
-        assert!(
-            start.elapsed() < TIMEOUT,
-            "timed out waiting for {n} records: {:?}",
-            records(data)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    records(data)
-}
-
 /// A recorded `shell` (started by `init --wrap`) in tmux, with the stand-in as its LLM command
 /// and one failed command recorded; the prompt is `READY> `.
 fn wrapped_shell_with_a_failure(shell: &str) -> Option<(tempfile::TempDir, Tmux)> {
@@ -181,7 +157,7 @@ fn wrapped_shell_with_a_failure(shell: &str) -> Option<(tempfile::TempDir, Tmux)
     t.wait("the prompt", |s| s.contains("READY>"));
     t.type_text("ls /no-such-dir-omnish");
     t.keys(&["Enter"]);
-    wait_records(&data, 1);
+    wait_records_in(&data, 1);
     t.wait("the second prompt", |s| s.matches("READY>").count() >= 2);
     Some((home, t))
 }
@@ -268,7 +244,7 @@ fn the_fix_key_puts_no_raw_control_character_on_the_line(shell: &str) {
         tmux::last_line(s).starts_with("READY> echo fixed-line")
     });
     t.keys(&["Enter"]);
-    let recs = wait_records(&h.join("data"), 2);
+    let recs = wait_records_in(&h.join("data"), 2);
     assert_eq!(
         recs[1].command_line, "echo fixed-line^[[8m hidden-part",
         "{:?}",

@@ -4,11 +4,13 @@
 //! recorded shell only where it should.
 
 mod common;
+#[path = "common/tmux.rs"]
+mod tmux;
 
 use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use tmux::Tmux;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
@@ -146,134 +148,6 @@ fn default_keys_shadow_nothing_in_plain_bash_and_zsh() {
     }
 }
 
-/// A tmux server with one pane running `command` in a clean environment.
-struct Tmux {
-    sock: PathBuf,
-}
-
-impl Tmux {
-    fn start(home: &Path, env: &[(&str, String)], command: &str) -> Tmux {
-        let sock = home.join("tmux.sock");
-        let mut line = String::from("env -i");
-        let mut all = vec![
-            ("HOME", home.display().to_string()),
-            ("PATH", std::env::var("PATH").unwrap()),
-            ("TERM", "xterm-256color".into()),
-            ("LANG", "C.UTF-8".into()),
-            ("OMNISH_CONFIG", "/dev/null".to_string()),
-            ("HISTFILE", home.join(".history").display().to_string()),
-        ];
-        all.extend(env.iter().cloned());
-        for (k, v) in &all {
-            line += &format!(" {k}='{v}'");
-        }
-        line += " ";
-        line += command;
-        let ok = Command::new("tmux")
-            .arg("-S")
-            .arg(&sock)
-            .args([
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-x",
-                "100",
-                "-y",
-                "40",
-                &line,
-            ])
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok, "tmux did not start");
-        Tmux { sock }
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.sock)
-            .args(args)
-            .output()
-            .unwrap();
-        text(&out.stdout)
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "0"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    /// Types `line` literally.
-    fn type_text(&self, line: &str) {
-        self.tmux(&["send-keys", "-t", "0", "-l", line]);
-    }
-
-    fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "0", "-S", "-100"])
-    }
-
-    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let s = self.screen();
-            if pred(&s) {
-                return s;
-            }
-            if start.elapsed() > TIMEOUT {
-                panic!("timed out waiting for {what}; screen:\n{s}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// The screen's last non-empty line.
-    fn last_line(&self) -> String {
-        self.screen()
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .to_string()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.sock)
-            .arg("kill-server")
-            .status();
-    }
-}
-
-fn sessions(data: &Path) -> Vec<PathBuf> {
-    omnish::store::list_sessions(data).unwrap_or_default()
-}
-
-fn records(data: &Path) -> Vec<omnish::store::CommandRecord> {
-    match sessions(data).first() {
-        Some(s) => omnish::store::read_commands(s).unwrap(),
-        None => Vec::new(),
-    }
-}
-
-fn wait_records(data: &Path, n: usize) -> Vec<omnish::store::CommandRecord> {
-    let start = Instant::now();
-    while records(data).len() < n {
-        assert!(
-            start.elapsed() < TIMEOUT,
-            "timed out waiting for {n} records: {:?}",
-            records(data)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    records(data)
-}
-
 /// The stand-in LLM: keeps the prompt, answers `ask` in two lines; for `fix` (the prompt asks
 /// for a fenced block) a fenced command; sleeps first when `$HOME/slow` exists.
 fn stand_in(home: &Path) -> String {
@@ -323,7 +197,7 @@ fn keys_in_a_wrapped_shell(shell: &str) {
     t.wait("the prompt", |s| s.contains("READY>"));
     t.type_text("ls /no-such-dir-omnish");
     t.keys(&["Enter"]);
-    wait_records(&data, 1);
+    wait_records_in(&data, 1);
     t.wait("the second prompt", |s| s.matches("READY>").count() >= 2);
 
     // Ask, with a line being edited: the answer below, then the prompt and the line intact.
@@ -358,10 +232,10 @@ fn keys_in_a_wrapped_shell(shell: &str) {
 
     // Enter runs it like a typed command; the next command is recorded exactly.
     t.keys(&["Enter"]);
-    wait_records(&data, 2);
+    wait_records_in(&data, 2);
     t.type_text("echo after-keys");
     t.keys(&["Enter"]);
-    let recs = wait_records(&data, 3);
+    let recs = wait_records_in(&data, 3);
     let lines: Vec<&str> = recs.iter().map(|r| r.command_line.as_str()).collect();
     assert_eq!(
         lines,
@@ -375,11 +249,11 @@ fn keys_in_a_wrapped_shell(shell: &str) {
         // bash's hooks take the line from `history 1` only when it went into history.
         assert_eq!(recs[1].command_source, "hook");
     }
-    let session = &sessions(&data)[0];
+    let session = &sessions_in(&data)[0];
     assert_eq!(common::output_of(session, &recs[1]), b"fixed-by-omnish\r\n");
     assert_eq!(common::output_of(session, &recs[2]), b"after-keys\r\n");
     // One session: the recorded shell's rc did not wrap again.
-    assert_eq!(sessions(&data).len(), 1);
+    assert_eq!(sessions_in(&data).len(), 1);
 
     // Ctrl-C during an answer stops it and returns to the prompt.
     std::fs::write(h.join("slow"), "").unwrap();
@@ -394,7 +268,7 @@ fn keys_in_a_wrapped_shell(shell: &str) {
     std::fs::remove_file(h.join("slow")).unwrap();
     t.type_text("echo still-fine");
     t.keys(&["Enter"]);
-    let recs = wait_records(&data, 4);
+    let recs = wait_records_in(&data, 4);
     assert_eq!(recs[3].command_line, "echo still-fine");
 
     // Nothing of the key presses is in the context.
@@ -466,16 +340,16 @@ fn in_wrapped_login_shell(
     t.wait("the prompt", |s| s.contains("READY>"));
     t.type_text(line);
     t.keys(&["Enter"]);
-    let recs = wait_records(&data, 1);
-    let out = text(&common::output_of(&sessions(&data)[0], &recs[0]));
-    let meta = omnish::store::read_meta(&sessions(&data)[0]).unwrap();
+    let recs = wait_records_in(&data, 1);
+    let out = text(&common::output_of(&sessions_in(&data)[0], &recs[0]));
+    let meta = omnish::store::read_meta(&sessions_in(&data)[0]).unwrap();
     assert_eq!(
         meta.argv.last().map(String::as_str),
         Some("-l"),
         "{:?}",
         meta.argv
     );
-    assert_eq!(sessions(&data).len(), 1);
+    assert_eq!(sessions_in(&data).len(), 1);
     (out, meta)
 }
 
@@ -521,7 +395,7 @@ fn wrap_never_starts_for_scripts_or_non_interactive_shells() {
         assert!(s.contains(line), "{s}");
     }
     assert!(!s.contains("omnish:"), "{s}");
-    assert!(sessions(&data).is_empty(), "a session was started");
+    assert!(sessions_in(&data).is_empty(), "a session was started");
 }
 
 #[test]
@@ -542,7 +416,7 @@ fn inside_a_recorded_shell_init_wrap_installs_the_keys_only() {
 }
 
 fn store_sessions(h: &Harness) -> Vec<PathBuf> {
-    sessions(&h.data())
+    sessions_in(&h.data())
 }
 
 #[test]

@@ -779,3 +779,30 @@ impl Harness {
             .unwrap()
     }
 }
+
+/// The sessions of the store at `data`, newest first (none when it has none yet).
+pub fn sessions_in(data: &Path) -> Vec<PathBuf> {
+    store::list_sessions(data).unwrap_or_default()
+}
+
+/// The records of the newest session of the store at `data`.
+pub fn records_in(data: &Path) -> Vec<CommandRecord> {
+    match sessions_in(data).first() {
+        Some(s) => store::read_commands(s).unwrap(),
+        None => Vec::new(),
+    }
+}
+
+/// Waits until the newest session of the store at `data` has `n` records; returns them.
+pub fn wait_records_in(data: &Path, n: usize) -> Vec<CommandRecord> {
+    let start = Instant::now();
+    while records_in(data).len() < n {
+        assert!(
+            start.elapsed() < TIMEOUT,
+            "timed out waiting for {n} records: {:?}",
+            records_in(data)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    records_in(data)
+}

@@ -1,5 +1,5 @@
 //! A real terminal for tests that press keys: a tmux server with one pane, in a clean
-//! environment, read back with `capture-pane`. (`tests/init_keys.rs` has the same helper inline.)
+//! environment, read back with `capture-pane`.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
