@@ -241,6 +241,8 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
     // Where the next read's echo may start: after the echo before it.
     let mut echo_end = 0u64;
     let mut out_pos = 0u64;
+    // The first check not matched whole.
+    let mut first = 0;
     let mut buf = vec![0u8; 64 * 1024];
     while let Some(h) = frames.next_complete()? {
         if h.direction == store::INPUT {
@@ -276,45 +278,35 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
         let frame_start = out_pos;
         let frame_end = out_pos + h.len;
         out_pos = frame_end;
-        // Only the part of the frame that echoes may lie in is read; the rest is skipped.
-        let open: Vec<usize> = (0..checks.len())
-            .filter(|&k| {
-                let (at, echo, matched) = &checks[k];
-                *matched < echo.len() && *at + (*matched as u64) < frame_end
-            })
-            .collect();
-        if open.is_empty() {
-            continue;
+        // Checks are matched in order, each after the one before: the open ones are those
+        // from the first unmatched on whose place has come. Only their bytes are read (a huge
+        // frame costs no more memory than the echoes); the rest is skipped.
+        while first < checks.len() && checks[first].2 == checks[first].1.len() {
+            first += 1;
         }
-        let want = open
-            .iter()
-            .map(|&k| checks[k].0 + checks[k].1.len() as u64)
-            .max()
-            .unwrap_or(frame_start)
-            .min(frame_end)
-            - frame_start;
-        let mut data = Vec::new();
-        while (data.len() as u64) < want {
-            let room = (want as usize - data.len()).min(buf.len());
-            let n = frames.read_payload(&mut buf[..room])?;
-            if n == 0 {
-                break;
-            }
-            data.extend_from_slice(&buf[..n]);
-        }
-        for k in open {
+        let mut pos = frame_start;
+        let mut k = first;
+        while k < checks.len() {
             let (at, echo, matched) = &mut checks[k];
             let from = *at + *matched as u64;
-            if from < frame_start {
+            if from >= frame_end {
+                break;
+            }
+            if from < pos {
                 // Its place went by in a frame before (an echo that came in two pieces, the
                 // first of which was not it).
                 return Ok(Vec::new());
             }
-            let upto = (*at + echo.len() as u64)
-                .min(frame_end)
-                .min(frame_start + data.len() as u64);
-            let part = &data[(from - frame_start) as usize..(upto - frame_start) as usize];
-            if part != &echo[*matched..*matched + part.len()] {
+            let upto = (*at + echo.len() as u64).min(frame_end);
+            if !skip_payload(&mut frames, &mut buf, from - pos)? {
+                return Ok(Vec::new());
+            }
+            let mut part = vec![0u8; (upto - from) as usize];
+            if !read_payload_exact(&mut frames, &mut part)? {
+                return Ok(Vec::new());
+            }
+            pos = upto;
+            if part != echo[*matched..*matched + part.len()] {
                 return Ok(Vec::new());
             }
             *matched += part.len();
@@ -323,6 +315,10 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
             if whole && end != frame_end && checks.get(k + 1).is_none_or(|next| next.0 != end) {
                 return Ok(Vec::new());
             }
+            if !whole {
+                break;
+            }
+            k += 1;
         }
     }
     let plain = typed
@@ -337,6 +333,32 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
         .into_iter()
         .map(|(at, e, _)| (at, e.len() as u64))
         .collect())
+}
+
+/// Reads past `n` bytes of the current frame's payload; false if it ends first.
+fn skip_payload(frames: &mut Frames, buf: &mut [u8], mut n: u64) -> Result<bool, FrameError> {
+    while n > 0 {
+        let room = (n as usize).min(buf.len());
+        let got = frames.read_payload(&mut buf[..room])?;
+        if got == 0 {
+            return Ok(false);
+        }
+        n -= got as u64;
+    }
+    Ok(true)
+}
+
+/// Fills `out` from the current frame's payload; false if it ends first.
+fn read_payload_exact(frames: &mut Frames, out: &mut [u8]) -> Result<bool, FrameError> {
+    let mut at = 0;
+    while at < out.len() {
+        let got = frames.read_payload(&mut out[at..])?;
+        if got == 0 {
+            return Ok(false);
+        }
+        at += got;
+    }
+    Ok(true)
 }
 
 /// How reading a range ended.
