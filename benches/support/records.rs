@@ -23,6 +23,10 @@ pub fn command_record(id: &str, seq: u64) -> CommandRecord {
         typed: None,
         private: false,
         recording_stopped: false,
+        host: None,
+        user: None,
+        nested_in: None,
+        depth: 0,
     }
 }
 
@@ -48,5 +52,7 @@ pub fn finished_meta(id: &str, started_at: u64, ended_at: u64) -> SessionMeta {
         running_command: None,
         recording_error: None,
         recording_stopped_at: None,
+        user: None,
+        nest: Vec::new(),
     }
 }

@@ -103,6 +103,11 @@ impl Run for WrapArgs {
             running_command: None,
             recording_error: None,
             recording_stopped_at: None,
+            user: nix::unistd::User::from_uid(nix::unistd::getuid())
+                .ok()
+                .flatten()
+                .map(|u| u.name),
+            nest: Vec::new(),
         };
         // A recorder that cannot start must not keep the user from their shell. The writer
         // thread creates the directory, so a slow or hung disk cannot delay the shell either;

@@ -927,6 +927,10 @@ impl Recorder {
             started_at: open.started_at,
             stream_offset: open.offset,
             private: open.private,
+            host: None,
+            user: None,
+            nested_in: None,
+            depth: 0,
         });
         self.open = Some(open);
         self.phase = Phase::Output;
@@ -1009,6 +1013,10 @@ impl Recorder {
             typed: open.typed,
             private: open.private,
             recording_stopped: false,
+            host: None,
+            user: None,
+            nested_in: None,
+            depth: 0,
         };
         // The writer puts the frames on disk before the record that points at them.
         self.post();

@@ -264,6 +264,10 @@ impl State {
                 recording_stopped: true,
                 typed: None,
                 private: run.private,
+                host: run.host,
+                user: run.user,
+                nested_in: run.nested_in,
+                depth: run.depth,
             };
             let _ = store::append_command(&self.dir, &record);
         }
@@ -526,6 +530,10 @@ mod tests {
             started_at: 1001,
             stream_offset: 0,
             private: false,
+            host: None,
+            user: None,
+            nested_in: None,
+            depth: 0,
         });
         w.meta(&running);
         // More than the queue holds: none of these calls may block.

@@ -48,10 +48,36 @@ use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Direction of a [`StreamEntry`]: bytes the shell wrote.
+/// Direction of a [`StreamEntry`]: bytes the shell wrote (at depth 0, see [`output_at`]).
 pub const OUTPUT: u8 = 1;
-/// Direction of a [`StreamEntry`]: bytes the user typed (only while the terminal echoed them).
+/// Direction of a [`StreamEntry`]: bytes the user typed (only while the terminal echoed them),
+/// at depth 0 (see [`input_at`]).
 pub const INPUT: u8 = 0;
+
+/// Deepest nesting of shells a direction byte can say (`direction = depth * 2 + output`).
+pub const MAX_DEPTH: u32 = 127;
+
+/// The direction of output that belongs to a command at `depth` (see
+/// [`CommandRecord::depth`]): `depth * 2 + 1`, so depth 0 is [`OUTPUT`].
+pub fn output_at(depth: u32) -> u8 {
+    (depth.min(MAX_DEPTH) * 2 + 1) as u8
+}
+
+/// The direction of keys typed into the shell at `depth`: `depth * 2`, so depth 0 is
+/// [`INPUT`].
+pub fn input_at(depth: u32) -> u8 {
+    (depth.min(MAX_DEPTH) * 2) as u8
+}
+
+/// The depth a frame's direction says it belongs to.
+pub fn frame_depth(direction: u8) -> u32 {
+    u32::from(direction >> 1)
+}
+
+/// Whether a frame's direction says output (odd) rather than keys (even).
+pub fn is_output(direction: u8) -> bool {
+    direction & 1 == 1
+}
 
 pub const META: &str = "meta.json";
 pub const STREAM: &str = "stream.bin";
@@ -179,6 +205,15 @@ pub struct RunningCommand {
     /// A private command (see [`CommandRecord::private`]): `command_line` and `cwd` are empty.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub private: bool,
+    /// As in [`CommandRecord`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nested_in: Option<String>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub depth: u32,
 }
 
 /// `meta.json`.
@@ -214,6 +249,29 @@ pub struct SessionMeta {
     pub recording_error: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recording_stopped_at: Option<u64>,
+    /// The login name of the user who started the session (absent in sessions recorded before
+    /// it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// The nested shells alive now, outermost first (empty when only the session's own shell
+    /// runs): the last one is where the user types.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nest: Vec<NestedShell>,
+}
+
+/// A shell started from a recorded command (a `bash` typed in the recorded shell, `sudo -i`,
+/// `ssh host`) whose commands are recorded as commands of their own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NestedShell {
+    /// 1 for a shell started from a top-level command, 2 for one started from that shell, ...
+    pub depth: u32,
+    /// The command that started it (`parent.seq` makes its `command_id`): still running.
+    pub parent: RunningCommand,
+    /// Its program's name (`bash`, `zsh`), as it said.
+    pub shell: String,
+    pub host: String,
+    pub user: String,
+    pub started_at: u64,
 }
 
 /// One line of `commands.jsonl`.
@@ -258,6 +316,27 @@ pub struct CommandRecord {
     /// output holds what was saved until then and `exit_code` is unknown.
     #[serde(default, skip_serializing_if = "is_false")]
     pub recording_stopped: bool,
+    /// Where the command ran (a hostname, or a container's name): absent when it ran where the
+    /// session runs ([`SessionMeta::hostname`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// As whom the command ran: absent when it ran as the session's user
+    /// ([`SessionMeta::user`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// The `command_id` of the command that started the shell this command ran in (a `bash`
+    /// typed in the recorded shell, `sudo -i`, `ssh host`); absent at the top level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nested_in: Option<String>,
+    /// How deep that shell is: 0 at the top level, 1 in a shell started from a top-level
+    /// command, ... Only frames of this depth within the command's range are its own (see
+    /// [`frame_depth`]): the output of commands nested in it lies in its range but is theirs.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub depth: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -560,6 +639,8 @@ pub(crate) mod testing {
             running_command: None,
             recording_error: None,
             recording_stopped_at: None,
+            user: None,
+            nest: Vec::new(),
         }
     }
 
@@ -583,6 +664,10 @@ pub(crate) mod testing {
             typed: None,
             private: false,
             recording_stopped: false,
+            host: None,
+            user: None,
+            nested_in: None,
+            depth: 0,
         }
     }
 }

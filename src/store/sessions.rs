@@ -230,6 +230,8 @@ pub fn open_session(dir: &Path) -> io::Result<Option<OpenSession>> {
         running_command: None,
         recording_error: None,
         recording_stopped_at: None,
+        user: None,
+        nest: Vec::new(),
     };
     Ok(Some(OpenSession {
         dir: dir.to_path_buf(),

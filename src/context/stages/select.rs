@@ -461,6 +461,10 @@ fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
         typed: None,
         private: run.private,
         recording_stopped: false,
+        host: None,
+        user: None,
+        nested_in: None,
+        depth: 0,
     };
     let mut c = candidate(session, record);
     c.running = live;
