@@ -8,6 +8,7 @@
 #                    the session so that a shell replacing this one (`exec bash`, `exec zsh`)
 #                    is hooked again
 #   __omnish_sysrc   1 to read /etc/bash.bashrc first (set by exec.bash)
+#   __omnish_nested  1 in a shell started from a command of the recorded shell (nest.bash)
 # Markers: see src/record/marker.rs. Every expansion is guarded (`${v-}`) for `set -u` users,
 # and builtins are called as builtins against aliases and functions of the same name.
 #
@@ -53,15 +54,18 @@ __omnish_wa='' __omnish_wb='' __omnish_wb2='' __omnish_ps0_cur=''
 # not expanded: then a plain escape with the nonce marks the start and omnish reads the line off
 # the screen.
 #
-# `exec bash`/`exec zsh` must leave with variables that hook the new shell, set in this shell
-# before the exec. PS0 can assign (`${v:=word}`) though it runs nothing but subshells: the
-# subshell prints `b` (a bash comes), `z` (a zsh comes) or nothing into __omnish_x, and the
-# assignments that follow export ENV + POSIXLY_CORRECT (bash reads $ENV in POSIX mode) or
-# ZDOTDIR. They are unset and declared exported in advance (see __omnish_exec_ready). All of it
-# sits in the key of an associative array expanded with `+`, so PS0 shows nothing.
+# `exec bash`/`exec zsh` must leave with variables that hook the new shell, and so must a
+# typed `bash` or `zsh` (a nested shell), set in this shell before the command runs. PS0 can
+# assign (`${v:=word}`) though it runs nothing but subshells: the subshell prints `b` (a bash
+# replaces this one), `z` (a zsh does), `B` or `Z` (a bash or zsh starts nested in the command)
+# or nothing into __omnish_x, and the assignments that follow export ENV + POSIXLY_CORRECT
+# (bash reads $ENV in POSIX mode) or ZDOTDIR, naming the files of __omnish_files. They are unset
+# and declared exported in advance (see __omnish_exec_ready). All of it sits in the key of an
+# associative array expanded with `+`, so PS0 shows nothing.
 declare -A __omnish_h=()
+declare -A __omnish_files=([b]=/exec.bash [B]=/nest.bash [z]='' [Z]=/nest)
 # shellcheck disable=SC2016 # expanded by bash each time it shows PS0
-__omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%z}}${__omnish_xz:=${__omnish_x%b}}${__omnish_xb:+${ENV:=$__omnish_dir/exec.bash}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir}}]+}'
+__omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%[zZ]}}${__omnish_xz:=${__omnish_x%[bB]}}${__omnish_xb:+${ENV:=$__omnish_dir${__omnish_files[$__omnish_xb]}}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir${__omnish_files[$__omnish_xz]}}}]+}'
 
 # Escapes $1 into __omnish_esc: `\` → `\\`, `;`, control bytes and DEL → \xHH.
 __omnish_escape() {
@@ -174,15 +178,47 @@ __omnish_exec_kind() {
     done
     name=${cmd##*/}
     kind=$k
+    # In a nested shell the new shell announces itself (with a token of its own) and takes
+    # this one's place.
+    [[ ${__omnish_nested-} == 1 ]] && kind=${kind^}
     if [[ -n $cleared ]]; then
         why='exec -c clears its environment'
-    elif [[ $kind == b ]]; then
-        [[ -v ENV || -v POSIXLY_CORRECT ]] && why='ENV or POSIXLY_CORRECT is set'
-        [[ -r ${__omnish_dir-}/exec.bash ]] || why="omnish's startup files are gone"
     else
-        [[ -v ZDOTDIR ]] && why='ZDOTDIR is set'
-        [[ -r ${__omnish_dir-}/.zshenv ]] || why="omnish's startup files are gone"
+        __omnish_why
     fi
+}
+
+# For a line that starts an interactive bash or zsh nested in this shell (the shell's name or
+# path, then only -i, -l, --login: `bash`, `zsh -l`, `/bin/bash --login`), sets (in the caller)
+# `name`, `kind` (`B` or `Z`) and `why`, as __omnish_exec_kind does. Anything else on the line
+# (a command string, a script, a redirection, a second command, an option that changes the
+# startup files) leaves the shell to run as it would without omnish: one command.
+__omnish_nest_kind() {
+    [[ ${1-} == *bash* || ${1-} == *zsh* ]] || builtin return 0
+    [[ $1 =~ ^[[:space:]]*([-_./[:alnum:]]+)(([[:space:]]+(-[il]+|--login|--interactive))*)[[:space:]]*$ ]] ||
+        builtin return 0
+    local cmd=${BASH_REMATCH[1]}
+    case ${cmd##*/} in
+    bash | bash[0-9]*) kind=B ;;
+    zsh | zsh[0-9]*) kind=Z ;;
+    *) builtin return 0 ;;
+    esac
+    name=${cmd##*/}
+    __omnish_why
+}
+
+# Sets `why` (the caller's) when the shell of `kind` cannot be hooked.
+__omnish_why() {
+    case $kind in
+    b | B)
+        [[ -v ENV || -v POSIXLY_CORRECT ]] && why='ENV or POSIXLY_CORRECT is set'
+        [[ -r ${__omnish_dir-}${__omnish_files[$kind]} ]] || why="omnish's startup files are gone"
+        ;;
+    *)
+        [[ -v ZDOTDIR ]] && why='ZDOTDIR is set'
+        [[ -r ${__omnish_dir-}${__omnish_files[$kind]}/.zshenv ]] || why="omnish's startup files are gone"
+        ;;
+    esac
 }
 
 # Runs in PS0's subshell just before the command: reports its line and the output start on the
@@ -196,6 +232,7 @@ __omnish_preexec() {
         __omnish_preexec_marks
         [[ -n $line ]] && __omnish_exec_kind "$line"
         [[ -n $name ]] && builtin printf '\e]633;%s;P;Exec=1\a' "$__omnish_token"
+        [[ -n $line && -z $name ]] && __omnish_nest_kind "$line"
         builtin printf '\e]133;%s;C\a' "$__omnish_token"
         if [[ -n $why ]]; then
             builtin printf 'omnish: %s will not be recorded command by command (%s)\n' \

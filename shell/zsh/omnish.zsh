@@ -3,6 +3,8 @@
 # sh_word_split, ksh_arrays, ...) cannot change them; `$?` is read before anything else.
 # The token lives in an unexported variable (set in .zshenv) and is printed by the hooks only:
 # no prompt string holds it.
+# A nested zsh that could not take a token of its own runs without the hooks.
+[[ -n ${__omnish_token-} ]] || return 0
 typeset -g __omnish_esc=''
 # The zero-width mark put in front of PROMPT_EOL_MARK while a command runs: zsh prints its
 # PROMPT_SP filler ("%" and a line of spaces) before precmd runs, so this tells omnish where the
@@ -132,10 +134,13 @@ typeset -gi __omnish_saved_zdotdir_set=0 __omnish_saved_zdotdir_x=0
 # warns about an exec the hooks did not see).
 __omnish_exec_prepare() {
     emulate -L zsh
-    [[ $1 == *exec* ]] || return 0
+    [[ $1 == *(exec|bash|zsh)* ]] || return 0
     local -a w
     w=(${(z)1})
-    [[ ${w[1]-} == exec ]] || return 0
+    [[ ${w[1]-} == exec ]] || {
+        __omnish_nest_prepare $w
+        return 0
+    }
     local -i i=2
     local cleared=
     while [[ ${w[i]-} == -* ]]; do
@@ -158,24 +163,61 @@ __omnish_exec_prepare() {
     done
     builtin printf '\e]633;%s;P;Exec=1\a' $__omnish_token
     if [[ -n $cleared ]]; then
-        why='exec -c clears its environment'
-    elif [[ $kind == b ]]; then
+        __omnish_exec_msg="omnish: ${cmd:t} will not be recorded command by command (exec -c clears its environment)"
+        return 0
+    fi
+    # In a nested shell the new shell announces itself (with a token of its own) and takes
+    # this one's place.
+    __omnish_export $kind ${cmd:t} $(( ${__omnish_nested:-0} == 1 ))
+}
+
+# For a line that starts an interactive bash or zsh nested in this shell (its name or path,
+# then only -i, -l, --login: `bash`, `zsh -l`), exports what hooks it, as for an exec. Anything
+# else on the line (a command string, a script, a redirection, a second command, an option that
+# changes the startup files) leaves the shell to run as it would without omnish: one command.
+__omnish_nest_prepare() {
+    emulate -L zsh
+    setopt local_options extended_glob
+    (( $# >= 1 )) || return 0
+    local cmd=$1 arg kind
+    [[ $cmd == [-_./[:alnum:]]## ]] || return 0
+    case ${cmd:t} in
+    (bash|bash[0-9]*) kind=b ;;
+    (zsh|zsh[0-9]*) kind=z ;;
+    (*) return 0 ;;
+    esac
+    for arg in "${(@)argv[2,-1]}"; do
+        [[ $arg == (-[il]##|--login|--interactive) ]] || return 0
+    done
+    __omnish_export $kind ${cmd:t} 1
+}
+
+# Exports what hooks the bash (`b`) or zsh (`z`) named $2 about to start: ENV and
+# POSIXLY_CORRECT for bash (a bash in POSIX mode reads $ENV), ZDOTDIR for zsh; with $3 = 1, the
+# files of a shell that takes a token of its own (nest.bash, nest/), else those of a shell that
+# replaces this one (exec.bash, omnish's directory). When that cannot be done, keeps the one
+# line saying so in __omnish_exec_msg.
+__omnish_export() {
+    local kind=$1 name=$2 why= file
+    if [[ $kind == b ]]; then
+        (( $3 )) && file=$__omnish_dir/nest.bash || file=$__omnish_dir/exec.bash
         (( ${+ENV} || ${+POSIXLY_CORRECT} )) && why='ENV or POSIXLY_CORRECT is set'
-        [[ -r $__omnish_dir/exec.bash ]] || why="omnish's startup files are gone"
+        [[ -r $file ]] || why="omnish's startup files are gone"
     else
-        [[ -r $__omnish_dir/.zshenv ]] || why="omnish's startup files are gone"
+        (( $3 )) && file=$__omnish_dir/nest || file=$__omnish_dir
+        [[ -r $file/.zshenv ]] || why="omnish's startup files are gone"
     fi
     if [[ -n $why ]]; then
-        __omnish_exec_msg="omnish: ${cmd:t} will not be recorded command by command ($why)"
+        __omnish_exec_msg="omnish: $name will not be recorded command by command ($why)"
         return 0
     fi
     if [[ $kind == b ]]; then
-        export ENV=$__omnish_dir/exec.bash POSIXLY_CORRECT=y
+        export ENV=$file POSIXLY_CORRECT=y
     else
         __omnish_saved_zdotdir_set=${+ZDOTDIR}
         __omnish_saved_zdotdir=${ZDOTDIR-}
         [[ ${(t)ZDOTDIR-} == *export* ]] && __omnish_saved_zdotdir_x=1 || __omnish_saved_zdotdir_x=0
-        export ZDOTDIR=$__omnish_dir
+        export ZDOTDIR=$file
     fi
     __omnish_exported=$kind
 }

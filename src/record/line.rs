@@ -301,55 +301,79 @@ impl LineBuilder {
     }
 }
 
-/// Replaces every occurrence of a token in a byte stream fed in pieces of any size.
+/// Replaces every occurrence of a token (the session's, and those of shells nested in it) in a
+/// byte stream fed in pieces of any size.
 pub struct Scrubber {
-    token: Vec<u8>,
-    finder: memchr::memmem::Finder<'static>,
+    tokens: Vec<(Vec<u8>, memchr::memmem::Finder<'static>)>,
     /// The end of the last piece that may be the start of a token.
     carry: Vec<u8>,
 }
 
+/// Most tokens a scrubber keeps (the oldest nested shells' go first past it).
+const MAX_TOKENS: usize = 64;
+
 impl Scrubber {
     pub fn new(token: &[u8]) -> Scrubber {
-        Scrubber {
-            token: token.to_vec(),
-            finder: memchr::memmem::Finder::new(token).into_owned(),
+        let mut s = Scrubber {
+            tokens: Vec::new(),
             carry: Vec::new(),
+        };
+        s.add(token);
+        s
+    }
+
+    /// Replaces `token` too, from now on.
+    pub fn add(&mut self, token: &[u8]) {
+        if token.is_empty() || self.tokens.iter().any(|(t, _)| t == token) {
+            return;
         }
+        if self.tokens.len() >= MAX_TOKENS {
+            // The session's own stays first.
+            self.tokens.remove(1);
+        }
+        let finder = memchr::memmem::Finder::new(token).into_owned();
+        self.tokens.push((token.to_vec(), finder));
     }
 
     /// Appends `input` to `out` with every whole token replaced by [`TOKEN_NOTE`]. The end of
     /// the input that may begin a token is kept back for the next call (or [`Scrubber::flush`]).
     pub fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) {
-        if self.token.is_empty() {
+        if self.tokens.is_empty() {
             out.extend_from_slice(input);
             return;
         }
         let start = out.len();
         out.append(&mut self.carry);
         out.extend_from_slice(input);
-        if self.finder.find(&out[start..]).is_some() {
-            let region = out.split_off(start);
-            let mut at = 0;
-            for m in self.finder.find_iter(&region) {
-                out.extend_from_slice(&region[at..m]);
-                out.extend_from_slice(TOKEN_NOTE.as_bytes());
-                at = m + self.token.len();
+        for (token, finder) in &self.tokens {
+            if finder.find(&out[start..]).is_some() {
+                let region = out.split_off(start);
+                let mut at = 0;
+                for m in finder.find_iter(&region) {
+                    out.extend_from_slice(&region[at..m]);
+                    out.extend_from_slice(TOKEN_NOTE.as_bytes());
+                    at = m + token.len();
+                }
+                out.extend_from_slice(&region[at..]);
             }
-            out.extend_from_slice(&region[at..]);
         }
-        // The longest end of the new bytes that is a proper start of the token. (The note
-        // never ends in a start of it: it holds no hex digit.)
+        // The longest end of the new bytes that is a proper start of a token. (The note never
+        // ends in a start of one: it holds no hex digit.)
         let new = &out[start..];
-        let most = new.len().min(self.token.len() - 1);
-        let tail = &new[new.len() - most..];
-        let first = self.token[0];
-        if let Some(j) =
-            (0..tail.len()).find(|&j| tail[j] == first && tail[j..] == self.token[..most - j])
-        {
-            let keep = out.len() - (most - j);
-            self.carry.extend_from_slice(&out[keep..]);
-            out.truncate(keep);
+        let mut keep_from = out.len();
+        for (token, _) in &self.tokens {
+            let most = new.len().min(token.len() - 1);
+            let tail = &new[new.len() - most..];
+            let first = token[0];
+            if let Some(j) =
+                (0..tail.len()).find(|&j| tail[j] == first && tail[j..] == token[..most - j])
+            {
+                keep_from = keep_from.min(out.len() - (most - j));
+            }
+        }
+        if keep_from < out.len() {
+            self.carry.extend_from_slice(&out[keep_from..]);
+            out.truncate(keep_from);
         }
     }
 

@@ -63,6 +63,9 @@ const MAX_HEADER: usize = 64;
 /// line and a typed line of [`COMMAND_LINE_CAP`] chars, a record stays well under the 16 MiB a
 /// line of `commands.jsonl` may take.
 const CWD_CAP: usize = 64 * 1024;
+/// Most chars kept of a shell's, user's or host's name (and of a nested shell's token, which is
+/// 32).
+const NAME_CAP: usize = 256;
 /// Longest nonce accepted (hex digits).
 const MAX_NONCE: usize = 32;
 /// Most bytes of a marker confirmed by a nonce (`ESC ]133;nonce;B;k=c`).
@@ -100,6 +103,27 @@ pub enum Marker {
     /// Checked after the command's end marker: no whole line typed ahead waits for the shell,
     /// so the command read the lines typed while it ran (see [`crate::record::typeahead`]).
     NoLineWaiting,
+    /// A shell started from the running command (`Nest=<token>`, carried by the token of any
+    /// shell the scanner knows) and is now the innermost: its markers carry `token`. With
+    /// `replaces`, it replaced the innermost shell, whose last line was an exec of a shell
+    /// (`Exec=1`); otherwise it is nested in that shell's running command.
+    ShellStarted {
+        token: String,
+        replaces: bool,
+    },
+    /// A marker came from the shell at `depth` while shells deeper than it were known: they are
+    /// gone (the inner shell exited, or was killed). Comes right before that marker; `status`
+    /// is its status when that marker is the command end (the exit status of the inner shell).
+    ShellsEnded {
+        depth: u32,
+        status: Option<i32>,
+    },
+    /// The shell's program name (`bash`, `zsh`), as the hooks of a nested shell say it.
+    Shell(Line),
+    /// The user the shell runs as.
+    User(Line),
+    /// The host the shell runs on.
+    Host(Line),
 }
 
 /// What the scanner finds, in stream order.
@@ -139,11 +163,38 @@ enum State {
     Swallow,
 }
 
-/// Splits a byte stream into text and markers; feed it reads of any size.
-pub struct Scanner {
+/// The credentials of one shell: the session's own shell first, then each shell nested in the
+/// one before (see [`Marker::ShellStarted`]).
+#[derive(Debug, Clone)]
+struct Creds {
     token: Vec<u8>,
     prompt_nonce: Option<Vec<u8>>,
     end_nonce: Option<Vec<u8>>,
+    /// The shell's last line execs a shell (`Exec=1`, until its next prompt): a shell that
+    /// announces itself now replaces it.
+    exec: bool,
+}
+
+impl Creds {
+    fn new(token: &[u8]) -> Creds {
+        Creds {
+            token: token.to_vec(),
+            prompt_nonce: None,
+            end_nonce: None,
+            exec: false,
+        }
+    }
+}
+
+/// Most shells nested in one another that the scanner follows (a deeper one is not hooked: its
+/// announcement is dropped and its markers are output).
+pub const MAX_LEVELS: usize = 16;
+
+/// Splits a byte stream into text and markers; feed it reads of any size.
+pub struct Scanner {
+    levels: Vec<Creds>,
+    /// The level whose credential the marker being read carries.
+    level: usize,
     state: State,
     held: Vec<u8>,
     /// 133 or 633, once the candidate's prefix is known.
@@ -164,9 +215,8 @@ const PREFIX_633: &[u8] = b"\x1b]633;";
 impl Scanner {
     pub fn new(token: &str) -> Scanner {
         Scanner {
-            token: token.as_bytes().to_vec(),
-            prompt_nonce: None,
-            end_nonce: None,
+            levels: vec![Creds::new(token.as_bytes())],
+            level: 0,
             state: State::Ground,
             held: Vec::new(),
             number: 0,
@@ -434,27 +484,84 @@ impl Scanner {
         &self.held[PREFIX_133.len()..]
     }
 
-    fn candidates(&self) -> [(Cred, Option<&[u8]>); 3] {
-        [
-            (Cred::Token, Some(&self.token[..])),
-            (Cred::PromptNonce, self.prompt_nonce.as_deref()),
-            (Cred::EndNonce, self.end_nonce.as_deref()),
-        ]
+    /// Every credential a marker may carry now, with its level: the innermost shell's first.
+    fn candidates(&self) -> impl Iterator<Item = (usize, Cred, &[u8])> {
+        self.levels.iter().enumerate().rev().flat_map(|(n, l)| {
+            [
+                (Cred::Token, Some(&l.token[..])),
+                (Cred::PromptNonce, l.prompt_nonce.as_deref()),
+                (Cred::EndNonce, l.end_nonce.as_deref()),
+            ]
+            .into_iter()
+            .filter_map(move |(cred, c)| c.filter(|c| !c.is_empty()).map(|c| (n, cred, c)))
+        })
     }
 
     fn credential_prefix(&self) -> bool {
         let got = self.held_credential();
-        self.candidates()
-            .into_iter()
-            .any(|(_, c)| c.is_some_and(|c| !c.is_empty() && c.starts_with(got)))
+        self.candidates().any(|(_, _, c)| c.starts_with(got))
     }
 
-    fn credential(&self) -> Option<Cred> {
+    fn credential(&mut self) -> Option<Cred> {
         let got = self.held_credential();
-        self.candidates()
-            .into_iter()
-            .find(|(_, c)| c.is_some_and(|c| !c.is_empty() && c == got))
-            .map(|(cred, _)| cred)
+        let (level, cred) = self
+            .candidates()
+            .find(|(_, _, c)| *c == got)
+            .map(|(level, cred, _)| (level, cred))?;
+        self.level = level;
+        Some(cred)
+    }
+
+    /// A marker of `self.level`'s shell is whole: a marker from an outer shell says the shells
+    /// inside it are gone; a shell announcing itself becomes the innermost. Then the marker
+    /// goes to `sink`.
+    fn deliver(&mut self, marker: Marker, sink: &mut dyn FnMut(Piece<'_>)) {
+        if let Marker::ShellStarted { token, .. } = &marker {
+            let fresh = token.len() == 32
+                && token
+                    .bytes()
+                    .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+                && !self.levels.iter().any(|l| l.token == token.as_bytes());
+            let replaces = self.levels.last().is_some_and(|l| l.exec) && self.levels.len() > 1;
+            if !fresh || (!replaces && self.levels.len() >= MAX_LEVELS) {
+                return;
+            }
+            if replaces {
+                self.levels.pop();
+            }
+            self.levels.push(Creds::new(token.as_bytes()));
+            sink(Piece::Marker(Marker::ShellStarted {
+                token: token.clone(),
+                replaces,
+            }));
+            return;
+        }
+        let level = self.level.min(self.levels.len() - 1);
+        if level + 1 < self.levels.len() {
+            self.levels.truncate(level + 1);
+            let status = match marker {
+                Marker::CommandEnd(st) => Some(st),
+                _ => None,
+            };
+            sink(Piece::Marker(Marker::ShellsEnded {
+                depth: level as u32,
+                status,
+            }));
+        }
+        let creds = &mut self.levels[level];
+        match marker {
+            Marker::OutputStart => creds.prompt_nonce = None,
+            Marker::CommandEnd(_) => creds.end_nonce = None,
+            Marker::ExecAnnounced => creds.exec = true,
+            Marker::PromptStart => creds.exec = false,
+            _ => {}
+        }
+        sink(Piece::Marker(marker));
+    }
+
+    /// How many shells the scanner follows: 1 for the session's own, 2 with one nested in it.
+    pub fn levels(&self) -> usize {
+        self.levels.len()
     }
 
     /// The credential matched: a token marker is ours from here on and streams; a nonce marker
@@ -478,7 +585,7 @@ impl Scanner {
         }
         call.text_start = None;
         self.held.clear();
-        self.body = Some(Body::new(self.number, &self.token));
+        self.body = Some(Body::new(self.number, &self.levels[self.level].token));
         self.state = State::Ours;
     }
 
@@ -490,12 +597,9 @@ impl Scanner {
             return;
         };
         match body.finish() {
-            Some(Parsed::Marker(m)) => {
-                self.spend(&m);
-                sink(Piece::Marker(m));
-            }
-            Some(Parsed::Nonce(n)) => self.prompt_nonce = Some(n),
-            Some(Parsed::EndNonce(n)) => self.end_nonce = Some(n),
+            Some(Parsed::Marker(m)) => self.deliver(m, sink),
+            Some(Parsed::Nonce(n)) => self.levels[self.level].prompt_nonce = Some(n),
+            Some(Parsed::EndNonce(n)) => self.levels[self.level].end_nonce = Some(n),
             // Ours but malformed: dropped.
             None => {}
         }
@@ -539,8 +643,7 @@ impl Scanner {
                 self.held.clear();
                 self.state = State::Ground;
                 call.text_start = Some(i);
-                self.spend(&m);
-                sink(Piece::Marker(m));
+                self.deliver(m, sink);
             }
             None => {
                 if call.cand_at.is_none() {
@@ -555,15 +658,6 @@ impl Scanner {
     fn held_credential_len(&self) -> usize {
         let cred = &self.held[PREFIX_133.len()..];
         cred.iter().position(|&b| b == b';').unwrap_or(cred.len())
-    }
-
-    /// A nonce is spent once the shell is past the prompt string holding it.
-    fn spend(&mut self, marker: &Marker) {
-        match marker {
-            Marker::OutputStart => self.prompt_nonce = None,
-            Marker::CommandEnd(_) => self.end_nonce = None,
-            _ => {}
-        }
     }
 }
 
@@ -587,6 +681,10 @@ enum ValueKind {
     Cwd,
     Typed,
     Unsaved,
+    Nest,
+    Shell,
+    User,
+    Host,
 }
 
 /// The body of a marker confirmed by the token, after `K;`: its kind, then for the kinds that
@@ -624,13 +722,19 @@ impl Body {
                 (633, b"P;Cwd=") => Some(ValueKind::Cwd),
                 (633, b"P;Typed=") => Some(ValueKind::Typed),
                 (633, b"P;Unsaved=") => Some(ValueKind::Unsaved),
+                (633, b"P;Nest=") => Some(ValueKind::Nest),
+                (633, b"P;Shell=") => Some(ValueKind::Shell),
+                (633, b"P;User=") => Some(ValueKind::User),
+                (633, b"P;Host=") => Some(ValueKind::Host),
                 _ => None,
             };
             if let Some(kind) = kind {
-                let cap = if kind == ValueKind::Cwd {
-                    CWD_CAP
-                } else {
-                    COMMAND_LINE_CAP
+                let cap = match kind {
+                    ValueKind::Cwd => CWD_CAP,
+                    ValueKind::Nest | ValueKind::Shell | ValueKind::User | ValueKind::Host => {
+                        NAME_CAP
+                    }
+                    _ => COMMAND_LINE_CAP,
                 };
                 self.value = Some((kind, Value::new(cap, &self.token)));
             }
@@ -651,6 +755,13 @@ impl Body {
                 ValueKind::Cwd => Marker::Cwd(line),
                 ValueKind::Typed => Marker::Typed(line),
                 ValueKind::Unsaved => Marker::Unsaved(line),
+                ValueKind::Nest => Marker::ShellStarted {
+                    token: line.text,
+                    replaces: false,
+                },
+                ValueKind::Shell => Marker::Shell(line),
+                ValueKind::User => Marker::User(line),
+                ValueKind::Host => Marker::Host(line),
             }));
         }
         let h = &self.header[..];

@@ -148,6 +148,10 @@ struct Open {
     cols: u16,
     typed: Option<String>,
     private: bool,
+    host: Option<String>,
+    user: Option<String>,
+    nested_in: Option<String>,
+    depth: u32,
 }
 
 pub struct Recorder {
@@ -156,58 +160,13 @@ pub struct Recorder {
     writer: Writer,
     /// Where the next frame starts in stream.bin.
     offset: u64,
-    phase: Phase,
     seq: u64,
-    command_line: Option<Line>,
-    /// The line as typed, when the hooks report it (zsh).
-    typed: Option<Line>,
-    /// The hooks said a leading space keeps this line out of history.
-    hist_ignore_space: bool,
-    /// The hooks said the shell kept this line out of history on purpose.
-    private_line: bool,
-    /// The hooks said bash did not save this line, and what its last entry is.
-    unsaved: Option<Line>,
-    /// The hooks saw this line exec a shell.
-    exec_announced: bool,
     /// Record private commands anyway.
     record_private: bool,
-    cwd: String,
-    /// The screen from the prompt on, while `drawing`.
-    screen: Screen,
-    drawing: bool,
-    /// Where each line of the command being typed starts on `screen` (the first after the
-    /// prompt, then one per continuation prompt), and where the line editor ended it.
-    input_lines: Vec<(Pos, Option<Pos>)>,
-    /// Frames held from the end of a command (or the prompt) until the output start.
-    held: Option<Vec<Item>>,
-    held_bytes: usize,
-    /// Output position where `held` starts.
-    held_pos: u64,
-    /// Keys typed while the terminal echoes, their lines and their echo; `None` while no hooks
-    /// were seen, or when private lines are recorded anyway.
-    ahead: Option<Tracker>,
     /// Output bytes seen so far: the positions the tracker works with.
     out_pos: u64,
     /// Output position of `pending[0]`.
     pending_pos: u64,
-    /// The running command's frames from the first key typed while it ran, and once it ended
-    /// its record: held until it is known whose those keys were.
-    tail: Vec<Item>,
-    tail_bytes: usize,
-    /// The running command's frames go to `tail`.
-    tail_on: bool,
-    /// `tail` holds key frames.
-    tail_keys: bool,
-    /// Where (output position) and when the held command ended.
-    tail_end: Option<(u64, u64)>,
-    /// The hooks said that no whole line waited for the shell when the held command ended: the
-    /// command read the lines typed while it ran.
-    tail_read: bool,
-    /// Where the last command ended, until the hooks say whether a line waits.
-    ended_pos: Option<u64>,
-    /// The open command is private: its frames are dropped.
-    dropping: bool,
-    open: Option<Open>,
     pending: Vec<u8>,
     pending_at: u64,
     /// Keys were typed: the frame being built ends after the next read of output, so that
@@ -235,6 +194,111 @@ pub struct Recorder {
     scrub_in_at: u64,
     /// Reused for the scrubbed output of each read.
     scratch: Vec<u8>,
+    /// The innermost shell's state (the session's own shell when none is nested in it).
+    lvl: Level,
+    /// A nested shell ended and its last command (`exit 3`) with it: its status is the status
+    /// of the command that started the shell, which the outer shell's next end marker says.
+    /// (zsh's end-of-output mark comes first.) The seq of that command, then its record.
+    exit_wait: Option<u64>,
+    exit_record: Option<CommandRecord>,
+    /// The shells the innermost is nested in, outermost first, each suspended in the command
+    /// that started the next.
+    outer: Vec<Level>,
+}
+
+/// What the recorder follows of one shell: its phase, its line, the frames it holds back.
+struct Level {
+    phase: Phase,
+    command_line: Option<Line>,
+    /// The line as typed, when the hooks report it (zsh).
+    typed: Option<Line>,
+    /// The hooks said a leading space keeps this line out of history.
+    hist_ignore_space: bool,
+    /// The hooks said the shell kept this line out of history on purpose.
+    private_line: bool,
+    /// The hooks said bash did not save this line, and what its last entry is.
+    unsaved: Option<Line>,
+    /// The hooks saw this line exec a shell.
+    exec_announced: bool,
+    cwd: String,
+    /// The screen from the prompt on, while `drawing`.
+    screen: Screen,
+    drawing: bool,
+    /// Where each line of the command being typed starts on `screen` (the first after the
+    /// prompt, then one per continuation prompt), and where the line editor ended it.
+    input_lines: Vec<(Pos, Option<Pos>)>,
+    /// Frames held from the end of a command (or the prompt) until the output start.
+    held: Option<Vec<Item>>,
+    held_bytes: usize,
+    /// Output position where `held` starts.
+    held_pos: u64,
+    /// Keys typed while the terminal echoes, their lines and their echo; `None` while no hooks
+    /// were seen, or when private lines are recorded anyway.
+    ahead: Option<Tracker>,
+    /// The running command's frames from the first key typed while it ran, and once it ended
+    /// its record: held until it is known whose those keys were.
+    tail: Vec<Item>,
+    tail_bytes: usize,
+    /// The running command's frames go to `tail`.
+    tail_on: bool,
+    /// `tail` holds key frames.
+    tail_keys: bool,
+    /// Where (output position) and when the held command ended.
+    tail_end: Option<(u64, u64)>,
+    /// The hooks said that no whole line waited for the shell when the held command ended: the
+    /// command read the lines typed while it ran.
+    tail_read: bool,
+    /// Where the last command ended, until the hooks say whether a line waits.
+    ended_pos: Option<u64>,
+    /// The open command is private: its frames are dropped.
+    dropping: bool,
+    open: Option<Open>,
+    /// 0 for the session's own shell, 1 for a shell started from one of its commands, ...
+    depth: u32,
+    /// The command of the shell outside that started this one.
+    parent: Option<RunningCommand>,
+    /// What the shell said it is, as whom and where it runs (empty: the session's).
+    shell: String,
+    user: String,
+    host: String,
+    started_at: u64,
+}
+
+impl Level {
+    fn new(cwd: String, depth: u32, parent: Option<RunningCommand>, started_at: u64) -> Level {
+        Level {
+            phase: Phase::Idle,
+            command_line: None,
+            typed: None,
+            hist_ignore_space: false,
+            private_line: false,
+            unsaved: None,
+            exec_announced: false,
+            cwd,
+            screen: Screen::new(80, 24),
+            drawing: false,
+            input_lines: Vec::new(),
+            held: None,
+            held_bytes: 0,
+            held_pos: 0,
+            ahead: None,
+            tail: Vec::new(),
+            tail_bytes: 0,
+            tail_on: false,
+            tail_keys: false,
+            tail_end: None,
+            tail_read: false,
+            ended_pos: None,
+            dropping: false,
+            open: None,
+            depth,
+            parent,
+            shell: String::new(),
+            user: String::new(),
+            host: String::new(),
+            started_at,
+        }
+    }
 }
 
 impl Recorder {
@@ -255,39 +319,19 @@ impl Recorder {
     fn with_writer(dir: &Path, meta: SessionMeta, writer: Writer) -> Recorder {
         Recorder {
             dir: dir.to_path_buf(),
-            cwd: meta.cwd.clone(),
+            lvl: Level::new(meta.cwd.clone(), 0, None, meta.started_at),
+            exit_wait: None,
+            exit_record: None,
+            outer: Vec::new(),
             cols: meta.cols,
             rows: meta.rows,
             meta,
             writer,
             offset: 0,
-            phase: Phase::Idle,
             seq: 0,
-            command_line: None,
-            typed: None,
-            hist_ignore_space: false,
-            private_line: false,
-            unsaved: None,
-            exec_announced: false,
             record_private: false,
-            screen: Screen::new(80, 24),
-            drawing: false,
-            input_lines: Vec::new(),
-            held: None,
-            held_bytes: 0,
-            held_pos: 0,
-            ahead: None,
             out_pos: 0,
             pending_pos: 0,
-            tail: Vec::new(),
-            tail_bytes: 0,
-            tail_on: false,
-            tail_keys: false,
-            tail_end: None,
-            tail_read: false,
-            ended_pos: None,
-            dropping: false,
-            open: None,
             pending: Vec::new(),
             pending_at: 0,
             cut_after_read: false,
@@ -316,7 +360,7 @@ impl Recorder {
     pub fn set_record_private(&mut self, on: bool) {
         self.record_private = on;
         if on {
-            self.ahead = None;
+            self.lvl.ahead = None;
         }
     }
 
@@ -367,7 +411,7 @@ impl Recorder {
     pub fn resize(&mut self, cols: u16, rows: u16) {
         self.cols = cols;
         self.rows = rows;
-        self.screen.resize(cols, rows);
+        self.lvl.screen.resize(cols, rows);
     }
 
     /// Output of the shell (markers already removed), as forwarded to the terminal. The token
@@ -386,11 +430,11 @@ impl Recorder {
         }
         self.take_output(now, &scrubbed);
         self.scratch = scrubbed;
-        if let Some(open) = self.open.as_mut().filter(|o| o.end_marked) {
+        if let Some(open) = self.lvl.open.as_mut().filter(|o| o.end_marked) {
             open.after_end += bytes.len() as u64;
         }
-        if self.drawing {
-            self.screen.feed(bytes);
+        if self.lvl.drawing {
+            self.lvl.screen.feed(bytes);
         }
     }
 
@@ -404,7 +448,7 @@ impl Recorder {
             self.pending_pos = self.out_pos;
         }
         self.pending.extend_from_slice(bytes);
-        if let Some(t) = self.ahead.as_mut().filter(|t| t.scanning()) {
+        if let Some(t) = self.lvl.ahead.as_mut().filter(|t| t.scanning()) {
             t.scan(self.out_pos, bytes);
         }
         self.out_pos += bytes.len() as u64;
@@ -420,7 +464,7 @@ impl Recorder {
         if self.scrub_in.holding() {
             let mut rest = Vec::new();
             self.scrub_in.flush(&mut rest);
-            self.send_scrubbed(self.scrub_in_at, store::INPUT, rest);
+            self.send_scrubbed(self.scrub_in_at, store::input_at(self.lvl.depth), rest);
         }
     }
 
@@ -434,28 +478,40 @@ impl Recorder {
         self.cut();
         self.cut_after_read = true;
         let pos = self.out_pos;
-        if self.ahead.as_ref().is_some_and(|t| t.full()) {
+        if self.lvl.ahead.as_ref().is_some_and(|t| t.full()) {
             // The bounds are reached: what is held goes without what may be the echo of the
             // keys (their lines wait for the shell, the oldest are forgotten, keys and all), so
             // that the keys that follow are followed one by one again.
             self.release_tail_unknown();
             let from = self.held_from();
-            if let Some(t) = self.ahead.as_mut() {
+            if let Some(t) = self.lvl.ahead.as_mut() {
                 t.shed(from);
             }
         }
-        let Some(tracker) = self.ahead.as_mut() else {
-            self.write(now, store::INPUT, bytes.to_vec(), pos, None);
+        let Some(tracker) = self.lvl.ahead.as_mut() else {
+            self.write(
+                now,
+                store::input_at(self.lvl.depth),
+                bytes.to_vec(),
+                pos,
+                None,
+            );
             return;
         };
-        let pieces = tracker.typed(now, pos, bytes, modes, !self.dropping);
-        if self.phase == Phase::Output && !self.dropping {
-            self.tail_on = true;
-            self.tail_keys = true;
+        let pieces = tracker.typed(now, pos, bytes, modes, !self.lvl.dropping);
+        if self.lvl.phase == Phase::Output && !self.lvl.dropping {
+            self.lvl.tail_on = true;
+            self.lvl.tail_keys = true;
         }
         // Past the tracker's bounds keys are not followed one by one: they are not written.
         for (batch, piece) in pieces {
-            self.write(now, store::INPUT, bytes[piece].to_vec(), pos, Some(batch));
+            self.write(
+                now,
+                store::input_at(self.lvl.depth),
+                bytes[piece].to_vec(),
+                pos,
+                Some(batch),
+            );
         }
     }
 
@@ -497,83 +553,93 @@ impl Recorder {
     /// When (ms) [`Recorder::end_of_read`] must be called at the latest, with nothing read: a
     /// held command's record waits for the shell at most [`AHEAD_WAIT`].
     pub fn wake_at(&self) -> Option<u64> {
-        self.tail_end
+        self.lvl
+            .tail_end
             .map(|(_, at)| at + AHEAD_WAIT.as_millis() as u64)
     }
 
     pub fn marker(&mut self, now: u64, marker: Marker) {
         // A marker is a boundary: the output before it is whole (no token runs across one).
         self.release_scrubbed(now);
-        if self.ahead.is_none() && !self.record_private {
+        if !matches!(marker, Marker::OutputEnd | Marker::ShellsEnded { .. }) {
+            let status = match marker {
+                Marker::CommandEnd(st) => Some(st),
+                _ => None,
+            };
+            self.write_exit_record(status);
+        }
+        if self.lvl.ahead.is_none() && !self.record_private {
             // Hooks are there: the shell will say which lines are private.
-            self.ahead = Some(Tracker::new());
+            self.lvl.ahead = Some(Tracker::new());
         }
         match marker {
             Marker::PromptStart => {
-                if self.phase == Phase::Output {
+                if self.lvl.phase == Phase::Output {
                     self.close(now, None);
                 }
                 self.prompts += 1;
                 // A prompt redrawn while a line is typed (completion listing, Ctrl-L) keeps
                 // the line's state; a new prompt starts afresh.
-                if self.phase != Phase::Input {
-                    self.command_line = None;
-                    self.typed = None;
-                    self.hist_ignore_space = false;
-                    self.private_line = false;
-                    self.unsaved = None;
-                    self.exec_announced = false;
+                if self.lvl.phase != Phase::Input {
+                    self.lvl.command_line = None;
+                    self.lvl.typed = None;
+                    self.lvl.hist_ignore_space = false;
+                    self.lvl.private_line = false;
+                    self.lvl.unsaved = None;
+                    self.lvl.exec_announced = false;
                     self.start_drawing();
                     // The line typed at this prompt may turn out private: hold the frames.
                     self.start_holding();
                 }
-                self.phase = Phase::Idle;
+                self.lvl.phase = Phase::Idle;
             }
             Marker::PromptEnd => {
-                if self.phase != Phase::Output {
-                    if !self.drawing {
+                if self.lvl.phase != Phase::Output {
+                    if !self.lvl.drawing {
                         self.start_drawing();
                     }
-                    self.phase = Phase::Input;
-                    self.screen.clear_editor_end();
-                    self.input_lines = vec![(self.screen.cursor(), None)];
+                    self.lvl.phase = Phase::Input;
+                    self.lvl.screen.clear_editor_end();
+                    self.lvl.input_lines = vec![(self.lvl.screen.cursor(), None)];
                 }
             }
             Marker::ContinuationEnd => {
-                if self.phase == Phase::Input {
-                    if let Some(last) = self.input_lines.last_mut() {
-                        last.1 = self.screen.editor_end();
+                if self.lvl.phase == Phase::Input {
+                    if let Some(last) = self.lvl.input_lines.last_mut() {
+                        last.1 = self.lvl.screen.editor_end();
                     }
-                    self.screen.clear_editor_end();
-                    self.input_lines.push((self.screen.cursor(), None));
+                    self.lvl.screen.clear_editor_end();
+                    self.lvl.input_lines.push((self.lvl.screen.cursor(), None));
                 }
             }
-            Marker::CommandLine(line) => self.command_line = Some(line),
-            Marker::Typed(line) => self.typed = Some(line),
-            Marker::HistIgnoreSpace => self.hist_ignore_space = true,
-            Marker::Private => self.private_line = true,
-            Marker::Unsaved(last) => self.unsaved = Some(last),
-            Marker::ExecAnnounced => self.exec_announced = true,
-            Marker::Cwd(cwd) => self.cwd = scrub_str(&cwd.text, &self.token),
+            Marker::CommandLine(line) => self.lvl.command_line = Some(line),
+            Marker::Typed(line) => self.lvl.typed = Some(line),
+            Marker::HistIgnoreSpace => self.lvl.hist_ignore_space = true,
+            Marker::Private => self.lvl.private_line = true,
+            Marker::Unsaved(last) => self.lvl.unsaved = Some(last),
+            Marker::ExecAnnounced => self.lvl.exec_announced = true,
+            Marker::Cwd(cwd) => self.lvl.cwd = scrub_str(&cwd.text, &self.token),
             Marker::OutputStart => {
-                if self.phase == Phase::Output {
+                if self.lvl.phase == Phase::Output {
                     self.close(now, None);
                 }
                 self.cut();
                 let (line, source, typed) = self.command_line_at_start();
-                let leading_space = self.hist_ignore_space
+                let leading_space = self.lvl.hist_ignore_space
                     && [Some(&line.text), typed.as_ref()]
                         .into_iter()
                         .flatten()
                         .any(|l| l.starts_with([' ', '\t']));
                 // Not saved, and no repeat of the last entry: kept out on purpose.
                 let unsaved = self
+                    .lvl
                     .unsaved
                     .take()
                     .is_some_and(|last| line.text.trim_end() != last.text.trim_end());
-                let private = leading_space || unsaved || std::mem::take(&mut self.private_line);
+                let private =
+                    leading_space || unsaved || std::mem::take(&mut self.lvl.private_line);
                 let hide = private && !self.record_private;
-                if !self.exec_announced {
+                if !self.lvl.exec_announced {
                     if let Some(shell) = exec_of_a_shell(&line.text) {
                         // bash kept the line out of history: its hooks never saw it.
                         self.warning = Some(format!(
@@ -587,31 +653,31 @@ impl Recorder {
                     hidden: hide,
                 };
                 self.settle(reader);
-                self.drawing = false;
+                self.lvl.drawing = false;
                 if hide {
                     self.open_record(now, Line::default(), source, None, true);
                 } else {
                     self.open_record(now, line, source, typed, false);
                 }
                 // The echo of a key typed just before may still come, right at the start.
-                if self.ahead.as_ref().is_some_and(|t| t.searching()) && !hide {
-                    self.tail_on = true;
+                if self.lvl.ahead.as_ref().is_some_and(|t| t.searching()) && !hide {
+                    self.lvl.tail_on = true;
                 }
             }
             Marker::OutputEnd => {
                 // The last mark before the end counts: one printed by the command (it can read
                 // PROMPT_EOL_MARK, a nested zsh may have it exported) is followed by zsh's own.
-                if self.phase == Phase::Output {
+                if self.lvl.phase == Phase::Output {
                     self.cut();
-                    if self.tail_on {
-                        self.tail.push(Item::End);
+                    if self.lvl.tail_on {
+                        self.lvl.tail.push(Item::End);
                     } else {
                         let offset = self.offset();
-                        if let Some(open) = self.open.as_mut() {
+                        if let Some(open) = self.lvl.open.as_mut() {
                             open.end = Some(offset);
                         }
                     }
-                    if let Some(open) = self.open.as_mut() {
+                    if let Some(open) = self.lvl.open.as_mut() {
                         open.end_marked = true;
                         open.after_end = 0;
                     }
@@ -619,7 +685,7 @@ impl Recorder {
             }
             Marker::CommandEnd(status) => {
                 // Hooks send it at every prompt; only an end after a start closes a command.
-                if self.phase == Phase::Output {
+                if self.lvl.phase == Phase::Output {
                     self.close(now, Some(status));
                 } else {
                     // Nothing ran (empty line, Ctrl-C): what was typed is written as it is.
@@ -627,16 +693,54 @@ impl Recorder {
                 }
                 // What follows belongs to the next line, which may be private.
                 self.start_holding();
-                self.phase = Phase::Idle;
+                self.lvl.phase = Phase::Idle;
+            }
+            Marker::ShellStarted { token, replaces } => {
+                self.scrub_out.add(token.as_bytes());
+                self.scrub_in.add(token.as_bytes());
+                if replaces {
+                    // The exec'd shell carries on at this depth: its first prompt closes the
+                    // exec's command, as at the top level.
+                    self.lvl.shell.clear();
+                    self.lvl.user.clear();
+                    self.lvl.host.clear();
+                } else {
+                    self.push_level(now);
+                }
+                self.sync_nest();
+                self.write_meta();
+            }
+            Marker::ShellsEnded { depth, status } => {
+                while self.lvl.depth > depth && !self.outer.is_empty() {
+                    let status = status.filter(|_| self.lvl.depth == depth + 1);
+                    self.pop_level(now, status);
+                }
+                self.sync_nest();
+                self.write_meta();
+            }
+            Marker::Shell(name) => {
+                self.lvl.shell = name.text;
+                self.sync_nest();
+                self.write_meta();
+            }
+            Marker::User(name) => {
+                self.lvl.user = name.text;
+                self.sync_nest();
+                self.write_meta();
+            }
+            Marker::Host(name) => {
+                self.lvl.host = name.text;
+                self.sync_nest();
+                self.write_meta();
             }
             Marker::NoLineWaiting => {
                 // The command that just ended read the lines typed while it ran.
-                if self.tail_end.is_some() {
-                    self.tail_read = true;
+                if self.lvl.tail_end.is_some() {
+                    self.lvl.tail_read = true;
                     self.release_tail_if_sure();
-                } else if let Some(end) = self.ended_pos.take() {
+                } else if let Some(end) = self.lvl.ended_pos.take() {
                     // Its frames were written already (bounds): only the keys held back go.
-                    if let Some(t) = self.ahead.as_mut() {
+                    if let Some(t) = self.lvl.ahead.as_mut() {
                         let decision = t.decide(Reader::Unknown, Some(end));
                         let plan = t.carry_out(&decision);
                         self.release_tail(&plan);
@@ -646,23 +750,148 @@ impl Recorder {
         }
     }
 
+    /// A shell started from the running command: it becomes the innermost, and the running
+    /// command waits, suspended with its shell, for it to end. Keys typed before it announced
+    /// itself are the new shell's (its first line, maybe private): what may be their echo is
+    /// taken out of the command's output and they are not written.
+    fn push_level(&mut self, now: u64) {
+        self.cut();
+        if self.lvl.tail_on || !self.lvl.tail.is_empty() {
+            self.release_tail_unknown();
+            self.lvl.tail_on = false;
+            self.lvl.tail_keys = false;
+        }
+        if self.lvl.held.is_some() {
+            self.settle(Reader::Unknown);
+        }
+        self.lvl.ahead = None;
+        let parent = self.lvl.open.as_ref().map(|open| self.running_of(open));
+        let depth = (self.lvl.depth + 1).min(store::MAX_DEPTH);
+        let inner = Level::new(self.lvl.cwd.clone(), depth, parent, now);
+        self.outer.push(std::mem::replace(&mut self.lvl, inner));
+        self.meta.running_command = None;
+    }
+
+    /// The innermost shell is gone: its open command ends (with `status`, the shell's exit
+    /// status, when known: else the record waits for the outer shell's end marker), what it
+    /// held is written, and the shell it was nested in goes on.
+    fn pop_level(&mut self, now: u64, status: Option<i32>) {
+        self.release_scrubbed(now);
+        // A deeper shell's last command that waited: its shell ended with this one.
+        self.write_exit_record(None);
+        if let Some(open) = self.lvl.open.as_ref() {
+            if status.is_none() {
+                self.exit_wait = Some(open.seq);
+            }
+            self.close(now, status);
+        }
+        self.settle(Reader::Unknown);
+        self.cut();
+        let Some(outer) = self.outer.pop() else {
+            return;
+        };
+        self.lvl = outer;
+        self.meta.running_command = self.lvl.open.as_ref().map(|open| self.running_of(open));
+    }
+
+    /// Writes the record kept for the status of the shell it ended (see `exit_wait`).
+    fn write_exit_record(&mut self, status: Option<i32>) {
+        self.exit_wait = None;
+        if let Some(mut record) = self.exit_record.take() {
+            record.exit_code = status;
+            self.post();
+            self.writer.command(record);
+        }
+    }
+
+    /// `meta.json`'s list of the nested shells alive now.
+    fn sync_nest(&mut self) {
+        self.meta.nest = self
+            .outer
+            .iter()
+            .chain(std::iter::once(&self.lvl))
+            .filter(|l| l.depth > 0)
+            .filter_map(|l| {
+                Some(store::NestedShell {
+                    depth: l.depth,
+                    parent: l.parent.clone()?,
+                    shell: l.shell.clone(),
+                    host: if l.host.is_empty() {
+                        self.meta.hostname.clone()
+                    } else {
+                        l.host.clone()
+                    },
+                    user: if l.user.is_empty() {
+                        self.meta.user.clone().unwrap_or_default()
+                    } else {
+                        l.user.clone()
+                    },
+                    started_at: l.started_at,
+                })
+            })
+            .collect();
+    }
+
+    /// The running command as `meta.json` says it.
+    fn running_of(&self, open: &Open) -> RunningCommand {
+        let running = open.command_line.shortened(RUNNING_LINE_CAP);
+        RunningCommand {
+            seq: open.seq,
+            command_line_chars: running.cut_chars(),
+            command_line: running.text,
+            cwd: open.cwd.clone(),
+            started_at: open.started_at,
+            stream_offset: open.offset,
+            private: open.private,
+            host: open.host.clone(),
+            user: open.user.clone(),
+            nested_in: open.nested_in.clone(),
+            depth: open.depth,
+        }
+    }
+
+    /// Where this shell's commands run and as whom, when not where and as whom the session
+    /// runs; the command that started the shell; how deep it is.
+    fn place(&self) -> (Option<String>, Option<String>, Option<String>, u32) {
+        let host =
+            Some(self.lvl.host.clone()).filter(|h| !h.is_empty() && *h != self.meta.hostname);
+        let user = Some(self.lvl.user.clone())
+            .filter(|u| !u.is_empty() && Some(u) != self.meta.user.as_ref());
+        let nested_in = self
+            .lvl
+            .parent
+            .as_ref()
+            .map(|p| format!("{}:{}", self.meta.id, p.seq));
+        (host, user, nested_in, self.lvl.depth)
+    }
+
+    /// The direction of output read now: the innermost shell's command's while one runs;
+    /// otherwise (its prompt, what it prints between commands) the command it runs in.
+    fn out_dir(&self) -> u8 {
+        if self.lvl.phase == Phase::Output {
+            store::output_at(self.lvl.depth)
+        } else {
+            store::output_at(self.lvl.depth.saturating_sub(1))
+        }
+    }
+
     /// A new prompt. The screen model starts it in the first column, where the line editor
     /// believes it is: after output without a final newline it is not, and the editor's cursor
     /// moves are off on the real terminal, but they match the model, which so reads the line
     /// the editor holds.
     fn start_drawing(&mut self) {
-        self.screen = Screen::new(self.cols, self.rows);
-        self.drawing = true;
-        self.input_lines.clear();
+        self.lvl.screen = Screen::new(self.cols, self.rows);
+        self.lvl.drawing = true;
+        self.lvl.input_lines.clear();
     }
 
     /// Holds the frames that follow until the line typed next is known to be private or not.
     fn start_holding(&mut self) {
-        if self.held.is_none() {
+        if self.lvl.held.is_none() {
             self.cut();
-            self.held_pos = self.out_pos;
-            self.held = Some(Vec::new());
-            self.held_bytes = 0;
+            self.lvl.held_pos = self.out_pos;
+            self.lvl.held = Some(Vec::new());
+            self.lvl.held_bytes = 0;
         }
     }
 
@@ -672,16 +901,20 @@ impl Recorder {
     /// taking out whatever may be the echo of lines that are private or not known yet.
     fn settle(&mut self, reader: Reader<'_>) {
         self.cut();
-        self.ended_pos = None;
+        self.lvl.ended_pos = None;
         let hidden = matches!(reader, Reader::Ran { hidden: true, .. });
-        let read_to = self.tail_end.filter(|_| self.tail_read).map(|(pos, _)| pos);
-        let plan = match self.ahead.as_mut() {
+        let read_to = self
+            .lvl
+            .tail_end
+            .filter(|_| self.lvl.tail_read)
+            .map(|(pos, _)| pos);
+        let plan = match self.lvl.ahead.as_mut() {
             Some(t) => {
                 t.close_windows(self.out_pos);
                 let mut decision = t.decide(reader, read_to);
-                if hidden && self.held.is_some() {
+                if hidden && self.lvl.held.is_some() {
                     // The frames held since the command before ended go nowhere.
-                    decision = decision.dropping_from(self.held_pos);
+                    decision = decision.dropping_from(self.lvl.held_pos);
                 }
                 let plan = t.carry_out(&decision);
                 if hidden {
@@ -693,8 +926,8 @@ impl Recorder {
             None => Plan::default(),
         };
         self.release_tail(&plan);
-        if let Some(held) = self.held.take() {
-            self.held_bytes = 0;
+        if let Some(held) = self.lvl.held.take() {
+            self.lvl.held_bytes = 0;
             if !hidden {
                 self.send_items(held, &plan);
             }
@@ -704,16 +937,16 @@ impl Recorder {
     /// Writes the held command's frames and record, taking out what the plan says, then the
     /// keys held back earlier of lines now kept.
     fn release_tail(&mut self, plan: &Plan) {
-        if !self.tail.is_empty() {
-            let tail = std::mem::take(&mut self.tail);
-            self.tail_bytes = 0;
-            self.tail_keys = false;
-            self.tail_end = None;
-            self.tail_read = false;
+        if !self.lvl.tail.is_empty() {
+            let tail = std::mem::take(&mut self.lvl.tail);
+            self.lvl.tail_bytes = 0;
+            self.lvl.tail_keys = false;
+            self.lvl.tail_end = None;
+            self.lvl.tail_read = false;
             self.send_items(tail, plan);
         }
         for (at, keys) in &plan.keys_in {
-            self.send(*at, store::INPUT, keys.clone());
+            self.send(*at, store::input_at(self.lvl.depth), keys.clone());
         }
     }
 
@@ -721,12 +954,12 @@ impl Recorder {
     /// frames go now, unless taking out the echo of lines not known yet would take more than
     /// their echo (then they wait for the shell to run that line, at most [`AHEAD_WAIT`]).
     fn release_tail_if_sure(&mut self) {
-        let Some((end, _)) = self.tail_end else {
+        let Some((end, _)) = self.lvl.tail_end else {
             return;
         };
-        let plan = match self.ahead.as_mut() {
+        let plan = match self.lvl.ahead.as_mut() {
             Some(t) => {
-                let read_to = self.tail_read.then_some(end);
+                let read_to = self.lvl.tail_read.then_some(end);
                 let decision = t.decide(Reader::Unknown, read_to);
                 if t.loses_output(&decision, end) {
                     return;
@@ -743,15 +976,17 @@ impl Recorder {
     /// before it started lets it go once that is done.
     fn tail_due(&mut self, now: u64) {
         let waited = self
+            .lvl
             .tail_end
             .is_some_and(|(_, at)| now.saturating_sub(at) >= AHEAD_WAIT.as_millis() as u64);
-        let searched =
-            self.tail_on && !self.tail_keys && !self.ahead.as_ref().is_some_and(|t| t.searching());
+        let searched = self.lvl.tail_on
+            && !self.lvl.tail_keys
+            && !self.lvl.ahead.as_ref().is_some_and(|t| t.searching());
         if waited || searched {
             self.cut();
             self.release_tail_unknown();
             if searched {
-                self.tail_on = false;
+                self.lvl.tail_on = false;
             }
         }
     }
@@ -759,8 +994,12 @@ impl Recorder {
     /// Writes the held frames without knowing what the keys were: whatever may be their echo
     /// is taken out (never written: the line may be private), their keys wait for their line.
     fn release_tail_unknown(&mut self) {
-        let read_to = self.tail_end.filter(|_| self.tail_read).map(|(pos, _)| pos);
-        let plan = match self.ahead.as_mut() {
+        let read_to = self
+            .lvl
+            .tail_end
+            .filter(|_| self.lvl.tail_read)
+            .map(|(pos, _)| pos);
+        let plan = match self.lvl.ahead.as_mut() {
             Some(t) => {
                 let decision = t.decide(Reader::Unknown, read_to);
                 t.carry_out(&decision)
@@ -774,7 +1013,7 @@ impl Recorder {
     fn held_from(&self) -> u64 {
         let first = |items: &[Item]| {
             items.iter().find_map(|i| match i {
-                Item::Frame { direction, pos, .. } if *direction == store::OUTPUT => Some(*pos),
+                Item::Frame { direction, pos, .. } if store::is_output(*direction) => Some(*pos),
                 _ => None,
             })
         };
@@ -783,10 +1022,13 @@ impl Recorder {
         } else {
             self.pending_pos
         };
-        [first(&self.tail), self.held.as_deref().and_then(first)]
-            .into_iter()
-            .flatten()
-            .fold(pending, u64::min)
+        [
+            first(&self.lvl.tail),
+            self.lvl.held.as_deref().and_then(first),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(pending, u64::min)
     }
 
     /// Writes held items in order: output without the plan's removals, key frames unless their
@@ -802,7 +1044,7 @@ impl Recorder {
                     pos,
                     batch,
                 } => {
-                    if direction == store::INPUT {
+                    if !store::is_output(direction) {
                         if batch.is_none_or(|b| plan.keys_out.binary_search(&b).is_err()) {
                             self.send(at, direction, data);
                         }
@@ -835,29 +1077,30 @@ impl Recorder {
     /// the screen. bash prints a line changed by history expansion before running it: the
     /// screen then holds the typed line, then the expansion.
     fn command_line_at_start(&mut self) -> (Line, &'static str, Option<String>) {
-        let hook = self.command_line.take();
-        let hook_typed = self.typed.take();
-        if let Some(last) = self.input_lines.last_mut() {
+        let hook = self.lvl.command_line.take();
+        let hook_typed = self.lvl.typed.take();
+        if let Some(last) = self.lvl.input_lines.last_mut() {
             if last.1.is_none() {
-                last.1 = self.screen.editor_end();
+                last.1 = self.lvl.screen.editor_end();
             }
         }
         let token = (!self.token.is_empty()).then_some(&self.token[..]);
         let mut typed_b = LineBuilder::new(COMMAND_LINE_CAP, token);
         let mut after = None;
-        for (i, &(start, end)) in self.input_lines.iter().enumerate() {
+        for (i, &(start, end)) in self.lvl.input_lines.iter().enumerate() {
             if i > 0 {
                 typed_b.push_char('\n');
             }
-            let next = self.screen.read_line(start, end, &mut typed_b);
+            let next = self.lvl.screen.read_line(start, end, &mut typed_b);
             after = Some(end.unwrap_or(next));
         }
-        let screen_lines = self.input_lines.len();
+        let screen_lines = self.lvl.input_lines.len();
         let screen_typed = typed_b.finish();
         let mut echoed_b = LineBuilder::new(COMMAND_LINE_CAP, token);
         if let Some(a) = after {
-            self.screen
-                .text_between(a, self.screen.cursor(), &mut echoed_b);
+            self.lvl
+                .screen
+                .text_between(a, self.lvl.screen.cursor(), &mut echoed_b);
         }
         let echoed = echoed_b.finish();
         // What bash printed between the line and the output is the expansion when it matches
@@ -899,6 +1142,7 @@ impl Recorder {
         let typed = typed.map(|t| scrub_str(&t, &self.token));
         self.cut();
         self.seq += 1;
+        let (host, user, nested_in, depth) = self.place();
         let open = Open {
             seq: self.seq,
             command_line,
@@ -906,7 +1150,7 @@ impl Recorder {
             cwd: if private {
                 String::new()
             } else {
-                self.cwd.clone()
+                self.lvl.cwd.clone()
             },
             started_at: now,
             offset: self.offset(),
@@ -916,24 +1160,15 @@ impl Recorder {
             cols: self.cols,
             typed,
             private,
+            host,
+            user,
+            nested_in,
+            depth,
         };
-        self.dropping = private;
-        let running = open.command_line.shortened(RUNNING_LINE_CAP);
-        self.meta.running_command = Some(RunningCommand {
-            seq: open.seq,
-            command_line_chars: running.cut_chars(),
-            command_line: running.text,
-            cwd: open.cwd.clone(),
-            started_at: open.started_at,
-            stream_offset: open.offset,
-            private: open.private,
-            host: None,
-            user: None,
-            nested_in: None,
-            depth: 0,
-        });
-        self.open = Some(open);
-        self.phase = Phase::Output;
+        self.lvl.dropping = private;
+        self.meta.running_command = Some(self.running_of(&open));
+        self.lvl.open = Some(open);
+        self.lvl.phase = Phase::Output;
         self.flush(now);
         self.write_meta();
     }
@@ -942,11 +1177,17 @@ impl Recorder {
     /// What was typed ahead and never ran is not written (whatever may be its echo included).
     pub fn finish(&mut self, now: u64, exit_status: Option<i32>, interrupted: bool) {
         self.release_scrubbed(now);
-        if self.open.is_some() {
+        // Shells nested in it went with it.
+        while !self.outer.is_empty() {
+            self.pop_level(now, None);
+        }
+        self.write_exit_record(None);
+        self.meta.nest.clear();
+        if self.lvl.open.is_some() {
             self.close(now, exit_status);
         }
         self.settle(Reader::Unknown);
-        self.ahead = None;
+        self.lvl.ahead = None;
         self.meta.ended_at = Some(now);
         self.meta.exit_status = exit_status;
         self.meta.state = if interrupted {
@@ -961,26 +1202,26 @@ impl Recorder {
 
     fn close(&mut self, now: u64, exit_code: Option<i32>) {
         self.cut();
-        let Some(open) = self.open.take() else {
+        let Some(open) = self.lvl.open.take() else {
             return;
         };
-        self.dropping = false;
-        self.phase = Phase::Idle;
-        self.ended_pos = Some(self.out_pos);
-        if !self.tail_on && self.tail.is_empty() {
+        self.lvl.dropping = false;
+        self.lvl.phase = Phase::Idle;
+        self.lvl.ended_pos = Some(self.out_pos);
+        if !self.lvl.tail_on && self.lvl.tail.is_empty() {
             self.write_record(open, now, exit_code);
             return;
         }
         // Its frames are held: its record goes after them.
-        self.tail.push(Item::Close(Box::new(Closing {
+        self.lvl.tail.push(Item::Close(Box::new(Closing {
             open,
             ended_at: now,
             exit_code,
         })));
-        self.tail_on = false;
-        self.tail_end = Some((self.out_pos, now));
-        self.tail_read = false;
-        if !self.tail_keys {
+        self.lvl.tail_on = false;
+        self.lvl.tail_end = Some((self.out_pos, now));
+        self.lvl.tail_read = false;
+        if !self.lvl.tail_keys {
             // Held only to find the echo of keys typed before it started: nothing to wait for.
             self.release_tail_unknown();
         }
@@ -1013,11 +1254,15 @@ impl Recorder {
             typed: open.typed,
             private: open.private,
             recording_stopped: false,
-            host: None,
-            user: None,
-            nested_in: None,
-            depth: 0,
+            host: open.host,
+            user: open.user,
+            nested_in: open.nested_in,
+            depth: open.depth,
         };
+        if exit_code.is_none() && self.exit_wait == Some(record.seq) {
+            self.exit_record = Some(record);
+            return;
+        }
         // The writer puts the frames on disk before the record that points at them.
         self.post();
         self.writer.command(record);
@@ -1074,14 +1319,20 @@ impl Recorder {
         };
         let pos = self.pending_pos;
         self.pending_pos = self.out_pos;
-        self.write(self.pending_at, store::OUTPUT, frame, pos, None);
+        self.write(self.pending_at, self.out_dir(), frame, pos, None);
     }
 
     /// Hands a frame to the writer, unless it is kept from it: dropped while a private command
     /// runs, held while keys typed while a command ran are not accounted for, held while a
     /// line is typed.
     fn write(&mut self, at: u64, direction: u8, data: Vec<u8>, pos: u64, batch: Option<BatchId>) {
-        if self.dropping {
+        // Output of the command a nested shell runs in goes as that command's does.
+        let depth = store::frame_depth(direction);
+        let dropping = match self.outer.get(depth as usize) {
+            Some(outer) if depth < self.lvl.depth => outer.dropping,
+            _ => self.lvl.dropping,
+        };
+        if dropping {
             return;
         }
         let item = Item::Frame {
@@ -1095,19 +1346,19 @@ impl Recorder {
             Item::Frame { data, .. } => data.len(),
             _ => 0,
         };
-        if self.tail_on {
-            self.tail.push(item);
-            self.tail_bytes += len;
-            if self.tail_bytes > TAIL_CAP {
+        if self.lvl.tail_on {
+            self.lvl.tail.push(item);
+            self.lvl.tail_bytes += len;
+            if self.lvl.tail_bytes > TAIL_CAP {
                 // Too much to hold: whose the keys are is not known yet, so what may be their
                 // echo is taken out (the echo is lost, never a private line), the rest written;
                 // what follows is held again only for the next key or an echo still expected.
                 self.release_tail_unknown();
-                self.tail_on = self.ahead.as_ref().is_some_and(|t| t.searching());
+                self.lvl.tail_on = self.lvl.ahead.as_ref().is_some_and(|t| t.searching());
             }
             return;
         }
-        let Some(held) = self.held.as_mut() else {
+        let Some(held) = self.lvl.held.as_mut() else {
             if let Item::Frame {
                 at,
                 direction,
@@ -1120,14 +1371,14 @@ impl Recorder {
             return;
         };
         held.push(item);
-        self.held_bytes += len;
-        if self.held_bytes > HELD_CAP {
+        self.lvl.held_bytes += len;
+        if self.lvl.held_bytes > HELD_CAP {
             // Too much to hold: a line that long is not kept private; written in order, without
             // what may be the echo of keys typed ahead of it (their line is not known yet).
-            let held = self.held.take().unwrap_or_default();
-            self.held_bytes = 0;
+            let held = self.lvl.held.take().unwrap_or_default();
+            self.lvl.held_bytes = 0;
             self.release_tail_unknown();
-            let plan = match self.ahead.as_mut() {
+            let plan = match self.lvl.ahead.as_mut() {
                 Some(t) => {
                     let decision = t.decide(Reader::Unknown, None);
                     t.carry_out(&decision)
@@ -1141,7 +1392,7 @@ impl Recorder {
     /// Hands a frame to the writer; the offset of the next one is known at once. Keys go
     /// through the token's scrubber first (the output went through it as it came in).
     fn send(&mut self, at: u64, direction: u8, data: Vec<u8>) {
-        if direction != store::INPUT {
+        if store::is_output(direction) {
             return self.send_scrubbed(at, direction, data);
         }
         let held = self.scrub_in.holding();

@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 
 const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
 const BASH_EXEC: &str = include_str!("../../shell/exec.bash");
+const BASH_NEST: &str = include_str!("../../shell/nest.bash");
+const ZSH_NEST: &str = include_str!("../../shell/zsh/nest.zsh");
 const ZSHENV: &str = include_str!("../../shell/zsh/zshenv.zsh");
 const ZPROFILE: &str = include_str!("../../shell/zsh/zprofile.zsh");
 const ZSHRC: &str = include_str!("../../shell/zsh/zshrc.zsh");
@@ -224,6 +226,16 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
         &dir.path().join("exec.bash"),
         &[&exec_header, BASH_EXEC, BASH_HOOKS],
     )?;
+    // A bash started from a command (nested): it takes a token of its own.
+    let nest_header = format!(
+        "__omnish_key={}\n__omnish_dir={}\n__omnish_nested=1\n",
+        token,
+        sh_quote(&dir_path)
+    );
+    write_private(
+        &dir.path().join("nest.bash"),
+        &[&nest_header, BASH_NEST, BASH_EXEC, BASH_HOOKS],
+    )?;
     // zsh: a ZDOTDIR whose files chain to the user's.
     let user = std::env::var("ZDOTDIR").ok();
     let header = format!(
@@ -234,6 +246,23 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
         u8::from(user.is_some()),
     );
     write_private(&dir.path().join(".zshenv"), &[&header, ZSHENV])?;
+    // A zsh started from a command (nested) reads nest/.zshenv, then the files above.
+    let nest_dir = dir.path().join("nest");
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&nest_dir)
+            .with_context(|| format!("cannot create {}", nest_dir.display()))?;
+    }
+    let nest_header = format!(
+        "typeset -g __omnish_key={} __omnish_dir={} __omnish_nested=1 __omnish_user_zdotdir={} __omnish_user_zdotdir_set={}\n",
+        token,
+        sh_quote(&dir_path),
+        sh_quote(user.as_deref().unwrap_or("")),
+        u8::from(user.is_some()),
+    );
+    write_private(&nest_dir.join(".zshenv"), &[&nest_header, ZSH_NEST, ZSHENV])?;
     write_private(&dir.path().join(".zprofile"), &[ZPROFILE])?;
     write_private(&dir.path().join(".zshrc"), &[ZSHRC, ZSH_HOOKS])?;
     write_private(&dir.path().join(".zlogin"), &[ZLOGIN])?;

@@ -1,0 +1,128 @@
+//! Shells started from a recorded shell (issue 16): a `bash` or `zsh` typed in a recorded bash
+//! or zsh gets omnish's hooks with the user's own startup files, and its commands become records
+//! of their own (depth, `nested_in`), exact as at the top level, while the command that started
+//! it keeps only what happened outside them.
+
+mod common;
+
+use common::*;
+use omnish::store::{self, CommandRecord};
+
+const RC: &[(&str, &str)] = &[
+    (
+        ".bashrc",
+        "PS1='READY> '\nexport FROM_BASHRC=$((FROM_BASHRC+1))\n",
+    ),
+    (".zshrc", "PROMPT='READY> '\n"),
+];
+
+/// The output of a command: only the frames of its own depth in its range.
+fn own_output(h: &Harness, rec: &CommandRecord) -> String {
+    let entries = store::read_range(
+        &h.session_dir().join(store::STREAM),
+        rec.stream_offset,
+        Some(rec.stream_length),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    for e in entries {
+        if store::is_output(e.direction()) && store::frame_depth(e.direction()) == rec.depth {
+            out.extend_from_slice(e.data());
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn find<'a>(recs: &'a [CommandRecord], line: &str) -> &'a CommandRecord {
+    recs.iter()
+        .rev()
+        .find(|r| r.command_line == line)
+        .unwrap_or_else(|| panic!("no record of {line:?} in {recs:#?}"))
+}
+
+/// Types `inner` (a shell) in the recorded shell, runs a few commands in it, leaves it with
+/// `exit 3`, and checks every record.
+fn nested_session(outer: &str, inner: &str) {
+    if (outer == "zsh" || inner.starts_with("zsh")) && !require("zsh") {
+        return;
+    }
+    let mut h = Harness::start(&[outer], RC);
+    h.wait_prompts(1);
+    h.run("echo outer-before");
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line(inner);
+    h.wait_prompts(prompts + 1);
+    h.wait_until("the nested shell in meta.json", || h.meta().nest.len() == 1);
+    let nest = h.meta().nest;
+    assert_eq!(nest[0].depth, 1);
+    assert_eq!(nest[0].parent.command_line, inner);
+    assert_eq!(nest[0].shell, inner.split(' ').next().unwrap());
+    let echo = h.run("echo inner-$((6*7))");
+    let fail = h.run("false");
+    let missing = h.run("ls /nope-omnish");
+    let cd = h.run("cd /tmp");
+    let pwd = h.run("pwd");
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line("exit 3");
+    h.wait_prompts(prompts + 1);
+    let after = h.run("echo outer-after");
+    let recs = h.records();
+    let started = find(&recs, inner);
+    let exit = find(&recs, "exit 3");
+    // The outer command: its shell's status, the top level.
+    assert_eq!(started.exit_code, Some(3), "{started:?}");
+    assert_eq!((started.depth, started.nested_in.as_deref()), (0, None));
+    // Inner commands: records of their own, nested in it, exact.
+    for (r, code) in [(&echo, 0), (&fail, 1), (&cd, 0), (&pwd, 0)] {
+        assert_eq!(r.exit_code, Some(code), "{r:?}");
+        assert_eq!(r.depth, 1, "{r:?}");
+        assert_eq!(r.nested_in.as_deref(), Some(started.command_id.as_str()));
+        assert_eq!(
+            (r.host.as_deref(), r.user.as_deref()),
+            (None, None),
+            "{r:?}"
+        );
+    }
+    assert_ne!(missing.exit_code, Some(0));
+    assert_eq!(own_output(&h, &echo), "inner-42\r\n");
+    assert!(own_output(&h, &missing).contains("/nope-omnish"));
+    assert_eq!(own_output(&h, &pwd), "/tmp\r\n");
+    assert_eq!(pwd.cwd, "/tmp");
+    assert_eq!((exit.depth, exit.exit_code), (1, Some(3)), "{exit:?}");
+    // The outer command holds the inner prompts and lines typed there, not the inner output.
+    let outer_out = own_output(&h, started);
+    assert!(outer_out.contains("echo inner-$((6*7))"), "{outer_out:?}");
+    assert!(
+        !outer_out
+            .lines()
+            .any(|l| l.trim_end() == "inner-42" || l.trim_end() == "/tmp"),
+        "{outer_out:?}"
+    );
+    assert!(!outer_out.contains("No such file"), "{outer_out:?}");
+    // Back at the top level.
+    assert_eq!((after.depth, after.exit_code), (0, Some(0)));
+    assert_eq!(own_output(&h, &after), "outer-after\r\n");
+    assert!(h.meta().nest.is_empty());
+    // Inner records were numbered in the order they started, after the outer one.
+    assert!(echo.seq > started.seq && after.seq > exit.seq);
+}
+
+#[test]
+fn bash_in_bash_records_each_inner_command() {
+    nested_session("bash", "bash");
+}
+
+#[test]
+fn zsh_in_bash_records_each_inner_command() {
+    nested_session("bash", "zsh");
+}
+
+#[test]
+fn bash_in_zsh_records_each_inner_command() {
+    nested_session("zsh", "bash");
+}
+
+#[test]
+fn zsh_in_zsh_records_each_inner_command() {
+    nested_session("zsh", "zsh -l");
+}
