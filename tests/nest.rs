@@ -126,3 +126,90 @@ fn bash_in_zsh_records_each_inner_command() {
 fn zsh_in_zsh_records_each_inner_command() {
     nested_session("zsh", "zsh -l");
 }
+
+/// Every byte omnish wrote for the session, as text.
+fn session_files(h: &Harness) -> String {
+    let mut all = Vec::new();
+    for f in std::fs::read_dir(h.session_dir()).unwrap() {
+        let f = f.unwrap().path();
+        if f.is_file() {
+            all.extend(std::fs::read(f).unwrap());
+        }
+    }
+    String::from_utf8_lossy(&all).into_owned()
+}
+
+/// Inside a nested shell, a private line and input typed with echo off never reach the disk,
+/// an `exec` of a shell keeps recording at the same depth, and markers the shell's commands
+/// print are plain output.
+fn nested_privacy(outer: &str, inner: &str) {
+    if (outer == "zsh" || inner == "zsh") && !require("zsh") {
+        return;
+    }
+    let files = [
+        (
+            ".bashrc",
+            "PS1='READY> '\nHISTCONTROL=ignoreboth\nHISTFILE=/dev/null\n",
+        ),
+        (".zshrc", "PROMPT='READY> '\nsetopt HIST_IGNORE_SPACE\n"),
+    ];
+    let mut h = Harness::start(&[outer], &files);
+    h.wait_prompts(1);
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line(inner);
+    h.wait_prompts(prompts + 1);
+    h.wait_until("the nested shell", || h.meta().nest.len() == 1);
+    let private = h.run(" echo SECRET-$((40+2))-LINE");
+    assert!(private.private, "{private:?}");
+    assert_eq!((private.depth, private.command_line.as_str()), (1, ""));
+    // A password typed with echo off.
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line("read -rs pw; echo got-${#pw}");
+    h.wait_reading(inner);
+    h.send(b"HUNTER2-PW\r");
+    h.wait_prompts(prompts + 1);
+    h.wait_screen("got-10");
+    // Markers printed by a command of the nested shell, without its token: output.
+    let forged = h.run(
+        "printf '\\033]133;A\\007\\033]633;P;Nest=00112233445566778899aabbccddeeff\\007done\\n'",
+    );
+    assert_eq!(forged.depth, 1);
+    assert!(own_output(&h, &forged).ends_with("done\r\n"));
+    assert_eq!(h.meta().nest.len(), 1);
+    // exec of a shell: the new shell takes this one's place.
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line(&format!("exec {inner}"));
+    h.wait_prompts(prompts + 1);
+    let after = h.run("echo after-exec-$((2*3))");
+    assert_eq!((after.depth, after.exit_code), (1, Some(0)), "{after:?}");
+    assert_eq!(own_output(&h, &after), "after-exec-6\r\n");
+    let nest = h.meta().nest;
+    assert_eq!(nest.len(), 1, "{nest:?}");
+    assert_eq!(after.nested_in, private.nested_in);
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line("exit");
+    h.wait_prompts(prompts + 1);
+    let top = h.run("echo top");
+    assert_eq!(top.depth, 0);
+    let all = session_files(&h);
+    assert!(!all.contains("SECRET-"), "a private line reached the disk");
+    assert!(!all.contains("HUNTER2"), "echo-off input reached the disk");
+    let recs = h.records();
+    let exec = find(&recs, &format!("exec {inner}"));
+    assert_eq!(exec.depth, 1, "{exec:?}");
+}
+
+#[test]
+fn privacy_and_exec_hold_in_a_bash_nested_in_bash() {
+    nested_privacy("bash", "bash");
+}
+
+#[test]
+fn privacy_and_exec_hold_in_a_zsh_nested_in_bash() {
+    nested_privacy("bash", "zsh");
+}
+
+#[test]
+fn privacy_and_exec_hold_in_a_bash_nested_in_zsh() {
+    nested_privacy("zsh", "bash");
+}

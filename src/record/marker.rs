@@ -22,6 +22,15 @@
 //! | `633;T;P;Waiting=0`           | `T`                | after `D`: no whole line typed ahead waits for the shell |
 //! | `633;T;P;Nonce=<hex>`         | `T`                | the prompt nonce: valid for `A`, `B`, `C` until the next `C` |
 //! | `633;T;P;EndNonce=<hex>`      | `T`                | the end nonce: valid for `Z` until the next `D` |
+//! | `633;T;P;Nest=<token>`        | any known `T`      | a shell started from the running command has this token |
+//! | `633;T;P;Shell=<escaped>`     | `T`                | the shell's name (nested shells say it)  |
+//! | `633;T;P;User=<escaped>`      | `T`                | the user the shell runs as               |
+//! | `633;T;P;Host=<escaped>`      | `T`                | the host the shell runs on               |
+//!
+//! Shells nested in the recorded one (a `bash` typed at its prompt) take tokens of their own: the
+//! scanner keeps the credentials of each shell, innermost last. `Nest` pushes a shell, or
+//! replaces the innermost after its `Exec=1`; a marker carrying an outer shell's credential means
+//! the shells inside it are gone ([`Marker::ShellsEnded`] comes first).
 //!
 //! Escaping (as VS Code's OSC 633): `\` → `\\`, `;` and bytes below 0x20 and 0x7f → `\xHH`.
 //!

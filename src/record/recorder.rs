@@ -59,6 +59,17 @@
 //! assigned when frames are handed to the writer, so held frames can still shrink, and a held
 //! command's record is written only after its frames.
 //!
+//! Nested shells: a shell started from a running command (a `bash` typed at the prompt) that
+//! announces itself ([`Marker::ShellStarted`]) becomes the innermost `Level`; the command that
+//! started it waits, suspended with its shell's state, and the inner shell's commands are
+//! recorded as at the top level, with their depth, `nested_in`, host and user. Each frame's
+//! direction says the depth it belongs to: output while the inner shell runs a command is that
+//! command's; output at its prompt (and what is typed there) is the outer command's. Keys typed
+//! before the inner shell announced itself may be its first line: what may be their echo is
+//! taken out of the outer command's output and they are not written. When a marker of an outer
+//! shell comes ([`Marker::ShellsEnded`]), the shells inside it are gone: their open commands
+//! close, the last one with the status the outer shell reports for the command that started it.
+//!
 //! The recorder does no disk I/O itself: frames, records and `meta.json` go to a
 //! [`Writer`], which writes them on its own thread. A recorder that cannot write stops writing,
 //! keeps a one-line warning for the user, and never fails the shell: every method is infallible.
