@@ -6,6 +6,12 @@
     ptylat.py enter N -- CMD...   Enter to output: CMD must be an interactive shell whose prompt
                                   contains RDY>; types `echo $((6*7))-out`, Enter, waits for
                                   "42-out" (which the echo of the typed line does not contain)
+    ptylat.py cycle N -- CMD...   a whole command, as the shell's hooks cost it: types `:`,
+                                  Enter, waits for the next RDY> prompt
+
+    --first LINE                  (before the N) types LINE at the first prompt and waits for
+                                  the next one before measuring (`bash`: measure in a shell
+                                  nested in CMD's)
 
     --slow-writer US              (before the N) once the program runs, strace delays every
                                   rename and write of omnish's writer thread by US
@@ -78,8 +84,12 @@ def main():
     args = sys.argv[1:]
     slow = None
     mode = args.pop(0)
-    if args[0] == "--slow-writer":
-        slow = int(args[1])
+    first = None
+    while args[0] in ("--slow-writer", "--first"):
+        if args[0] == "--slow-writer":
+            slow = int(args[1])
+        else:
+            first = args[1].encode()
         del args[:2]
     n = int(args[0])
     cmd = args[args.index("--") + 1:]
@@ -101,8 +111,23 @@ def main():
             samples.append(time.perf_counter_ns() - t0)
             os.write(fd, b"\x7f")
             read_until(fd, b"\x08 \x08", buf)
+    elif mode == "cycle":
+        read_until(fd, b"RDY> ", buf)
+        if first is not None:
+            os.write(fd, first + b"\r")
+            read_until(fd, b"RDY> ", buf)
+        time.sleep(0.2)
+        for _ in range(n):
+            t0 = time.perf_counter_ns()
+            os.write(fd, b":\r")
+            read_until(fd, b"RDY> ", buf)
+            samples.append(time.perf_counter_ns() - t0)
+            time.sleep(0.005)
     else:
         read_until(fd, b"RDY> ", buf)
+        if first is not None:
+            os.write(fd, first + b"\r")
+            read_until(fd, b"RDY> ", buf)
         for _ in range(n):
             t0 = time.perf_counter_ns()
             os.write(fd, b"echo $((6*7))-out\r")
@@ -110,7 +135,7 @@ def main():
             samples.append(time.perf_counter_ns() - t0)
             read_until(fd, b"RDY> ", buf)
             time.sleep(0.02)
-    os.write(fd, b"\x04" if mode == "echo" else b"exit\r")
+    os.write(fd, b"\x04" if mode == "echo" else (b"exit\rexit\r" if first else b"exit\r"))
     # Let it end on its own (a recorder saves its store), then make sure.
     end = time.monotonic() + 15
     while time.monotonic() < end:

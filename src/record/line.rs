@@ -403,6 +403,23 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn a_scrubber_takes_out_every_token_added_across_any_split() {
+        let a = b"0123abcd0123abcd0123abcd0123abcd";
+        let b = b"55555555666666667777777788888888";
+        let input = [&b"x "[..], a, b" y ", b, b" z"].concat();
+        for cut in 0..input.len() {
+            let mut s = Scrubber::new(a);
+            s.add(b);
+            let mut out = Vec::new();
+            s.feed(&input[..cut], &mut out);
+            s.feed(&input[cut..], &mut out);
+            s.flush(&mut out);
+            let want = format!("x {TOKEN_NOTE} y {TOKEN_NOTE} z");
+            assert_eq!(String::from_utf8(out).unwrap(), want, "cut at {cut}");
+        }
+    }
+
     fn built(cap: usize, pieces: &[&str]) -> Line {
         let mut b = LineBuilder::new(cap, None);
         for p in pieces {

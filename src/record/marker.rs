@@ -938,6 +938,155 @@ mod tests {
         Line::new(s)
     }
 
+    const N1: &str = "11111111222222223333333344444444";
+    const N2: &str = "55555555666666667777777788888888";
+
+    fn of(number: u16, token: &str, body: &str) -> String {
+        osc(&format!("{number};{token};{body}"))
+    }
+
+    fn markers_of(s: &mut Scanner, input: &str) -> Vec<Marker> {
+        scan_with(s, &[input.as_bytes()])
+            .1
+            .into_iter()
+            .map(|(_, m)| m)
+            .collect()
+    }
+
+    #[test]
+    fn a_nested_shell_speaks_with_its_own_token_until_an_outer_shell_speaks() {
+        let mut s = Scanner::new(T);
+        // Its markers before the announcement are output.
+        let (text, m) = scan_with(&mut s, &[of(133, N1, "A").as_bytes()]);
+        assert!(m.is_empty() && !text.is_empty());
+        let got = markers_of(
+            &mut s,
+            &format!(
+                "{}{}{}{}",
+                ours(633, &format!("P;Nest={N1}")),
+                of(633, N1, "P;User=alice"),
+                of(133, N1, "A"),
+                of(133, N1, "C"),
+            ),
+        );
+        assert_eq!(
+            got,
+            vec![
+                Marker::ShellStarted {
+                    token: N1.into(),
+                    replaces: false
+                },
+                Marker::User(line("alice")),
+                Marker::PromptStart,
+                Marker::OutputStart,
+            ]
+        );
+        assert_eq!(s.levels(), 2);
+        // A shell nested in that one, announced with the session's token.
+        let got = markers_of(
+            &mut s,
+            &format!(
+                "{}{}",
+                ours(633, &format!("P;Nest={N2}")),
+                of(133, N2, "D;0")
+            ),
+        );
+        assert_eq!(
+            got[0],
+            Marker::ShellStarted {
+                token: N2.into(),
+                replaces: false
+            }
+        );
+        assert_eq!(s.levels(), 3);
+        // The session's shell speaks: both are gone, the end's status goes with them.
+        let got = markers_of(&mut s, &ours(133, "D;3"));
+        assert_eq!(
+            got,
+            vec![
+                Marker::ShellsEnded {
+                    depth: 0,
+                    status: Some(3)
+                },
+                Marker::CommandEnd(3)
+            ]
+        );
+        assert_eq!(s.levels(), 1);
+        // Their tokens are spent: output again.
+        assert!(markers_of(&mut s, &of(133, N2, "A")).is_empty());
+    }
+
+    #[test]
+    fn a_shell_announced_after_an_exec_replaces_the_innermost() {
+        let mut s = Scanner::new(T);
+        markers_of(&mut s, &ours(633, &format!("P;Nest={N1}")));
+        // The session's own shell execs: no nested shell to replace, the new one nests.
+        let got = markers_of(
+            &mut s,
+            &format!(
+                "{}{}",
+                of(633, N1, "P;Exec=1"),
+                ours(633, &format!("P;Nest={N2}"))
+            ),
+        );
+        assert_eq!(
+            got,
+            vec![
+                Marker::ExecAnnounced,
+                Marker::ShellStarted {
+                    token: N2.into(),
+                    replaces: true
+                }
+            ]
+        );
+        assert_eq!(s.levels(), 2);
+        assert!(
+            markers_of(&mut s, &of(133, N1, "A")).is_empty(),
+            "the old token"
+        );
+        assert_eq!(
+            markers_of(&mut s, &of(133, N2, "A")),
+            vec![Marker::PromptStart]
+        );
+    }
+
+    #[test]
+    fn bad_announcements_are_dropped() {
+        let mut s = Scanner::new(T);
+        for bad in ["short", "0123ABCD0123ABCD0123ABCD0123ABCD", T] {
+            assert!(markers_of(&mut s, &ours(633, &format!("P;Nest={bad}"))).is_empty());
+        }
+        // Without a known token, an announcement is output.
+        let (text, m) = scan_with(&mut s, &[of(633, N1, &format!("P;Nest={N2}")).as_bytes()]);
+        assert!(m.is_empty() && !text.is_empty());
+        assert_eq!(s.levels(), 1);
+    }
+
+    #[test]
+    fn an_outer_shells_end_nonce_ends_the_shells_inside_it() {
+        let mut s = Scanner::new(T);
+        let got = markers_of(
+            &mut s,
+            &format!(
+                "{}{}{}{}",
+                ours(633, "P;EndNonce=abcd"),
+                ours(133, "C"),
+                ours(633, &format!("P;Nest={N1}")),
+                osc("133;abcd;Z")
+            ),
+        );
+        assert_eq!(
+            &got[2..],
+            &[
+                Marker::ShellsEnded {
+                    depth: 0,
+                    status: None
+                },
+                Marker::OutputEnd
+            ]
+        );
+    }
+
     #[test]
     fn own_markers_are_removed_and_reported_in_place() {
         let input = format!(

@@ -1567,6 +1567,114 @@ mod tests {
         assert!(all.contains(&StreamEntry(4, store::INPUT, b"yes\r".to_vec())));
     }
 
+    /// The output of a record at its own depth only.
+    fn own_output(dir: &Path, r: &CommandRecord) -> Vec<u8> {
+        let entries = store::read_range(
+            &dir.join(store::STREAM),
+            r.stream_offset,
+            Some(r.stream_length),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        for e in entries {
+            if store::is_output(e.direction()) && store::frame_depth(e.direction()) == r.depth {
+                out.extend_from_slice(e.data());
+            }
+        }
+        out
+    }
+
+    fn cycle(r: &mut Recorder, at: u64, line: &str, output: &[u8], status: i32) {
+        r.marker(at, Marker::PromptStart);
+        r.output(at, b"$ ");
+        r.marker(at, Marker::PromptEnd);
+        r.output(at, format!("{line}\r\n").as_bytes());
+        r.marker(at, Marker::CommandLine(line.into()));
+        r.marker(at, Marker::OutputStart);
+        r.output(at + 1, output);
+        r.marker(at + 2, Marker::CommandEnd(status));
+        r.marker(at + 2, Marker::NoLineWaiting);
+    }
+
+    #[test]
+    fn a_nested_shells_commands_are_records_of_their_own_and_not_the_outer_output() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        r.set_token("0123abcd0123abcd0123abcd0123abcd");
+        let inner = "11111111222222223333333344444444";
+        r.marker(1, Marker::PromptStart);
+        r.marker(1, Marker::CommandLine("bash".into()));
+        r.marker(1, Marker::OutputStart);
+        r.output(2, b"banner\r\n");
+        r.marker(
+            3,
+            Marker::ShellStarted {
+                token: inner.into(),
+                replaces: false,
+            },
+        );
+        r.marker(3, Marker::User(Line::new("alice")));
+        r.marker(3, Marker::Host(Line::new("box")));
+        assert_eq!(r.meta.nest.len(), 1);
+        assert_eq!(r.meta.nest[0].parent.command_line, "bash");
+        cycle(
+            &mut r,
+            4,
+            "make",
+            format!("built {inner}\r\n").as_bytes(),
+            2,
+        );
+        // The shell ends: the outer shell's end marker, with the inner shell's status.
+        r.marker(10, Marker::PromptStart);
+        r.output(10, b"$ ");
+        r.marker(10, Marker::PromptEnd);
+        r.output(10, b"exit 3\r\n");
+        r.marker(10, Marker::CommandLine("exit 3".into()));
+        r.marker(10, Marker::OutputStart);
+        r.output(11, b"logout\r\n");
+        r.marker(
+            12,
+            Marker::ShellsEnded {
+                depth: 0,
+                status: None,
+            },
+        );
+        r.marker(12, Marker::OutputEnd);
+        r.marker(12, Marker::CommandEnd(3));
+        r.marker(12, Marker::PromptStart);
+        r.end_of_read(13);
+        r.sync();
+        assert!(r.meta.nest.is_empty());
+        let recs = store::read_commands(&dir).unwrap();
+        let lines: Vec<_> = recs
+            .iter()
+            .map(|r| (r.command_line.as_str(), r.exit_code, r.depth))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                ("make", Some(2), 1),
+                ("exit 3", Some(3), 1),
+                ("bash", Some(3), 0)
+            ]
+        );
+        let make = &recs[0];
+        assert_eq!(make.nested_in.as_deref(), Some("s:1"));
+        assert_eq!(
+            (make.user.as_deref(), make.host.as_deref()),
+            (Some("alice"), Some("box"))
+        );
+        // The inner shell's token is taken out, like the session's.
+        assert_eq!(own_output(&dir, make), b"built [REDACTED:omnish-token]\r\n");
+        assert_eq!(own_output(&dir, &recs[1]), b"logout\r\n");
+        // The outer command: the banner and the inner prompts, not the inner output.
+        assert_eq!(
+            own_output(&dir, &recs[2]),
+            b"banner\r\n$ make\r\n$ exit 3\r\n"
+        );
+    }
+
     #[test]
     fn typing_posts_frames_to_the_writer_together_and_in_order() {
         let tmp = tempfile::tempdir().unwrap();
