@@ -908,6 +908,23 @@ mod tests {
         assert_eq!(next(6), None, "the last of its shell");
         assert_eq!(next(7), None, "the last of its shell");
         assert_eq!(next(8), None);
+        // Two shells nested in turn in one: the last command of the first has no next one.
+        let recs = vec![
+            record(1, 10, Some(0), "/"),
+            inner(4, 40, 3, 2, "web1"),
+            inner(3, 30, 2, 1, "web1"),
+            inner(6, 60, 5, 2, "web1"),
+            inner(5, 50, 2, 1, "web1"),
+            record(2, 20, Some(0), "/"),
+        ];
+        let (_t, s) = nested_session(&recs);
+        let found = all().select(&s).unwrap();
+        let next = |seq: u64| {
+            let c = found.commands.iter().find(|c| c.record.seq == seq);
+            c.unwrap().next_command_line.clone()
+        };
+        assert_eq!((next(4), next(6)), (None, None));
+        assert_eq!(next(3).as_deref(), Some("cmd 5"));
         // A record that claims a depth past what a frame can say is read at the deepest.
         let mut deep = nested_records();
         deep[2].depth = u32::MAX;
