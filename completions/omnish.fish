@@ -45,6 +45,8 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l recent -d 'The
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l host -d 'Only commands that ran on HOST (a nested shell\'s host or container, else the session\'s)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l user -d 'Only commands that ran as USER (a nested shell\'s user, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]' -r
@@ -75,6 +77,8 @@ complete -c omnish -n "__fish_omnish_using_subcommand ask" -l recent -d 'The N m
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l host -d 'Only commands that ran on HOST (a nested shell\'s host or container, else the session\'s)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l user -d 'Only commands that ran as USER (a nested shell\'s user, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]' -r
@@ -102,6 +106,8 @@ complete -c omnish -n "__fish_omnish_using_subcommand fix" -l recent -d 'The N m
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l host -d 'Only commands that ran on HOST (a nested shell\'s host or container, else the session\'s)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l user -d 'Only commands that ran as USER (a nested shell\'s user, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]' -r
@@ -177,6 +183,8 @@ complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_
 complete -c omnish -n "__fish_omnish_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c omnish -n "__fish_omnish_using_subcommand search" -l session -d 'Session to search: an id (unique prefix or random suffix), `current` or `all`' -r
 complete -c omnish -n "__fish_omnish_using_subcommand search" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand search" -l host -d 'Only commands that ran on HOST (a nested shell\'s host or container, else the session\'s)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand search" -l user -d 'Only commands that ran as USER (a nested shell\'s user, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand search" -s C -l context -d 'Lines of context before and after each matching line' -r
 complete -c omnish -n "__fish_omnish_using_subcommand search" -l format -d 'Output format' -r -f -a "text\t'Lines for a person'
 json\t'One JSON document'"

@@ -130,6 +130,12 @@ pub struct SearchArgs {
     /// Only commands that failed (non-zero exit status).
     #[arg(long)]
     pub failed: bool,
+    /// Only commands that ran on HOST (a nested shell's host or container, else the session's).
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// Only commands that ran as USER (a nested shell's user, else the session's).
+    #[arg(long, value_name = "USER")]
+    pub user: Option<String>,
     /// Search command lines only, not output.
     #[arg(long)]
     pub commands: bool,
@@ -202,6 +208,12 @@ pub struct ContextOpts {
     /// Only commands started within DURATION (90s, 15m, 2h, 1d).
     #[arg(long, value_name = "DURATION")]
     pub since: Option<String>,
+    /// Only commands that ran on HOST (a nested shell's host or container, else the session's).
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// Only commands that ran as USER (a nested shell's user, else the session's).
+    #[arg(long, value_name = "USER")]
+    pub user: Option<String>,
     /// Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in,
     /// else the most recent session) or `all`.
     #[arg(long, value_name = "ID|current|all", default_value = "current")]

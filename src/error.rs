@@ -36,6 +36,10 @@ pub enum Field {
     Depth,
     /// Any other duration (`--older-than`, `--ttl`).
     Duration,
+    /// The host commands ran on (`--host`, MCP `host`).
+    Host,
+    /// The user commands ran as (`--user`, MCP `user`).
+    User,
 }
 
 impl Field {
@@ -54,6 +58,8 @@ impl Field {
             Field::Tokenizer => "--tokenizer",
             Field::Depth => "--depth",
             Field::Duration => "duration",
+            Field::Host => "--host",
+            Field::User => "--user",
         }
     }
 }

@@ -37,6 +37,8 @@ pub(crate) fn options(opts: &ContextOpts) -> Options {
             here: opts.here,
             since: opts.since.clone(),
             session: Some(opts.session.clone()),
+            host: opts.host.clone(),
+            user: opts.user.clone(),
         },
         recent: opts.recent,
         last: opts.last,

@@ -49,6 +49,8 @@ impl SearchArgs {
             here: self.here,
             since: self.since.clone(),
             session: Some(self.session.clone()),
+            host: self.host.clone(),
+            user: self.user.clone(),
         };
         let selection = filters
             .resolve(&setup.facts, store::now_ms(), SessionChoice::All)
@@ -64,6 +66,8 @@ impl SearchArgs {
             failed: selection.failed,
             within: selection.within,
             since_ms: selection.since_ms,
+            host: selection.host,
+            user: selection.user,
             context: self.context,
             format: match self.format {
                 PlainFormat::Text => SearchFormat::Text,

@@ -132,6 +132,7 @@ fn summary_json(s: &SessionSummary) -> serde_json::Value {
         "last_activity": s.last_activity,
         "shell": m.shell,
         "hostname": m.hostname,
+        "user": m.user,
         "cwd": m.cwd,
         "commands": s.commands,
         "failed": s.failed,
@@ -282,6 +283,9 @@ fn show(
     }
     writeln!(out, "shell    {}", visible::line(&m.argv.join(" ")))?;
     writeln!(out, "host     {}", visible::line(&m.hostname))?;
+    if let Some(user) = &m.user {
+        writeln!(out, "user     {}", visible::line(user))?;
+    }
     writeln!(out, "cwd      {}", visible::line(&m.cwd))?;
     writeln!(out, "started  {}", local_time(m.started_at))?;
     if let Some(end) = m.ended_at {
@@ -327,12 +331,13 @@ fn show(
         };
         writeln!(
             out,
-            "{:>4}  {}  {:>7}  {:<status_width$}  {}  $ {}  ({lines})",
+            "{:>4}  {}  {:>7}  {:<status_width$}  {}  {}$ {}  ({lines})",
             c.seq,
             local_time(c.started_at),
             duration,
             status,
             visible::line(if c.cwd.is_empty() { "?" } else { &c.cwd }),
+            c.elsewhere.as_deref().unwrap_or(""),
             visible::line(&c.command_line.replace('\n', " ↵ ")),
         )?;
         if !c.summary.is_empty() {

@@ -1,10 +1,14 @@
-//! `omnish status`: the session this shell records (if any), the project, the session store,
-//! and the settings in use. Paths, the shell and the loop's command line show control
+//! `omnish status`: the session this shell records (if any), the innermost nested shell the
+//! user types in when there is one (`bash` typed in the recorded shell, `sudo -i`, `ssh host`),
+//! the project, the session store, and the settings in use. Paths, the shell and the loop's command line show control
 //! characters visibly ([`visible`]); JSON escapes them.
 
 use crate::cli::{PlainFormat, StatusArgs};
 use crate::cmd::{RunWith, Setup};
+use crate::context::queries::nest::{self, Nested};
 use crate::context::queries::sessions::{human_size, local_time};
+use crate::context::stages::redact;
+use crate::context::stages::select::{Candidate, Session};
 use crate::context::words;
 use crate::store;
 use crate::term::visible;
@@ -43,6 +47,8 @@ struct Status {
     ask_command: Option<String>,
     /// Failed attempts in a row at the end of the session (as `context` folds them).
     retry_loop: Option<crate::context::stages::loops::ActiveLoop>,
+    /// The innermost live nested shell, and its last commands.
+    nested: Option<Nested>,
     ask_model: Option<String>,
     config_file: Option<PathBuf>,
 }
@@ -68,6 +74,14 @@ impl Status {
             .as_ref()
             .and_then(|s| crate::context::stages::loops::active(&s.session.dir, &settings).ok())
             .flatten();
+        // Like the loop, a nested shell that cannot be read is no reason to fail the status.
+        let nested = session
+            .as_ref()
+            .and_then(|s| {
+                let opened = Session::open(&s.session.dir, facts.current_session.as_deref());
+                opened.ok().flatten()
+            })
+            .and_then(|s| nest::innermost(&s).ok().flatten());
         Ok(Status {
             data_bytes: store::disk_usage(&store::sessions_dir(&data_dir)),
             session_id,
@@ -77,6 +91,7 @@ impl Status {
             data_dir,
             sessions,
             retry_loop,
+            nested,
             ask_command: crate::cmd::llm::llm_command(None, cfg, setup.path.as_deref())?
                 .map(|(_, shown)| shown),
             ask_model: Some(cfg.str("ask.model").to_string()).filter(|m| !m.is_empty()),
@@ -98,6 +113,32 @@ impl Status {
                 "hooks_active": m.hooked,
                 "state": words::session_state(s.state, s.recorder_alive),
                 "recording_error": m.recording_error,
+                "hostname": m.hostname,
+                "user": m.user,
+            })
+        });
+        let nested = self.nested.as_ref().map(|n| {
+            let sh = &n.shell;
+            json!({
+                "depth": sh.depth,
+                "shell": sh.shell,
+                "host": sh.host,
+                "user": sh.user,
+                "started_at": sh.started_at,
+                "elsewhere": n.elsewhere,
+                "started_by": {
+                    "id": n.parent_id,
+                    "command_line": nest::parent_line(&sh.parent),
+                },
+                "outer": n.outer.iter().map(|o| json!({
+                    "depth": o.depth,
+                    "shell": o.shell,
+                    "host": o.host,
+                    "user": o.user,
+                })).collect::<Vec<_>>(),
+                "last_command": n.last.as_ref().map(command_json),
+                "last_failed": n.last_failed.as_ref().map(command_json),
+                "description": n.describe(),
             })
         });
         json!({
@@ -105,6 +146,7 @@ impl Status {
             "recorded": self.session_id.is_some(),
             "session_id": self.session_id,
             "session": session,
+            "nested_shell": nested,
             "cwd": self.cwd,
             "project_root": self.project_root,
             "data_dir": self.data_dir,
@@ -148,6 +190,15 @@ impl Status {
                 writeln!(out, "shell     {}", visible::line(&m.shell))?;
                 writeln!(out, "started   {}", local_time(m.started_at))?;
                 writeln!(out, "commands  {} ({} failed)", s.commands, s.failed)?;
+                if let Some(n) = &self.nested {
+                    writeln!(out, "nested    {}", n.describe())?;
+                    let line = |c: &Option<Candidate>| {
+                        c.as_ref()
+                            .map_or_else(|| "none yet".to_string(), command_text)
+                    };
+                    writeln!(out, "  last    {}", line(&n.last))?;
+                    writeln!(out, "  failed  {}", line(&n.last_failed))?;
+                }
                 if let Some(l) = &self.retry_loop {
                     writeln!(out, "loop      {}", visible::line(&l.describe()))?;
                 }
@@ -196,4 +247,49 @@ impl Status {
         }
         Ok(())
     }
+}
+
+/// A command of a nested shell on one line: `SESSION:8 $ ls /nope [exit 2]`, its line redacted
+/// and shortened, shown visibly.
+fn command_text(c: &Candidate) -> String {
+    format!(
+        "{}:{} $ {} [{}]",
+        c.record.session_id,
+        c.record.seq,
+        visible::line(&command_line(c)),
+        words::status(ending(c))
+    )
+}
+
+/// The line of a command as `status` shows it: redacted, on one line, at most 200 chars.
+fn command_line(c: &Candidate) -> String {
+    if c.record.private {
+        return words::PRIVATE_COMMAND.to_string();
+    }
+    let (head, omitted, tail) = c.command_line_parts();
+    let one = |s: &str| redact::redact(s).replace('\n', " ⏎ ");
+    crate::context::stages::truncate::shorten(&one(head), omitted, &one(tail), 200)
+}
+
+fn ending(c: &Candidate) -> words::Ending {
+    let ended = !c.running && !c.cut_off;
+    words::Ending {
+        running: c.running,
+        recording_stopped: c.record.recording_stopped,
+        exit_code: ended.then_some(c.record.exit_code).flatten(),
+        ended_shell: c.ended_shell,
+    }
+}
+
+/// A command of a nested shell in JSON: its id, line (as [`command_line`]), status.
+fn command_json(c: &Candidate) -> serde_json::Value {
+    let e = ending(c);
+    json!({
+        "id": format!("{}:{}", c.record.session_id, c.record.seq),
+        "command_line": command_line(c),
+        "cwd": c.record.cwd,
+        "exit_code": e.exit_code,
+        "exit_explanation": e.exit_code.and_then(|code| words::explanation(code, c.ended_shell)),
+        "ended_at": c.record.ended_at,
+    })
 }

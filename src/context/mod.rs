@@ -424,7 +424,7 @@ fn pick(
     sessions: &[select::Session],
     outcome: &mut Outcome,
 ) -> Result<Vec<Candidate>> {
-    let filters = select::cheap_filters(req.failed, req.within.as_deref(), req.since_ms);
+    let filters = select::cheap_filters(req.cheap());
     // The whole command line is matched, before a long one is cut.
     let line_test = req
         .grep
@@ -478,6 +478,18 @@ fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
     if req.since_ms.is_some() {
         filters.push("since".to_string());
     }
+    if let Some(host) = &req.host {
+        filters.push(format!(
+            "host {}",
+            crate::context::support::pattern::quote(host)
+        ));
+    }
+    if let Some(user) = &req.user {
+        filters.push(format!(
+            "user {}",
+            crate::context::support::pattern::quote(user)
+        ));
+    }
     let what = if filters.is_empty() {
         "no recorded command".to_string()
     } else {
@@ -523,6 +535,11 @@ fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     ctx.recording_stopped = r.recording_stopped;
     ctx.private = r.private;
     ctx.ended_shell = c.ended_shell;
+    ctx.host = c.host.clone();
+    ctx.user = c.user.clone();
+    ctx.nested_in = r.nested_in.clone();
+    ctx.depth = r.depth;
+    ctx.elsewhere = c.elsewhere_label();
     if !c.running && !c.cut_off {
         ctx.ended_at = Some(r.ended_at);
         ctx.exit_code = r.exit_code;

@@ -67,6 +67,19 @@ pub(crate) struct CommandContext {
     /// The command that ended the shell (`exit`, `logout`, zsh's `bye`): its status is the
     /// shell's, not a failure of its own (see [`crate::store::ended_the_shell`]).
     pub ended_shell: bool,
+    /// Where it ran: the record's host (a nested shell on another host, a container), else
+    /// the session's ("" when neither says).
+    pub host: String,
+    /// As whom: the record's user, else the session's (`None` when neither says).
+    pub user: Option<String>,
+    /// The id (`<session>:<seq>`) of the command that started the nested shell it ran in;
+    /// `None` at the top level.
+    pub nested_in: Option<String>,
+    /// How deep that shell is (0: the session's own shell).
+    pub depth: u32,
+    /// `user@host` when it ran as another user or on another host than the session's: text
+    /// formats show it beside the command line, as a prompt would.
+    pub elsewhere: Option<String>,
 }
 
 /// A run of consecutive failed attempts folded into its last one.
@@ -126,6 +139,11 @@ impl CommandContext {
             attempts: None,
             private: false,
             ended_shell: false,
+            host: String::new(),
+            user: None,
+            nested_in: None,
+            depth: 0,
+            elsewhere: None,
         }
     }
 }

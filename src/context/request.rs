@@ -30,6 +30,9 @@ pub(crate) const MAX_DURATION: usize = 64;
 pub(crate) const MAX_SESSION: usize = 128;
 /// Longest directory accepted, in bytes (PATH_MAX is 4096).
 pub(crate) const MAX_DIR: usize = 4096;
+/// Longest host or user name accepted, in bytes (a DNS name has at most 253 chars, a
+/// container name or login rarely more than 64).
+pub(crate) const MAX_NAME: usize = 255;
 
 /// A token ceiling and the tokenizer that counts it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +61,10 @@ pub(crate) struct Request {
     pub within: Option<PathBuf>,
     /// Only commands started at or after this time (ms since the epoch).
     pub since_ms: Option<u64>,
+    /// Only commands that ran on this host (the record's, else the session's).
+    pub host: Option<String>,
+    /// Only commands that ran as this user (the record's, else the session's).
+    pub user: Option<String>,
     /// At most this many commands, the newest (≥ 1).
     pub limit: usize,
     pub parts: Parts,
@@ -209,6 +216,11 @@ pub(crate) struct Filters {
     /// `current`, `all`, or a session id (a unique prefix, or of its random suffix); `None`:
     /// the front end's default.
     pub session: Option<String>,
+    /// Only commands that ran on this host (exactly; a command of a nested shell on another
+    /// host or in a container has that host, the others the session's).
+    pub host: Option<String>,
+    /// Only commands that ran as this user (exactly; the record's user, else the session's).
+    pub user: Option<String>,
 }
 
 /// [`Filters`], parsed and checked.
@@ -219,6 +231,8 @@ pub(crate) struct Selection {
     pub grep: Option<Regex>,
     pub within: Option<PathBuf>,
     pub since_ms: Option<u64>,
+    pub host: Option<String>,
+    pub user: Option<String>,
 }
 
 impl Filters {
@@ -243,6 +257,16 @@ impl Filters {
                 .transpose()?,
             within: within(self.cwd.as_deref(), self.here, facts)?,
             since_ms: self.since.as_deref().map(|s| since(s, now)).transpose()?,
+            host: self
+                .host
+                .as_deref()
+                .map(|h| name(Field::Host, h))
+                .transpose()?,
+            user: self
+                .user
+                .as_deref()
+                .map(|u| name(Field::User, u))
+                .transpose()?,
         })
     }
 }
@@ -336,6 +360,8 @@ impl Options {
             grep: selection.grep,
             within: selection.within,
             since_ms: selection.since_ms,
+            host: selection.host,
+            user: selection.user,
             limit: if self.last { 1 } else { recent },
             parts: self.parts,
             max_lines: self.max_lines.unwrap_or(settings.max_lines),
@@ -359,7 +385,8 @@ impl Options {
     }
 
     /// Whether any option that picks commands was given (`ask` and `fix` pick the last failed
-    /// command otherwise).
+    /// command otherwise). The host and user do not pick: they say where that last failed
+    /// command is looked for (`ask --user root`: the last one that failed as root).
     pub(crate) fn selects(&self) -> bool {
         let f = &self.filters;
         self.recent.is_some()
@@ -370,6 +397,36 @@ impl Options {
             || f.here
             || f.since.is_some()
     }
+}
+
+impl Request {
+    /// The request's conditions that read no output.
+    pub(crate) fn cheap(&self) -> select::Cheap<'_> {
+        select::Cheap {
+            failed: self.failed,
+            within: self.within.as_deref(),
+            since_ms: self.since_ms,
+            host: self.host.as_deref(),
+            user: self.user.as_deref(),
+        }
+    }
+}
+
+/// A host or user name to match exactly: not empty, at most [`MAX_NAME`] bytes.
+pub(crate) fn name(field: Field, s: &str) -> Result<String> {
+    if s.is_empty() {
+        return Err(Error::bad(field, "an empty name matches nothing; give one"));
+    }
+    if s.len() > MAX_NAME {
+        return Err(Error::bad(
+            field,
+            format!(
+                "{} is longer than {MAX_NAME} bytes: no host or user has such a name",
+                bounded::quote(s)
+            ),
+        ));
+    }
+    Ok(s.to_string())
 }
 
 /// A duration (`90s`, `15m`, `2h`, `1d`, `2w`) in ms; `field` says what it is for.
@@ -606,6 +663,17 @@ mod tests {
             ..Filters::default()
         });
         assert_eq!(u.field, Some(Field::Cwd));
+        let u = bad(Filters {
+            host: Some(String::new()),
+            ..Filters::default()
+        });
+        assert_eq!(u.field, Some(Field::Host));
+        let u = bad(Filters {
+            user: Some("u".repeat(256)),
+            ..Filters::default()
+        });
+        assert_eq!(u.field, Some(Field::User));
+        assert!(u.message.contains("longer than 255 bytes"), "{}", u.message);
         // The settings' value is named as such.
         let zero = Settings {
             recent: 0,

@@ -13,6 +13,9 @@
 //! ended, `interrupted` when omnish was told to stop or its recorder died; `recording stopped:
 //! WHY` when it stopped early ([`recording_stopped`]). Its recorder ([`recorder`]): `running`
 //! or `not running`; its hooks ([`hooks`]): `loaded` or `not loaded`.
+//!
+//! Where a command ran ([`place`]): `alice@web1`, as a prompt says it, shown beside a command
+//! that ran as another user or on another host than its session's.
 
 use crate::store::SessionState;
 
@@ -33,6 +36,17 @@ pub(crate) const SHELL_ENDED: &str = "the shell ended with this status";
 /// stopped: No space left on device`. Its later commands were not recorded.
 pub(crate) fn recording_stopped(why: &str) -> String {
     format!("recording stopped: {why}")
+}
+
+/// Where a command ran, as a prompt says it: `alice@web1`; `web1` when the user is unknown.
+/// Both are shown visibly ([`crate::term::visible::line`]): a recorded name cannot control the
+/// terminal.
+pub(crate) fn place(user: Option<&str>, host: &str) -> String {
+    let host = crate::term::visible::line(host);
+    match user {
+        Some(u) => format!("{}@{host}", crate::term::visible::line(u)),
+        None => host.into_owned(),
+    }
 }
 
 /// How a command ended, as far as the store knows.

@@ -528,10 +528,28 @@ pub fn read_range(path: &Path, offset: u64, length: Option<u64>) -> io::Result<V
     Ok(decode_entries(&bytes))
 }
 
-/// Concatenated output bytes (direction 1) of a range of frames.
+/// Concatenated output bytes of a top-level command (direction [`OUTPUT`], depth 0) in a range
+/// of frames: [`output_bytes_at`] at depth 0.
 pub fn output_bytes(entries: &[StreamEntry]) -> Vec<u8> {
+    output_bytes_at(entries, 0)
+}
+
+/// Concatenated output bytes of a command at `depth` (see [`CommandRecord::depth`]) in a range
+/// of frames: only frames of that depth, so the range of a command that started a nested shell
+/// gives its own output, not its inner commands'.
+pub fn output_bytes_at(entries: &[StreamEntry], depth: u32) -> Vec<u8> {
+    let direction = output_at(depth);
     let mut out = Vec::new();
-    for e in entries.iter().filter(|e| e.direction() == OUTPUT) {
+    for e in entries.iter().filter(|e| e.direction() == direction) {
+        out.extend_from_slice(e.data());
+    }
+    out
+}
+
+/// Concatenated output bytes of every depth in a range of frames: what the terminal showed.
+pub fn screen_bytes(entries: &[StreamEntry]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for e in entries.iter().filter(|e| is_output(e.direction())) {
         out.extend_from_slice(e.data());
     }
     out

@@ -71,6 +71,10 @@ pub(crate) struct SearchRequest {
     pub failed: bool,
     pub within: Option<PathBuf>,
     pub since_ms: Option<u64>,
+    /// Only commands that ran on this host (the record's, else the session's).
+    pub host: Option<String>,
+    /// Only commands that ran as this user (the record's, else the session's).
+    pub user: Option<String>,
     /// Lines of context before and after each matching line.
     pub context: usize,
     pub format: SearchFormat,
@@ -165,20 +169,52 @@ struct Hit {
     exit_explanation: Option<String>,
     running: bool,
     command_matched: bool,
+    /// Where it ran: the record's host, else the session's.
+    host: String,
+    /// As whom: the record's user, else the session's; absent when neither says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user: Option<String>,
+    /// The id of the command that started the nested shell it ran in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nested_in: Option<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    depth: u32,
+    /// `user@host` when it ran elsewhere than its session.
+    #[serde(skip)]
+    elsewhere: Option<String>,
     #[serde(skip)]
     ending: crate::context::words::Ending,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The key a command's cached text is made from, beyond the cache's version.
 fn text_key(c: &Candidate) -> u64 {
     let src = read::Source::of(c);
-    store::text::key(&[
-        &c.record.stream_offset.to_le_bytes(),
-        &c.record.stream_length.to_le_bytes(),
-        &src.cols.to_le_bytes(),
-        &src.rows.to_le_bytes(),
+    let (offset, length) = (
+        c.record.stream_offset.to_le_bytes(),
+        c.record.stream_length.to_le_bytes(),
+    );
+    let (cols, rows, depth) = (
+        src.cols.to_le_bytes(),
+        src.rows.to_le_bytes(),
+        src.depth.to_le_bytes(),
+    );
+    let mut parts: Vec<&[u8]> = vec![
+        &offset,
+        &length,
+        &cols,
+        &rows,
         src.next_command_line.as_deref().unwrap_or("\0").as_bytes(),
-    ])
+    ];
+    // A nested command reads other frames of the same range: another key. Depth 0 keeps the
+    // key of the versions before nesting (same text).
+    if src.depth > 0 {
+        parts.push(&depth);
+    }
+    store::text::key(&parts)
 }
 
 /// Whether `c` has output to search at all.
@@ -193,7 +229,13 @@ fn candidates_of(
     matcher: Option<&RegexMatcher>,
     session: &Session,
 ) -> anyhow::Result<(Vec<Candidate>, Vec<bool>)> {
-    let filters = select::cheap_filters(req.failed, req.within.as_deref(), req.since_ms);
+    let filters = select::cheap_filters(select::Cheap {
+        failed: req.failed,
+        within: req.within.as_deref(),
+        since_ms: req.since_ms,
+        host: req.host.as_deref(),
+        user: req.user.as_deref(),
+    });
     // The whole command line is matched (redacted, as it is shown), before a long one is cut.
     let line_test = matcher
         .map(|m| move |line: &str| m.is_match(redact::redact(line).as_bytes()).unwrap_or(false));
@@ -388,6 +430,11 @@ fn hit_of(c: &Candidate) -> Hit {
         running: c.running,
         command_matched,
         command_line,
+        host: c.host.clone(),
+        user: c.user.clone(),
+        nested_in: r.nested_in.clone(),
+        depth: r.depth,
+        elsewhere: c.elsewhere_label(),
         ending,
     }
 }
@@ -716,7 +763,11 @@ impl Printer for TextPrinter<'_> {
             } else {
                 visible::text(l).into_owned()
             };
-            writeln!(self.out, "{} {shown}", if i == 0 { "$" } else { ">" })?;
+            match (&h.elsewhere, i) {
+                (Some(place), 0) => writeln!(self.out, "{place}$ {shown}")?,
+                (_, 0) => writeln!(self.out, "$ {shown}")?,
+                _ => writeln!(self.out, "> {shown}")?,
+            }
         }
         Ok(())
     }

@@ -30,12 +30,29 @@ pub(crate) struct ShownCommand {
     pub output_lines: u64,
     /// The first error-looking line of the output, else its last non-blank line.
     pub summary: String,
+    /// Where it ran: the record's host, else the session's.
+    pub host: String,
+    /// As whom: the record's user, else the session's; absent when neither says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// The id of the command that started the nested shell it ran in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nested_in: Option<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub depth: u32,
+    /// `user@host` when it ran elsewhere than its session (shown beside its line).
+    #[serde(skip)]
+    pub elsewhere: Option<String>,
     /// Recording stopped while it ran.
     #[serde(skip)]
     pub recording_stopped: bool,
     /// The command that ended the shell.
     #[serde(skip)]
     pub ended_shell: bool,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl ShownCommand {
@@ -111,6 +128,11 @@ pub(crate) fn commands(session: &Session) -> anyhow::Result<Vec<ShownCommand>> {
             running: c.running,
             output_lines: lines,
             summary,
+            host: c.host.clone(),
+            user: c.user.clone(),
+            nested_in: r.nested_in.clone(),
+            depth: r.depth,
+            elsewhere: c.elsewhere_label(),
             recording_stopped: r.recording_stopped,
             ended_shell: c.ended_shell,
         });

@@ -17,6 +17,12 @@
 //! left out. Input a program reads itself (`read name`, `cat`) is never touched: it is not the
 //! next command.
 //!
+//! A command reads only the frames of its own depth ([`crate::store::CommandRecord::depth`]):
+//! the range of a command that started a nested shell (`bash`, `ssh host`) also holds the frames
+//! of the commands run in that shell, which are theirs, not its output. Frames of other depths
+//! are skipped without reading their bytes; keys typed at another depth are no type-ahead of
+//! this command's shell.
+//!
 //! A finished command whose frames are damaged or cut short becomes one line
 //! `[output unreadable: …]`; output that is mostly not text (control bytes, invalid UTF-8)
 //! becomes one line `[binary output, 48.2 MB]`.
@@ -202,6 +208,8 @@ pub(crate) struct Source {
     pub rows: u16,
     /// The next command's line, for leaving out its typed-ahead echo.
     pub next_command_line: Option<String>,
+    /// The depth of the shell the command ran in: only frames of this depth are read.
+    pub depth: u32,
 }
 
 impl Source {
@@ -216,6 +224,7 @@ impl Source {
             cols: c.record.cols,
             rows: c.rows,
             next_command_line: c.next_command_line.clone(),
+            depth: c.record.depth,
         }
     }
 }
@@ -244,8 +253,9 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
     // The first check not matched whole.
     let mut first = 0;
     let mut buf = vec![0u8; 64 * 1024];
+    let (input, output) = (store::input_at(src.depth), store::output_at(src.depth));
     while let Some(h) = frames.next_complete()? {
-        if h.direction == store::INPUT {
+        if h.direction == input {
             if h.len as usize + typed.len() > TYPED_CAP {
                 return Ok(Vec::new());
             }
@@ -272,7 +282,7 @@ fn type_ahead_echoes(src: &Source, next_line: &str) -> Result<Vec<(u64, u64)>, F
             checks.push((at, echo, 0));
             continue;
         }
-        if h.direction != store::OUTPUT {
+        if h.direction != output {
             continue;
         }
         let frame_start = out_pos;
@@ -388,6 +398,7 @@ pub(crate) fn output_chunks(src: &Source, f: &mut dyn FnMut(&[u8]) -> bool) -> R
         Err(e) => return ReadEnd::Unreadable(format!("cannot read stream.bin: {e}")),
     };
     let mut buf = vec![0u8; 64 * 1024];
+    let output = store::output_at(src.depth);
     let mut pos = 0u64;
     let mut d = 0;
     let mut stopped = false;
@@ -397,7 +408,7 @@ pub(crate) fn output_chunks(src: &Source, f: &mut dyn FnMut(&[u8]) -> bool) -> R
             Ok(None) => break,
             Err(e) => return unreadable(e),
         };
-        if h.direction != store::OUTPUT {
+        if h.direction != output {
             continue;
         }
         let frame_start = pos;
@@ -918,6 +929,7 @@ impl<'a> Cached<'a> {
                 cols: src.cols,
                 rows: src.rows,
                 next_command_line: src.next_command_line,
+                depth: src.depth,
             },
         })
     }
@@ -945,6 +957,9 @@ struct CacheKey {
     cols: u16,
     rows: u16,
     next_command_line: Option<String>,
+    /// Absent in entries of versions that read only depth 0 (their digests are the same).
+    #[serde(default)]
+    depth: u32,
 }
 
 /// The whole rendered output of `src` as lines.

@@ -5,6 +5,19 @@
 //! the cost grows with what is selected, never with the size of the session. A command still
 //! running (or cut off by a crash) comes from `meta.json`'s `running_command`.
 //!
+//! # Nested shells
+//!
+//! A command run in a shell started from a recorded command (a typed `bash`, `ssh host`) is a
+//! record of its own with a `depth` and `nested_in`. Records are appended when commands end, so
+//! the commands of a nested shell come before the command that started it in the file, though
+//! they started after it. Only top-level (depth 0) records are in the order they started, so
+//! scanning stops on a bound (`--since`, one command by its number) only at the second
+//! top-level record past it: the records between belong to the shell started by the first.
+//! The commands that started the nested shells still alive (`meta.json`'s `nest`) are running
+//! too, and have no record yet. When nested commands are selected, they are returned in the
+//! order they started (by number), so a nested shell's commands follow the command that
+//! started it.
+//!
 //! Each condition on a record is a [`Filter`]; they combine with AND. Conditions on the output
 //! (`--grep`) need the read stage, so the caller passes them as one predicate, tried last, after
 //! every cheap filter has passed. Select itself never reads a command's output.
@@ -192,6 +205,13 @@ pub(crate) struct Candidate {
     pub command_line_cut: Option<(usize, u64)>,
     /// The query's [`Query::line_test`] held for the whole command line.
     pub line_matched: bool,
+    /// Where the command ran: the record's host, else the session's ("" when neither says).
+    pub host: String,
+    /// As whom: the record's user, else the session's (`None` when neither says).
+    pub user: Option<String>,
+    /// The record's host or user differs from the session's: front ends that show host and
+    /// user only when they differ show them.
+    pub elsewhere: bool,
 }
 
 impl Candidate {
@@ -207,7 +227,38 @@ impl Candidate {
             ended_shell: false,
             command_line_cut: None,
             line_matched: false,
+            host: String::new(),
+            user: None,
+            elsewhere: false,
         }
+        .placed(None)
+    }
+
+    /// Sets [`Candidate::host`], [`Candidate::user`] and [`Candidate::elsewhere`] from the
+    /// record and the session's `meta` (`None`: the record alone).
+    fn placed(mut self, meta: Option<&store::SessionMeta>) -> Candidate {
+        let r = &self.record;
+        let (session_host, session_user) = match meta {
+            Some(m) => (Some(m.hostname.as_str()), m.user.as_deref()),
+            None => (None, None),
+        };
+        self.elsewhere = r.host.as_deref().is_some_and(|h| Some(h) != session_host)
+            || r.user.as_deref().is_some_and(|u| Some(u) != session_user);
+        self.host = r
+            .host
+            .as_deref()
+            .or(session_host)
+            .unwrap_or_default()
+            .to_string();
+        self.user = r.user.as_deref().or(session_user).map(str::to_string);
+        self
+    }
+
+    /// `user@host` (or `host` when the user is unknown) when the command ran elsewhere than the
+    /// session (another host or user), else `None`: what text formats show beside it.
+    pub fn elsewhere_label(&self) -> Option<String> {
+        self.elsewhere
+            .then(|| crate::context::words::place(self.user.as_deref(), &self.host))
     }
 
     /// Whether the output runs to the current end of the stream (running or cut off).
@@ -255,7 +306,9 @@ fn typed_ahead(line: &str) -> Option<String> {
 /// One condition on a command record.
 pub(crate) trait Filter {
     fn keep(&self, c: &Candidate) -> bool;
-    /// Scanning newest-first, nothing at or before `c` can match any more.
+    /// `c` is past the filter's bound: it does not match, and scanning newest first no record
+    /// older than it can match, but for the commands of a nested shell it started (see the
+    /// module docs).
     fn exhausted(&self, _c: &Candidate) -> bool {
         false
     }
@@ -289,22 +342,55 @@ impl Filter for Since {
     }
 }
 
-/// The filters that read no output, as the `context` and `search` requests name them: failed
-/// commands only, commands run within a directory, commands started since a time (ms).
-pub(crate) fn cheap_filters(
-    failed: bool,
-    within: Option<&Path>,
-    since_ms: Option<u64>,
-) -> Vec<Box<dyn Filter>> {
+/// Only commands that ran on this host ([`Candidate::host`]: the record's, else the session's).
+pub(crate) struct Host(pub String);
+impl Filter for Host {
+    fn keep(&self, c: &Candidate) -> bool {
+        c.host == self.0
+    }
+}
+
+/// Only commands that ran as this user ([`Candidate::user`]: the record's, else the
+/// session's).
+pub(crate) struct User(pub String);
+impl Filter for User {
+    fn keep(&self, c: &Candidate) -> bool {
+        c.user.as_deref() == Some(self.0.as_str())
+    }
+}
+
+/// The conditions that read no output, as the `context` and `search` requests name them.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Cheap<'a> {
+    /// Failed commands only.
+    pub failed: bool,
+    /// Commands run within this directory.
+    pub within: Option<&'a Path>,
+    /// Commands started at or after this time (ms).
+    pub since_ms: Option<u64>,
+    /// Commands run on this host.
+    pub host: Option<&'a str>,
+    /// Commands run as this user.
+    pub user: Option<&'a str>,
+}
+
+/// The filters that read no output (see [`Cheap`]).
+pub(crate) fn cheap_filters(cheap: Cheap<'_>) -> Vec<Box<dyn Filter>> {
     let mut filters: Vec<Box<dyn Filter>> = Vec::new();
-    if failed {
+    if cheap.failed {
         filters.push(Box::new(Failed));
     }
-    if let Some(dir) = within {
+    if let Some(dir) = cheap.within {
         filters.push(Box::new(Within(dir.to_path_buf())));
     }
-    if let Some(ms) = since_ms {
+    if let Some(ms) = cheap.since_ms {
         filters.push(Box::new(Since(ms)));
+    }
+    if let Some(host) = cheap.host {
+        filters.push(Box::new(Host(host.to_string())));
+    }
+    if let Some(user) = cheap.user {
+        filters.push(Box::new(User(user.to_string())));
     }
     filters
 }
@@ -349,16 +435,24 @@ impl Query<'_> {
         let mut scanned = 0;
         let mut scan = store::RecordsBackwards::open(&session.dir.join(store::COMMANDS))?;
         let mut next = scan.next_record();
-        let last_seq = next.as_ref().map_or(0, |r| r.seq);
-        // The command in progress (or cut off) is newer than every record.
-        let mut pending = running_candidate(session, last_seq);
-        // Scanning newest first, the command line of the one that ran after the current one.
-        let mut newer_line = session
-            .meta
-            .running_command
-            .as_ref()
-            .filter(|r| r.seq > last_seq && pending.is_none())
-            .and_then(|r| typed_ahead(&r.command_line));
+        // The commands in progress (or cut off) are newer than every record, the innermost
+        // first.
+        let running = running_commands(session, next.as_ref());
+        // Scanning newest first, the command line of the one that ran after the current one in
+        // the same shell, by depth: the one after the newest record of a depth is the command
+        // of that depth still running, if any.
+        let mut newer: Vec<Option<String>> = Vec::new();
+        for r in &running {
+            let d = depth_index(r.depth);
+            if newer.len() <= d {
+                newer.resize(d + 1, None);
+            }
+            newer[d] = typed_ahead(&r.command_line);
+        }
+        let mut pending: std::collections::VecDeque<Candidate> =
+            running_candidates(session, &running).into();
+        // A top-level command past a filter's bound was seen: the next one ends the scan.
+        let mut past_top = false;
         // With an output filter, the next few candidates that pass every other filter are
         // tried together: never more than are still needed, so nothing is read for nothing.
         let at_once = if self.output_filter.is_some() {
@@ -370,23 +464,41 @@ impl Query<'_> {
         while found.len() < self.limit && !ended {
             let mut batch = Vec::new();
             while batch.len() < at_once.min(self.limit - found.len()) {
-                let mut c = match pending.take() {
+                let mut c = match pending.pop_front() {
                     Some(c) => c,
                     None => match next.take().or_else(|| scan.next_record()) {
-                        Some(record) => candidate(session, record),
+                        Some(record) => {
+                            let mut c = candidate(session, record);
+                            let d = depth_index(c.record.depth);
+                            if newer.len() <= d {
+                                newer.resize(d + 1, None);
+                            }
+                            c.next_command_line = std::mem::replace(
+                                &mut newer[d],
+                                typed_ahead(&c.record.command_line),
+                            );
+                            // Deeper ones ran in a shell this command started (or one before).
+                            newer.truncate(d + 1);
+                            c
+                        }
                         None => {
                             ended = true;
                             break;
                         }
                     },
                 };
-                scanned += 1;
-                c.next_command_line =
-                    std::mem::replace(&mut newer_line, typed_ahead(&c.record.command_line));
                 if self.filters.iter().any(|f| f.exhausted(&c)) {
-                    ended = true;
-                    break;
+                    if c.record.depth == 0 {
+                        if past_top {
+                            ended = true;
+                            break;
+                        }
+                        past_top = true;
+                    }
+                    scanned += 1;
+                    continue;
                 }
+                scanned += 1;
                 if self.filters.iter().all(|f| f.keep(&c)) {
                     if let Some(test) = self.line_test {
                         c.line_matched = test(&c.record.command_line);
@@ -411,6 +523,11 @@ impl Query<'_> {
             );
         }
         found.reverse();
+        if found.iter().any(|c| c.record.depth > 0) {
+            // In the order they started: a nested shell's commands after the one that started
+            // it (see the module docs).
+            found.sort_by_key(|c| c.record.seq);
+        }
         Ok(Selected {
             commands: found,
             scanned,
@@ -427,23 +544,66 @@ fn candidate(session: &Session, mut record: CommandRecord) -> Candidate {
         &record.command_source,
         &session.meta,
     );
-    let mut c = Candidate::new(record, session.dir.clone(), session.meta.rows);
+    let mut c =
+        Candidate::new(record, session.dir.clone(), session.meta.rows).placed(Some(&session.meta));
     c.ended_shell = ended_shell;
     c
 }
 
-/// The command `meta.json` says has started but has no record yet: running if the recorder
-/// lives, else cut off. Its output runs to the end of the stream.
-fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
-    let run = session
-        .meta
+/// Index of a depth in per-depth tables (a hostile record's depth is capped).
+fn depth_index(depth: u32) -> usize {
+    depth.min(store::MAX_DEPTH) as usize
+}
+
+/// The commands `meta.json` says have started and have no record yet, the innermost first: the
+/// running command and the commands that started the nested shells alive. `newest` is the
+/// newest record, the last command that ended: a command it records, or one that it shows had
+/// ended, is left out (`meta.json` is replaced after the record is appended, so it can be
+/// behind). A command is still running after the newest record ended when that record is one
+/// of its nested commands (deeper, started later), or started before it without being one of
+/// the commands whose shells it runs in (those end after it).
+fn running_commands<'a>(
+    session: &'a Session,
+    newest: Option<&CommandRecord>,
+) -> Vec<&'a store::RunningCommand> {
+    let meta = &session.meta;
+    let mut out: Vec<&store::RunningCommand> = Vec::new();
+    let chain = meta
         .running_command
-        .as_ref()
-        .filter(|r| r.seq > last_seq)?;
+        .iter()
+        .chain(meta.nest.iter().rev().map(|n| &n.parent));
+    for r in chain {
+        let around = |seq: u64| {
+            meta.nest
+                .iter()
+                .any(|n| n.parent.seq == seq && n.parent.depth < r.depth)
+                || r.nested_in.as_deref() == Some(&format!("{}:{seq}", session.id()))
+        };
+        let unrecorded = newest.is_none_or(|n| {
+            (n.seq > r.seq && n.depth > r.depth) || (n.seq < r.seq && !around(n.seq))
+        });
+        if unrecorded && !out.iter().any(|o| o.seq == r.seq) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Candidates for the commands in progress ([`running_commands`]): running if the recorder
+/// lives, else cut off. Their output runs to the end of the stream. When the asker runs in the
+/// session, they are the command asking and the shells it runs in: none is one to show.
+fn running_candidates(session: &Session, running: &[&store::RunningCommand]) -> Vec<Candidate> {
     let live = session.live();
     if live && session.ours {
-        return None;
+        return Vec::new();
     }
+    running
+        .iter()
+        .map(|run| running_candidate(session, run, live))
+        .collect()
+}
+
+fn running_candidate(session: &Session, run: &store::RunningCommand, live: bool) -> Candidate {
     let record = CommandRecord {
         command_id: format!("{}:{}", session.id(), run.seq),
         session_id: session.id().to_string(),
@@ -461,15 +621,15 @@ fn running_candidate(session: &Session, last_seq: u64) -> Option<Candidate> {
         typed: None,
         private: run.private,
         recording_stopped: false,
-        host: None,
-        user: None,
-        nested_in: None,
-        depth: 0,
+        host: run.host.clone(),
+        user: run.user.clone(),
+        nested_in: run.nested_in.clone(),
+        depth: run.depth,
     };
     let mut c = candidate(session, record);
     c.running = live;
     c.cut_off = !live;
-    Some(c)
+    c
 }
 
 /// Parses `15m`, `2h`, `1h30m`, `90s`, `1d` into milliseconds.
@@ -668,6 +828,232 @@ mod tests {
                 .to_string()
                 .contains("15m")
         );
+    }
+
+    /// A record of a nested shell: `depth`, started by command `parent`, as `user@host`.
+    fn inner(seq: u64, started_at: u64, parent: u64, depth: u32, host: &str) -> CommandRecord {
+        CommandRecord {
+            nested_in: Some(format!("s:{parent}")),
+            depth,
+            host: Some(host.into()),
+            user: Some("root".into()),
+            ..record(seq, started_at, Some(0), "/root")
+        }
+    }
+
+    /// A session on `laptop` as `me`: `cmd 1`, then `cmd 2` starts a shell on web1 whose
+    /// commands 3, 4 and 7 run as root (4 fails), 4 starting a shell of its own (5 and 6 at
+    /// depth 2, after it in time, before it in the file), then `cmd 8`. The file holds them as
+    /// they ended.
+    fn nested_records() -> Vec<CommandRecord> {
+        let mut four = inner(4, 40, 2, 1, "web1");
+        four.exit_code = Some(1);
+        vec![
+            record(1, 10, Some(0), "/"),
+            inner(3, 30, 2, 1, "web1"),
+            inner(5, 50, 4, 2, "web1"),
+            inner(6, 60, 4, 2, "web1"),
+            four,
+            inner(7, 70, 2, 1, "web1"),
+            record(2, 20, Some(0), "/"),
+            record(8, 80, Some(0), "/"),
+        ]
+    }
+
+    fn nested_session(recs: &[CommandRecord]) -> (tempfile::TempDir, Session) {
+        let (t, mut s) = session_with(recs);
+        s.meta.hostname = "laptop".into();
+        s.meta.user = Some("me".into());
+        (t, s)
+    }
+
+    fn all() -> Query<'static> {
+        Query {
+            filters: vec![],
+            line_test: None,
+            output_filter: None,
+            limit: 100,
+        }
+    }
+
+    #[test]
+    fn nested_commands_come_in_the_order_they_started_with_their_place() {
+        let (_t, s) = nested_session(&nested_records());
+        let found = all().select(&s).unwrap();
+        assert_eq!(seqs(&found), [1, 2, 3, 4, 5, 6, 7, 8]);
+        let c = &found.commands;
+        assert_eq!(
+            (c[0].host.as_str(), c[0].user.as_deref()),
+            ("laptop", Some("me"))
+        );
+        assert!(!c[0].elsewhere && c[0].elsewhere_label().is_none());
+        assert_eq!(
+            (c[2].host.as_str(), c[2].user.as_deref()),
+            ("web1", Some("root"))
+        );
+        assert_eq!(c[2].elsewhere_label().as_deref(), Some("root@web1"));
+        // The next command in the same shell, for type-ahead: never one of another depth.
+        let next = |seq: u64| {
+            c.iter()
+                .find(|c| c.record.seq == seq)
+                .unwrap()
+                .next_command_line
+                .clone()
+        };
+        assert_eq!(next(1).as_deref(), Some("cmd 2"));
+        assert_eq!(next(2).as_deref(), Some("cmd 8"));
+        assert_eq!(next(3).as_deref(), Some("cmd 4"));
+        assert_eq!(next(4).as_deref(), Some("cmd 7"));
+        assert_eq!(next(5).as_deref(), Some("cmd 6"));
+        assert_eq!(next(6), None, "the last of its shell");
+        assert_eq!(next(7), None, "the last of its shell");
+        assert_eq!(next(8), None);
+        // Two shells nested in turn in one: the last command of the first has no next one.
+        let recs = vec![
+            record(1, 10, Some(0), "/"),
+            inner(4, 40, 3, 2, "web1"),
+            inner(3, 30, 2, 1, "web1"),
+            inner(6, 60, 5, 2, "web1"),
+            inner(5, 50, 2, 1, "web1"),
+            record(2, 20, Some(0), "/"),
+        ];
+        let (_t, s) = nested_session(&recs);
+        let found = all().select(&s).unwrap();
+        let next = |seq: u64| {
+            let c = found.commands.iter().find(|c| c.record.seq == seq);
+            c.unwrap().next_command_line.clone()
+        };
+        assert_eq!((next(4), next(6)), (None, None));
+        assert_eq!(next(3).as_deref(), Some("cmd 5"));
+        // A record that claims a depth past what a frame can say is read at the deepest.
+        let mut deep = nested_records();
+        deep[2].depth = u32::MAX;
+        let (_t, s) = nested_session(&deep);
+        assert_eq!(all().select(&s).unwrap().commands.len(), 8);
+    }
+
+    #[test]
+    fn host_and_user_filters_match_the_record_else_the_session() {
+        let (_t, s) = nested_session(&nested_records());
+        let q = |cheap: Cheap<'_>| Query {
+            filters: cheap_filters(cheap),
+            ..all()
+        };
+        let web1 = q(Cheap {
+            host: Some("web1"),
+            ..Cheap::default()
+        });
+        assert_eq!(seqs(&web1.select(&s).unwrap()), [3, 4, 5, 6, 7]);
+        let laptop = q(Cheap {
+            host: Some("laptop"),
+            ..Cheap::default()
+        });
+        assert_eq!(seqs(&laptop.select(&s).unwrap()), [1, 2, 8]);
+        let me = q(Cheap {
+            user: Some("me"),
+            failed: true,
+            ..Cheap::default()
+        });
+        assert!(me.select(&s).unwrap().commands.is_empty());
+        let root_failed = q(Cheap {
+            user: Some("root"),
+            failed: true,
+            ..Cheap::default()
+        });
+        assert_eq!(seqs(&root_failed.select(&s).unwrap()), [4]);
+        // Exact: no prefix, no case folding.
+        let web = q(Cheap {
+            host: Some("WEB1"),
+            ..Cheap::default()
+        });
+        assert!(web.select(&s).unwrap().commands.is_empty());
+    }
+
+    #[test]
+    fn bounds_stop_the_scan_only_past_the_nested_commands_of_a_top_level_one() {
+        let (_t, s) = nested_session(&nested_records());
+        // Started at 30 or later: command 2 (at 20) ended after its nested ones, which are
+        // newer.
+        let since = Query {
+            filters: vec![Box::new(Since(30))],
+            ..all()
+        };
+        let found = since.select(&s).unwrap();
+        assert_eq!(seqs(&found), [3, 4, 5, 6, 7, 8]);
+        assert_eq!(
+            found.scanned, 7,
+            "command 1, past 2 and its nested ones, ends it"
+        );
+        for seq in 1..=8 {
+            let one = Query {
+                filters: vec![Box::new(Seq(seq))],
+                limit: 1,
+                ..all()
+            };
+            assert_eq!(seqs(&one.select(&s).unwrap()), [seq], "seq {seq}");
+        }
+        // No nesting: one record past the bound ends it, as before.
+        let recs: Vec<_> = (1..=10).map(|i| record(i, i * 10, Some(0), "/")).collect();
+        let (_t, s) = session_with(&recs);
+        let since = Query {
+            filters: vec![Box::new(Since(75))],
+            ..all()
+        };
+        let found = since.select(&s).unwrap();
+        assert_eq!((seqs(&found), found.scanned), (vec![8, 9, 10], 4));
+    }
+
+    #[test]
+    fn the_commands_that_started_live_nested_shells_are_running() {
+        // Command 2 started a shell on web1 whose command 7 runs now: 3 to 6 ended.
+        let recs: Vec<_> = nested_records().into_iter().take(5).collect();
+        let (_t, mut s) = nested_session(&recs);
+        let running = |seq: u64, depth: u32, line: &str| store::RunningCommand {
+            seq,
+            command_line: line.into(),
+            command_line_chars: None,
+            cwd: "/".into(),
+            started_at: seq * 10,
+            stream_offset: 0,
+            private: false,
+            host: (depth > 0).then(|| "web1".into()),
+            user: (depth > 0).then(|| "root".into()),
+            nested_in: (depth > 0).then(|| "s:2".into()),
+            depth,
+        };
+        s.meta.running_command = Some(running(7, 1, "make"));
+        s.meta.nest = vec![store::NestedShell {
+            depth: 1,
+            parent: running(2, 0, "ssh web1"),
+            shell: "bash".into(),
+            host: "web1".into(),
+            user: "root".into(),
+            started_at: 21,
+        }];
+        // Another terminal: the recorder is dead here, so both are cut off, not running.
+        let found = all().select(&s).unwrap();
+        assert_eq!(seqs(&found), [1, 2, 3, 4, 5, 6, 7]);
+        let c = &found.commands;
+        assert!(c[1].cut_off && c[1].open_ended() && c[1].record.depth == 0);
+        assert!(c[6].cut_off && c[6].record.depth == 1);
+        assert_eq!(c[6].elsewhere_label().as_deref(), Some("root@web1"));
+        // The newest record shows command 2 is not recorded yet: it is kept. Once its record is
+        // the newest, meta.json's stale entries are not shown twice.
+        let (_t, mut s2) = nested_session(&nested_records()[..7]);
+        s2.meta.nest = s.meta.nest.clone();
+        s2.meta.running_command = s.meta.running_command.clone();
+        let again = all().select(&s2).unwrap();
+        assert_eq!(seqs(&again), [1, 2, 3, 4, 5, 6, 7]);
+        assert!(again.commands.iter().all(|c| !c.cut_off && !c.running));
+        // Asked from inside the session, they are the asker and the shells it runs in.
+        s.ours = true;
+        s.live = true;
+        let found = all().select(&s).unwrap();
+        assert_eq!(seqs(&found), [1, 3, 4, 5, 6]);
+        let four = found.commands.iter().find(|c| c.record.seq == 4).unwrap();
+        assert_eq!(four.next_command_line.as_deref(), Some("make"));
+        let one = found.commands.iter().find(|c| c.record.seq == 1).unwrap();
+        assert_eq!(one.next_command_line.as_deref(), Some("ssh web1"));
     }
 
     proptest! {

@@ -246,6 +246,8 @@ fn same_run(a: &CommandContext, b: &CommandContext) -> bool {
         && !b.summarized
         && a.session_id == b.session_id
         && a.command_line == b.command_line
+        && a.host == b.host
+        && a.user == b.user
         && a.exit_code == b.exit_code
         && a.output == b.output
         && a.output_lines == b.output_lines

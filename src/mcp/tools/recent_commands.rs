@@ -47,6 +47,14 @@ pub(super) struct Args {
     #[serde(default)]
     #[schemars(with = "String", length(min = 1))]
     since: Option<String>,
+    /// Only commands that ran on this host, exactly: a nested shell's host or container (ssh, docker exec), else the session's.
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    host: Option<String>,
+    /// Only commands that ran as this user, exactly: a nested shell's user (sudo, su, ssh), else the session's.
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    user: Option<String>,
     #[serde(default = "Session::current")]
     session: Session,
     /// Output lines shown per command (head, tail and error lines kept).
@@ -64,7 +72,10 @@ impl Tool for RecentCommands {
         terminal, with their command line, working directory, exit status and output as the \
         terminal showed it (secrets redacted, long outputs cut to head, tail and error lines). \
         Use it to see what the user just ran and why it failed instead of asking them to paste \
-        it. Filters combine: failed, grep, here/cwd, since. Each command has an id (listed after \
+        it. Filters combine: failed, grep, here/cwd, since, host, user. Each command has a host \
+        and user (where and as whom it ran: commands of shells nested in ssh, sudo or a \
+        container have theirs) and, in a nested shell, nested_in (the id of the command that \
+        started it). Each command has an id (listed after \
         the text) to read its whole output with command_output.";
     type Args = Args;
 
@@ -82,6 +93,8 @@ impl Tool for RecentCommands {
                 here: a.here,
                 cwd: a.cwd,
                 since: a.since,
+                host: a.host,
+                user: a.user,
                 session: a.session,
                 count: a.count,
                 max_lines: a.max_lines,
@@ -101,6 +114,8 @@ pub(super) struct Query {
     pub(super) here: bool,
     pub(super) cwd: Option<String>,
     pub(super) since: Option<String>,
+    pub(super) host: Option<String>,
+    pub(super) user: Option<String>,
     pub(super) session: Session,
     pub(super) count: u32,
     pub(super) max_lines: u32,
@@ -127,6 +142,8 @@ pub(super) fn commands(config: &Config, q: Query) -> ToolResult {
             cwd: q.cwd.map(PathBuf::from),
             here: q.here,
             since: q.since,
+            host: q.host,
+            user: q.user,
             // Which session is the server's to say (see `target`).
             session: None,
         },
@@ -289,6 +306,10 @@ pub(super) fn commands_output_schema() -> Value {
             "exit_code": {"type": ["integer", "null"]},
             "exit_explanation": {"type": ["string", "null"]},
             "running": {"type": "boolean"},
+            "host": {"type": "string", "description": "where it ran: a nested shell's host or container, else the session's"},
+            "user": {"type": "string", "description": "as whom it ran (absent when unknown)"},
+            "nested_in": {"type": "string", "description": "id of the command that started the nested shell it ran in (absent at the top level)"},
+            "depth": {"type": "integer", "description": "how deeply nested its shell is (absent at the top level)"},
             "output_lines": {"type": "integer", "description": "lines the whole output has"},
             "omitted_lines": {"type": "integer", "description": "lines of it not in the text result"},
             "repeat": {"type": "integer"},
@@ -296,7 +317,7 @@ pub(super) fn commands_output_schema() -> Value {
             "recording_stopped": {"type": "boolean"}
         },
         "required": ["id", "session_id", "seq", "command_line", "cwd", "started_at", "ended_at",
-                     "exit_code", "running", "output_lines", "omitted_lines", "repeat", "summarized"]
+                     "exit_code", "running", "host", "output_lines", "omitted_lines", "repeat", "summarized"]
     });
     json!({
         "type": "object",
@@ -323,6 +344,7 @@ mod tests {
         assert_eq!((a.count, a.max_lines), (10, 20));
         assert_eq!((a.failed, a.here), (false, false));
         assert_eq!((a.grep, a.cwd, a.since), (None, None, None));
+        assert_eq!((a.host, a.user), (None, None));
         assert_eq!(a.session, Session::current());
         assert_eq!(a.budget, Budget::default());
     }

@@ -36,6 +36,14 @@ pub(super) struct Args {
     #[serde(default)]
     #[schemars(with = "String", length(min = 1))]
     since: Option<String>,
+    /// Only commands that ran on this host, exactly: a nested shell's host or container (ssh, docker exec), else the session's.
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    host: Option<String>,
+    /// Only commands that ran as this user, exactly: a nested shell's user (sudo, su, ssh), else the session's.
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    user: Option<String>,
     #[serde(default = "Session::all")]
     session: Session,
     /// Output lines shown per command.
@@ -69,6 +77,8 @@ impl Tool for Search {
                 here: a.here,
                 cwd: a.cwd,
                 since: a.since,
+                host: a.host,
+                user: a.user,
                 session: a.session,
                 count: a.count,
                 max_lines: a.max_lines,

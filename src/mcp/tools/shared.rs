@@ -68,6 +68,8 @@ pub(super) fn argument(e: Error, grep_name: &str) -> String {
             Field::MaxLines => "max_lines",
             Field::MaxLineWidth => "max_line_width",
             Field::Budget => "budget",
+            Field::Host => "host",
+            Field::User => "user",
             // Not arguments of any tool: the server's own choice, or the configuration's.
             Field::Model | Field::Tokenizer | Field::Depth | Field::Duration => return None,
         };

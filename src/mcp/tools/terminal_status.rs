@@ -1,5 +1,6 @@
 //! `terminal_status`: where the recorded terminal is now (session, directory, project, last
-//! and running command, an active retry loop), in a few lines: a cheap first call.
+//! and running command, an active retry loop, the innermost nested shell the user types in),
+//! in a few lines: a cheap first call.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -8,6 +9,7 @@ use serde_json::{Value, json};
 use super::args::Session;
 use super::shared::{SHORT_LINE, ending, fence, label, redacted, redacted_line, short, target};
 use super::{Output, Tool, ToolResult};
+use crate::context::queries::nest;
 use crate::context::stages::select::{self, Query};
 use crate::context::words;
 use crate::mcp::{Config, session};
@@ -28,8 +30,11 @@ impl Tool for TerminalStatus {
     const TITLE: &'static str = "Terminal status";
     const DESCRIPTION: &'static str = "Where the user's recorded terminal is now: which session \
         (and why that one), its working directory and project, the last command and its exit \
-        status, a command still running, and an active retry loop (failed attempts in a row at \
-        the end of the session, as `omnish context` folds them). A cheap first call.";
+        status, a command still running, an active retry loop (failed attempts in a row at \
+        the end of the session, as `omnish context` folds them), and the nested shell the user \
+        is in (a shell started by bash, sudo -i, ssh or docker exec: which shell, as whom, \
+        where, started by which command, its last and last failed command). A cheap first \
+        call.";
     type Args = Args;
 
     fn output_schema() -> Value {
@@ -68,6 +73,20 @@ impl Tool for TerminalStatus {
                     "id": {"type": "string"},
                     "command_line": {"type": "string"},
                     "started_at": {"type": "integer"}
+                }},
+                "nested_shell": {"type": ["object", "null"], "description": "the innermost nested shell alive (started from a recorded command: bash, sudo -i, ssh, docker exec), where the user types now", "properties": {
+                    "depth": {"type": "integer"},
+                    "shell": {"type": "string"},
+                    "host": {"type": "string"},
+                    "user": {"type": "string"},
+                    "started_at": {"type": "integer"},
+                    "started_by": {"type": "object", "properties": {
+                        "id": {"type": "string"},
+                        "command_line": {"type": "string"}
+                    }},
+                    "last_command": {"type": ["object", "null"]},
+                    "last_failed": {"type": ["object", "null"]},
+                    "description": {"type": "string"}
                 }},
                 "retry_loop": {"type": ["object", "null"], "properties": {
                     "command_line": {"type": "string"},
@@ -161,13 +180,34 @@ fn terminal_status(config: &Config, args: Args) -> ToolResult {
             .display()
             .to_string()
     };
-    let last_json = last.map(|l| {
+    let command_json = |l: &select::Candidate| {
         json!({
             "id": format!("{}:{}", s.id(), l.record.seq),
             "command_line": shown_line(l),
             "exit_code": l.record.exit_code,
             "exit_explanation": ending(l).exit_code.and_then(|code| words::explanation(code, false)),
             "ended_at": l.record.ended_at,
+        })
+    };
+    let last_json = last.map(|l| command_json(l));
+    // Where the user types now, when that is a nested shell. One that cannot be read is no
+    // reason to fail the call.
+    let nested = nest::innermost(s).ok().flatten();
+    let nested_json = nested.as_ref().map(|n| {
+        let sh = &n.shell;
+        json!({
+            "depth": sh.depth,
+            "shell": sh.shell,
+            "host": sh.host,
+            "user": sh.user,
+            "started_at": sh.started_at,
+            "started_by": {
+                "id": n.parent_id,
+                "command_line": nest::parent_line(&sh.parent),
+            },
+            "last_command": n.last.as_ref().map(command_json),
+            "last_failed": n.last_failed.as_ref().map(command_json),
+            "description": n.describe(),
         })
     });
     let running_json = running.map(|r| {
@@ -200,6 +240,7 @@ fn terminal_status(config: &Config, args: Args) -> ToolResult {
         "server_cwd": config.cwd().display().to_string(),
         "last_command": last_json,
         "running_command": running_json,
+        "nested_shell": nested_json,
         "retry_loop": retry,
     });
     let state = words::session_state(s.meta.state, s.live());
@@ -242,6 +283,21 @@ fn terminal_status(config: &Config, args: Args) -> ToolResult {
             r.record.seq,
             visible::line(&shown_line(r))
         ));
+    }
+    if let Some(n) = &nested {
+        lines.push(format!("nested shell: {}", n.describe()));
+        let one = |c: &Option<select::Candidate>| match c {
+            Some(c) => format!(
+                "{}:{} $ {}  [{}]",
+                s.id(),
+                c.record.seq,
+                visible::line(&shown_line(c)),
+                words::status(ending(c))
+            ),
+            None => "none yet".to_string(),
+        };
+        lines.push(format!("last command in it: {}", one(&n.last)));
+        lines.push(format!("last failed in it: {}", one(&n.last_failed)));
     }
     match &retry {
         Some(r) => lines.push(format!(

@@ -154,6 +154,17 @@ struct JsonCommand<'a> {
     exit_code: Option<i32>,
     exit_explanation: Option<String>,
     running: bool,
+    /// Where it ran: the record's host, else the session's.
+    host: &'a str,
+    /// As whom: the record's user, else the session's; absent when neither says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user: Option<&'a str>,
+    /// The id of the command that started the nested shell it ran in; absent at the top level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nested_in: Option<&'a str>,
+    /// How deep that shell is; absent at the top level (0).
+    #[serde(skip_serializing_if = "is_zero")]
+    depth: u32,
     output: Option<String>,
     gaps: Vec<JsonGap>,
     output_lines: usize,
@@ -164,6 +175,10 @@ struct JsonCommand<'a> {
     /// A loop of failed attempts folded into this one, else `null`.
     #[serde(rename = "loop")]
     attempts: Option<&'a LoopInfo>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize)]
@@ -217,6 +232,10 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
         exit_code: c.exit_code,
         exit_explanation: exit_explanation(c),
         running: c.running,
+        host: &c.host,
+        user: c.user.as_deref(),
+        nested_in: c.nested_in.as_deref(),
+        depth: c.depth,
         output: with_output.then(|| c.output.join("\n")),
         gaps: if with_output {
             c.gaps

@@ -386,6 +386,15 @@ fn output_with_gaps(c: &CommandContext) -> Vec<String> {
 }
 
 /// The lines of a command line as typed, each shown visibly (tabs kept).
+/// The first line of a command as a prompt shows it: `$ make`, or `alice@web1$ make` when it
+/// ran as another user or on another host than its session ([`CommandContext::elsewhere`]).
+fn prompt_line(c: &CommandContext, first: &str) -> String {
+    match &c.elsewhere {
+        Some(place) => format!("{place}$ {first}"),
+        None => format!("$ {first}"),
+    }
+}
+
 fn command_lines(c: &CommandContext) -> Vec<Cow<'_, str>> {
     let cmd = c.command_line.trim_end_matches(['\n', '\r']);
     cmd.split('\n')

@@ -2,8 +2,8 @@
 
 use super::{
     Formatter, changed_heading, changed_lines, collect_blocks, command_lines, files_heading,
-    has_sections, join_blocks, loop_lines, note_lines, output_with_gaps, report_note, status_note,
-    summary_note, tree_line,
+    has_sections, join_blocks, loop_lines, note_lines, output_with_gaps, prompt_line, report_note,
+    status_note, summary_note, tree_line,
 };
 use crate::context::model::{ContextDoc, Parts};
 use crate::term::visible;
@@ -24,7 +24,7 @@ impl Formatter for TextFormatter {
                 let last = cmd.len() - 1;
                 for (i, l) in cmd.iter().enumerate() {
                     let mut line = if i == 0 {
-                        format!("$ {l}")
+                        prompt_line(c, l)
                     } else {
                         l.to_string()
                     };

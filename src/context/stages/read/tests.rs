@@ -21,6 +21,7 @@ fn stream(frames: &[(u8, &[u8])], next: Option<&str>) -> (tempfile::TempDir, Sou
         cols: 80,
         rows: 24,
         next_command_line: next.map(str::to_string),
+        depth: 0,
     };
     (tmp, src)
 }
@@ -62,6 +63,7 @@ fn reads_only_the_range_and_renders_it() {
         cols: 80,
         rows: 24,
         next_command_line: None,
+        depth: 0,
     };
     assert_eq!(rendered_lines(&src), ["red", "100%", "done"]);
     src.length = None;
@@ -379,4 +381,91 @@ fn odd_controls_are_counted_as_the_byte_rule_says() {
         let want = all[..len].iter().filter(|&&b| is_odd_control(b)).count() as u64;
         assert_eq!(count_odd_controls(&all[..len]), want, "{len}");
     }
+}
+
+/// Frames as a nested session records them: `bash` at depth 0 starts a shell whose commands run
+/// at depth 1 (their keys too), and one of them starts another at depth 2.
+fn nested_frames() -> Vec<(u8, &'static [u8])> {
+    let (o0, o1, o2) = (
+        store::output_at(0),
+        store::output_at(1),
+        store::output_at(2),
+    );
+    let (i1, i2) = (store::input_at(1), store::input_at(2));
+    vec![
+        (o0, b"outer banner\r\n"),
+        (i1, b"echo inner1\r"),
+        (o1, b"echo inner1\r\n"),
+        (o1, b"inner1\r\n"),
+        (o2, b"deep\r\n"),
+        (i2, b"ls /nope\r"),
+        (o1, b"ls: cannot access '/nope'\r\n"),
+        (o0, b"outer bye\r\n"),
+    ]
+}
+
+#[test]
+fn a_command_reads_only_the_frames_of_its_depth() {
+    let (_t, mut src) = stream(&nested_frames(), None);
+    assert_eq!(bytes_of(&src), b"outer banner\r\nouter bye\r\n");
+    assert_eq!(rendered_lines(&src), ["outer banner", "outer bye"]);
+    src.depth = 1;
+    assert_eq!(
+        rendered_lines(&src),
+        ["echo inner1", "inner1", "ls: cannot access '/nope'"]
+    );
+    src.depth = 2;
+    assert_eq!(rendered_lines(&src), ["deep"]);
+    let d = digest(&src, Caps::STANDARD);
+    assert_eq!((d.lines, d.bytes), (1, 6));
+    src.depth = 3;
+    assert!(rendered_lines(&src).is_empty());
+    // Old sessions (every frame depth 0) read as before.
+    let entries: Vec<StreamEntry> = nested_frames()
+        .into_iter()
+        .map(|(d, b)| StreamEntry(0, d, b.to_vec()))
+        .collect();
+    assert_eq!(
+        store::output_bytes(&entries),
+        b"outer banner\r\nouter bye\r\n"
+    );
+    assert_eq!(store::output_bytes_at(&entries, 2), b"deep\r\n");
+    assert_eq!(
+        store::screen_bytes(&entries).len(),
+        nested_frames()
+            .iter()
+            .filter(|(d, _)| store::is_output(*d))
+            .map(|(_, b)| b.len())
+            .sum::<usize>()
+    );
+}
+
+#[test]
+fn type_ahead_is_matched_with_the_keys_and_echo_of_the_commands_depth() {
+    // At depth 1: `sleep` runs, `make` is typed ahead and echoed; depth-0 and depth-2 keys and
+    // output around it are another shell's.
+    let (o0, o1, o2) = (
+        store::output_at(0),
+        store::output_at(1),
+        store::output_at(2),
+    );
+    let (i0, i1, i2) = (store::input_at(0), store::input_at(1), store::input_at(2));
+    let frames: Vec<(u8, &[u8])> = vec![
+        (o1, b"waiting\r\n"),
+        (i0, b"outer keys\r"),
+        (o0, b"outer keys\r\n"),
+        (i1, b"make"),
+        (o1, b"make"),
+        (i2, b"x"),
+        (o2, b"x"),
+        (o1, b"done\r\n"),
+    ];
+    let (_t, mut src) = stream(&frames, Some("make"));
+    src.depth = 1;
+    assert_eq!(bytes_of(&src), b"waiting\r\ndone\r\n");
+    // Depth 0's own keys do not type the next line: nothing is left out there.
+    src.depth = 0;
+    assert_eq!(bytes_of(&src), b"outer keys\r\n");
+    src.next_command_line = Some("outer keys".into());
+    assert_eq!(bytes_of(&src), b"");
 }

@@ -1,0 +1,125 @@
+//! The innermost live nested shell of a session (a `bash` typed in the recorded shell, `sudo -i`,
+//! `ssh host`), for `omnish status` and the MCP server's `terminal_status`: which shell, as whom,
+//! where, how deep, started by which command, and its own last command and last failed command.
+//!
+//! The shells come from `meta.json`'s `nest` (outermost first; the last is where the user
+//! types), read only while the recorder runs: a dead recorder's list is no live shell. The last
+//! commands are the records of that shell: its depth, `nested_in` its starting command. Records
+//! are read newest first and reading stops past the shell's start ([`crate::context::stages::select::Query`]).
+
+use crate::context::stages::redact;
+use crate::context::stages::select::{Candidate, Failed, Filter, Query, Session};
+use crate::context::stages::truncate;
+use crate::store::{self, NestedShell};
+
+/// Chars of the starting command's line shown in [`Nested::describe`].
+const LINE_WIDTH: usize = 200;
+
+/// The innermost live nested shell of a session and its last commands.
+#[derive(Debug, Clone)]
+pub(crate) struct Nested {
+    pub shell: NestedShell,
+    /// The id (`<session>:<seq>`) of the command that started it.
+    pub parent_id: String,
+    /// The shells around it, outermost first.
+    pub outer: Vec<NestedShell>,
+    /// Its newest finished command.
+    pub last: Option<Candidate>,
+    /// Its newest failed command.
+    pub last_failed: Option<Candidate>,
+    /// Its host or user differs from the session's.
+    pub elsewhere: bool,
+}
+
+/// Only the commands of one nested shell: its depth, started from `nested_in`.
+struct InShell {
+    depth: u32,
+    nested_in: String,
+}
+
+impl Filter for InShell {
+    fn keep(&self, c: &Candidate) -> bool {
+        c.record.depth == self.depth && c.record.nested_in.as_deref() == Some(&self.nested_in)
+    }
+    fn exhausted(&self, c: &Candidate) -> bool {
+        // Shallower: it ran before the shell started (its commands come before the command
+        // that started it), or in a shell around it.
+        c.record.depth < self.depth
+    }
+}
+
+/// Only commands that ended.
+struct Finished;
+impl Filter for Finished {
+    fn keep(&self, c: &Candidate) -> bool {
+        !c.running && !c.cut_off
+    }
+}
+
+/// The innermost live nested shell of `session`, if one is alive now.
+pub(crate) fn innermost(session: &Session) -> anyhow::Result<Option<Nested>> {
+    let Some(shell) = session.meta.nest.last().filter(|_| session.live()) else {
+        return Ok(None);
+    };
+    let parent_id = format!("{}:{}", session.id(), shell.parent.seq);
+    let newest = |failed: bool| -> anyhow::Result<Option<Candidate>> {
+        let mut filters: Vec<Box<dyn Filter>> = vec![
+            Box::new(InShell {
+                depth: shell.depth,
+                nested_in: parent_id.clone(),
+            }),
+            Box::new(Finished),
+        ];
+        if failed {
+            filters.push(Box::new(Failed));
+        }
+        let query = Query {
+            filters,
+            line_test: None,
+            output_filter: None,
+            limit: 1,
+        };
+        Ok(query.select(session)?.commands.pop())
+    };
+    let m = &session.meta;
+    let elsewhere = shell.host != m.hostname || m.user.as_deref() != Some(shell.user.as_str());
+    Ok(Some(Nested {
+        shell: shell.clone(),
+        parent_id: parent_id.clone(),
+        outer: m.nest[..m.nest.len() - 1].to_vec(),
+        last: newest(false)?,
+        last_failed: newest(true)?,
+        elsewhere,
+    }))
+}
+
+impl Nested {
+    /// `zsh as root@web1, depth 1, started by `sudo -i` (SESSION:5)`: the starting command's
+    /// line redacted, on one line, at most [`LINE_WIDTH`] chars; names shown visibly.
+    pub(crate) fn describe(&self) -> String {
+        let s = &self.shell;
+        format!(
+            "{} as {}, depth {}, started by `{}` ({})",
+            crate::term::visible::line(&s.shell),
+            crate::context::words::place(Some(&s.user), &s.host),
+            s.depth,
+            crate::term::visible::line(&parent_line(&s.parent)),
+            self.parent_id
+        )
+    }
+}
+
+/// The line of the command that started a nested shell: redacted, on one line, shortened.
+pub(crate) fn parent_line(run: &store::RunningCommand) -> String {
+    if run.private {
+        return crate::context::words::PRIVATE_COMMAND.to_string();
+    }
+    let line = redact::redact(&run.command_line).replace('\n', " ⏎ ");
+    let n = line.chars().count();
+    if n <= LINE_WIDTH {
+        return line;
+    }
+    let head: String = line.chars().take(LINE_WIDTH / 2).collect();
+    let tail: String = line.chars().skip(n - LINE_WIDTH / 2).collect();
+    truncate::shorten(&head, (n - LINE_WIDTH) as u64, &tail, LINE_WIDTH)
+}
