@@ -66,6 +66,20 @@ fn nested_session(outer: &str, inner: &str) {
     h.type_line("exit 3");
     h.wait_prompts(prompts + 1);
     let after = h.run("echo outer-after");
+    // `ask` with nothing selected explains the last command that failed on its own: not the
+    // inner shell's `exit 3`, nor the `bash` that took its status.
+    let ask = std::process::Command::new(omnish_bin())
+        .args(["ask", "--print-prompt"])
+        .env("HOME", h.data().parent().unwrap())
+        .env("OMNISH_DATA_DIR", h.data())
+        .env("OMNISH_CONFIG", "/dev/null")
+        .env_remove("OMNISH_SESSION_ID")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let prompt = String::from_utf8_lossy(&ask.stdout);
+    assert!(prompt.contains("$ ls /nope-omnish"), "{prompt}");
+    assert!(!prompt.contains("$ exit 3"), "{prompt}");
     let recs = h.records();
     let started = find(&recs, inner);
     let exit = find(&recs, "exit 3");
@@ -89,6 +103,7 @@ fn nested_session(outer: &str, inner: &str) {
     assert_eq!(own_output(&h, &pwd), "/tmp\r\n");
     assert_eq!(pwd.cwd, "/tmp");
     assert_eq!((exit.depth, exit.exit_code), (1, Some(3)), "{exit:?}");
+    assert!(exit.shell_status && started.shell_status && !missing.shell_status);
     // The outer command holds the inner prompts and lines typed there, not the inner output.
     let outer_out = own_output(&h, started);
     assert!(outer_out.contains("echo inner-$((6*7))"), "{outer_out:?}");
@@ -164,8 +179,13 @@ fn nested_privacy(outer: &str, inner: &str) {
     assert_eq!((private.depth, private.command_line.as_str()), (1, ""));
     // A password typed with echo off.
     let prompts = h.screen().matches(PROMPT).count();
-    h.type_line("read -rs pw; echo got-${#pw}");
-    h.wait_reading(inner);
+    h.type_line("printf '%s-PROMPT: ' PW; read -rs pw; echo; echo got-${#pw}");
+    h.wait_screen("PW-PROMPT: ");
+    // Typed only once `read -s` turned echo off (the line editor turns it off too).
+    h.wait_until("echo off", || {
+        !h.shell_terminal_modes()
+            .contains(nix::sys::termios::LocalFlags::ECHO)
+    });
     h.send(b"HUNTER2-PW\r");
     h.wait_prompts(prompts + 1);
     h.wait_screen("got-10");

@@ -37,6 +37,7 @@ fn record(seq: u64, line: &str, exit: i32, range: (u64, u64)) -> CommandRecord {
         user: None,
         nested_in: None,
         depth: 0,
+        shell_status: false,
     }
 }
 

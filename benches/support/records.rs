@@ -27,6 +27,7 @@ pub fn command_record(id: &str, seq: u64) -> CommandRecord {
         user: None,
         nested_in: None,
         depth: 0,
+        shell_status: false,
     }
 }
 

@@ -163,6 +163,8 @@ struct Open {
     user: Option<String>,
     nested_in: Option<String>,
     depth: u32,
+    /// Its status is a nested shell's (see [`CommandRecord::shell_status`]).
+    shell_status: bool,
 }
 
 pub struct Recorder {
@@ -776,6 +778,9 @@ impl Recorder {
             self.settle(Reader::Unknown);
         }
         self.lvl.ahead = None;
+        if let Some(open) = self.lvl.open.as_mut() {
+            open.shell_status = true;
+        }
         let parent = self.lvl.open.as_ref().map(|open| self.running_of(open));
         let depth = (self.lvl.depth + 1).min(store::MAX_DEPTH);
         let inner = Level::new(self.lvl.cwd.clone(), depth, parent, now);
@@ -790,9 +795,13 @@ impl Recorder {
         self.release_scrubbed(now);
         // A deeper shell's last command that waited: its shell ended with this one.
         self.write_exit_record(None);
-        if let Some(open) = self.lvl.open.as_ref() {
+        let last = self.lvl.open.as_mut().map(|open| {
+            open.shell_status = true;
+            open.seq
+        });
+        if let Some(seq) = last {
             if status.is_none() {
-                self.exit_wait = Some(open.seq);
+                self.exit_wait = Some(seq);
             }
             self.close(now, status);
         }
@@ -1175,6 +1184,7 @@ impl Recorder {
             user,
             nested_in,
             depth,
+            shell_status: false,
         };
         self.lvl.dropping = private;
         self.meta.running_command = Some(self.running_of(&open));
@@ -1269,6 +1279,7 @@ impl Recorder {
             user: open.user,
             nested_in: open.nested_in,
             depth: open.depth,
+            shell_status: open.shell_status,
         };
         if exit_code.is_none() && self.exit_wait == Some(record.seq) {
             self.exit_record = Some(record);

@@ -268,6 +268,7 @@ impl State {
                 user: run.user,
                 nested_in: run.nested_in,
                 depth: run.depth,
+                shell_status: false,
             };
             let _ = store::append_command(&self.dir, &record);
         }

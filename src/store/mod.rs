@@ -54,8 +54,9 @@ pub const OUTPUT: u8 = 1;
 /// at depth 0 (see [`input_at`]).
 pub const INPUT: u8 = 0;
 
-/// Deepest nesting of shells a direction byte can say (`direction = depth * 2 + output`).
-pub const MAX_DEPTH: u32 = 127;
+/// Deepest nesting of shells a direction byte says (`direction = depth * 2 + output`), kept
+/// under 128 so that it stays a one-byte MessagePack integer (`frame_len` counts on it).
+pub const MAX_DEPTH: u32 = 63;
 
 /// The direction of output that belongs to a command at `depth` (see
 /// [`CommandRecord::depth`]): `depth * 2 + 1`, so depth 0 is [`OUTPUT`].
@@ -333,6 +334,11 @@ pub struct CommandRecord {
     /// [`frame_depth`]): the output of commands nested in it lies in its range but is theirs.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub depth: u32,
+    /// Its exit status is that of a nested shell, not a failure of its own: it started one
+    /// (`bash`, `ssh host`: the shell's exit status is its), or was the last command of one
+    /// (`exit 3`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub shell_status: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -686,6 +692,7 @@ pub(crate) mod testing {
             user: None,
             nested_in: None,
             depth: 0,
+            shell_status: false,
         }
     }
 }

@@ -538,12 +538,13 @@ impl Query<'_> {
 fn candidate(session: &Session, mut record: CommandRecord) -> Candidate {
     // A record's session is the directory it lives in, whatever its fields claim.
     record.session_id = session.id().to_string();
-    let ended_shell = store::ended_the_shell(
-        record.ended_at,
-        record.exit_code,
-        &record.command_source,
-        &session.meta,
-    );
+    let ended_shell = record.shell_status
+        || store::ended_the_shell(
+            record.ended_at,
+            record.exit_code,
+            &record.command_source,
+            &session.meta,
+        );
     let mut c =
         Candidate::new(record, session.dir.clone(), session.meta.rows).placed(Some(&session.meta));
     c.ended_shell = ended_shell;
@@ -625,6 +626,7 @@ fn running_candidate(session: &Session, run: &store::RunningCommand, live: bool)
         user: run.user.clone(),
         nested_in: run.nested_in.clone(),
         depth: run.depth,
+        shell_status: false,
     };
     let mut c = candidate(session, record);
     c.running = live;
