@@ -15,6 +15,12 @@ use std::io::{self, BufReader, Read, Seek};
 
 use std::path::Path;
 
+/// The reader's buffer: small, so that a skipped payload costs a seek and one small read for
+/// the header after it, not a refill of a frame's size (frames are up to 64 KiB, and the
+/// commands of a nested shell lie whole inside the range of the command that started it).
+/// Payload reads into a buffer at least this large bypass it.
+const READ_BUFFER: usize = 4 * 1024;
+
 /// Payloads larger than this are taken for damage, not data (the recorder writes frames of at
 /// most a few megabytes).
 const MAX_FRAME: u64 = 1 << 30;
@@ -87,7 +93,7 @@ impl Frames {
         };
         file.seek(io::SeekFrom::Start(offset))?;
         Ok(Frames {
-            reader: BufReader::with_capacity(64 * 1024, file),
+            reader: BufReader::with_capacity(READ_BUFFER, file),
             pos: offset,
             end,
             left: 0,
