@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use omnish::store::{self, CommandRecord};
+use omnish::store::CommandRecord;
 
 const RC: &[(&str, &str)] = &[
     (
@@ -15,23 +15,6 @@ const RC: &[(&str, &str)] = &[
     ),
     (".zshrc", "PROMPT='READY> '\n"),
 ];
-
-/// The output of a command: only the frames of its own depth in its range.
-fn own_output(h: &Harness, rec: &CommandRecord) -> String {
-    let entries = store::read_range(
-        &h.session_dir().join(store::STREAM),
-        rec.stream_offset,
-        Some(rec.stream_length),
-    )
-    .unwrap();
-    let mut out = Vec::new();
-    for e in entries {
-        if store::is_output(e.direction()) && store::frame_depth(e.direction()) == rec.depth {
-            out.extend_from_slice(e.data());
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
 
 fn find<'a>(recs: &'a [CommandRecord], line: &str) -> &'a CommandRecord {
     recs.iter()
@@ -98,14 +81,14 @@ fn nested_session(outer: &str, inner: &str) {
         );
     }
     assert_ne!(missing.exit_code, Some(0));
-    assert_eq!(own_output(&h, &echo), "inner-42\r\n");
-    assert!(own_output(&h, &missing).contains("/nope-omnish"));
-    assert_eq!(own_output(&h, &pwd), "/tmp\r\n");
+    assert_eq!(h.output_text(&echo), "inner-42\r\n");
+    assert!(h.output_text(&missing).contains("/nope-omnish"));
+    assert_eq!(h.output_text(&pwd), "/tmp\r\n");
     assert_eq!(pwd.cwd, "/tmp");
     assert_eq!((exit.depth, exit.exit_code), (1, Some(3)), "{exit:?}");
     assert!(exit.shell_status && started.shell_status && !missing.shell_status);
     // The outer command holds the inner prompts and lines typed there, not the inner output.
-    let outer_out = own_output(&h, started);
+    let outer_out = h.output_text(started);
     assert!(outer_out.contains("echo inner-$((6*7))"), "{outer_out:?}");
     assert!(
         !outer_out
@@ -116,7 +99,7 @@ fn nested_session(outer: &str, inner: &str) {
     assert!(!outer_out.contains("No such file"), "{outer_out:?}");
     // Back at the top level.
     assert_eq!((after.depth, after.exit_code), (0, Some(0)));
-    assert_eq!(own_output(&h, &after), "outer-after\r\n");
+    assert_eq!(h.output_text(&after), "outer-after\r\n");
     assert!(h.meta().nest.is_empty());
     // Inner records were numbered in the order they started, after the outer one.
     assert!(echo.seq > started.seq && after.seq > exit.seq);
@@ -194,7 +177,7 @@ fn nested_privacy(outer: &str, inner: &str) {
         "printf '\\033]133;A\\007\\033]633;P;Nest=00112233445566778899aabbccddeeff\\007done\\n'",
     );
     assert_eq!(forged.depth, 1);
-    assert!(own_output(&h, &forged).ends_with("done\r\n"));
+    assert!(h.output_text(&forged).ends_with("done\r\n"));
     assert_eq!(h.meta().nest.len(), 1);
     // exec of a shell: the new shell takes this one's place.
     let prompts = h.screen().matches(PROMPT).count();
@@ -202,7 +185,7 @@ fn nested_privacy(outer: &str, inner: &str) {
     h.wait_prompts(prompts + 1);
     let after = h.run("echo after-exec-$((2*3))");
     assert_eq!((after.depth, after.exit_code), (1, Some(0)), "{after:?}");
-    assert_eq!(own_output(&h, &after), "after-exec-6\r\n");
+    assert_eq!(h.output_text(&after), "after-exec-6\r\n");
     let nest = h.meta().nest;
     assert_eq!(nest.len(), 1, "{nest:?}");
     assert_eq!(after.nested_in, private.nested_in);

@@ -309,8 +309,10 @@ pub struct Scrubber {
     carry: Vec<u8>,
 }
 
-/// Most tokens a scrubber keeps (the oldest nested shells' go first past it).
-const MAX_TOKENS: usize = 64;
+/// Most tokens a scrubber keeps (the oldest nested shells' go first past it): every token is
+/// one more pass over the output. The scanner follows at most as many shells, and the recorder
+/// removes a shell's token when the shell ends.
+const MAX_TOKENS: usize = 16;
 
 impl Scrubber {
     pub fn new(token: &[u8]) -> Scrubber {
@@ -333,6 +335,11 @@ impl Scrubber {
         }
         let finder = memchr::memmem::Finder::new(token).into_owned();
         self.tokens.push((token.to_vec(), finder));
+    }
+
+    /// Stops replacing `token` (a nested shell's that ended: it marks nothing any more).
+    pub fn remove(&mut self, token: &[u8]) {
+        self.tokens.retain(|(t, _)| t != token);
     }
 
     /// Appends `input` to `out` with every whole token replaced by [`TOKEN_NOTE`]. The end of
@@ -418,6 +425,18 @@ mod tests {
             let want = format!("x {TOKEN_NOTE} y {TOKEN_NOTE} z");
             assert_eq!(String::from_utf8(out).unwrap(), want, "cut at {cut}");
         }
+        // A removed token passes as it is; the others are still taken out.
+        let mut s = Scrubber::new(a);
+        s.add(b);
+        s.remove(b);
+        let mut out = Vec::new();
+        s.feed(&input, &mut out);
+        s.flush(&mut out);
+        let b = std::str::from_utf8(b).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("x {TOKEN_NOTE} y {b} z")
+        );
     }
 
     fn built(cap: usize, pieces: &[&str]) -> Line {

@@ -197,7 +197,7 @@ impl Creds {
 
 /// Most shells nested in one another that the scanner follows (a deeper one is not hooked: its
 /// announcement is dropped and its markers are output).
-pub const MAX_LEVELS: usize = 16;
+const MAX_LEVELS: usize = 16;
 
 /// Splits a byte stream into text and markers; feed it reads of any size.
 pub struct Scanner {
@@ -569,7 +569,8 @@ impl Scanner {
     }
 
     /// How many shells the scanner follows: 1 for the session's own, 2 with one nested in it.
-    pub fn levels(&self) -> usize {
+    #[cfg(test)]
+    fn levels(&self) -> usize {
         self.levels.len()
     }
 

@@ -214,6 +214,8 @@ pub struct Recorder {
     /// (zsh's end-of-output mark comes first.) The seq of that command, then its record.
     exit_wait: Option<u64>,
     exit_record: Option<CommandRecord>,
+    /// `meta` changed and is written at the end of the read.
+    meta_dirty: bool,
     /// The shells the innermost is nested in, outermost first, each suspended in the command
     /// that started the next.
     outer: Vec<Level>,
@@ -270,6 +272,8 @@ struct Level {
     depth: u32,
     /// The command of the shell outside that started this one.
     parent: Option<RunningCommand>,
+    /// Its marker token (empty for the session's own shell: [`Recorder::set_token`]).
+    token: String,
     /// What the shell said it is, as whom and where it runs (empty: the session's).
     shell: String,
     user: String,
@@ -306,6 +310,7 @@ impl Level {
             open: None,
             depth,
             parent,
+            token: String::new(),
             shell: String::new(),
             user: String::new(),
             host: String::new(),
@@ -335,6 +340,7 @@ impl Recorder {
             lvl: Level::new(meta.cwd.clone(), 0, None, meta.started_at),
             exit_wait: None,
             exit_record: None,
+            meta_dirty: false,
             outer: Vec::new(),
             cols: meta.cols,
             rows: meta.rows,
@@ -532,6 +538,9 @@ impl Recorder {
     /// writer, which puts frames on disk as soon as it has caught up. Frames are also cut at
     /// every marker and before input, so they still never straddle two commands.
     pub fn end_of_read(&mut self, now: u64) {
+        if self.meta_dirty {
+            self.write_meta();
+        }
         let scrub_delay = SCRUB_DELAY.as_millis() as u64;
         if (self.scrub_out.holding() && now.saturating_sub(self.scrub_out_at) >= scrub_delay)
             || (self.scrub_in.holding() && now.saturating_sub(self.scrub_in_at) >= scrub_delay)
@@ -714,14 +723,15 @@ impl Recorder {
                 if replaces {
                     // The exec'd shell carries on at this depth: its first prompt closes the
                     // exec's command, as at the top level.
+                    self.forget_token();
                     self.lvl.shell.clear();
                     self.lvl.user.clear();
                     self.lvl.host.clear();
                 } else {
                     self.push_level(now);
                 }
+                self.lvl.token = token;
                 self.sync_nest();
-                self.write_meta();
             }
             Marker::ShellsEnded { depth, status } => {
                 while self.lvl.depth > depth && !self.outer.is_empty() {
@@ -729,22 +739,18 @@ impl Recorder {
                     self.pop_level(now, status);
                 }
                 self.sync_nest();
-                self.write_meta();
             }
             Marker::Shell(name) => {
                 self.lvl.shell = name.text;
                 self.sync_nest();
-                self.write_meta();
             }
             Marker::User(name) => {
                 self.lvl.user = name.text;
                 self.sync_nest();
-                self.write_meta();
             }
             Marker::Host(name) => {
                 self.lvl.host = name.text;
                 self.sync_nest();
-                self.write_meta();
             }
             Marker::NoLineWaiting => {
                 // The command that just ended read the lines typed while it ran.
@@ -810,8 +816,18 @@ impl Recorder {
         let Some(outer) = self.outer.pop() else {
             return;
         };
+        self.forget_token();
         self.lvl = outer;
         self.meta.running_command = self.lvl.open.as_ref().map(|open| self.running_of(open));
+    }
+
+    /// The innermost shell's token is spent (its shell ended or was replaced): the scanner no
+    /// longer takes it, and the scrubbers stop looking for it (one pass over the output less).
+    fn forget_token(&mut self) {
+        if !self.lvl.token.is_empty() {
+            self.scrub_out.remove(self.lvl.token.as_bytes());
+            self.scrub_in.remove(self.lvl.token.as_bytes());
+        }
     }
 
     /// Writes the record kept for the status of the shell it ended (see `exit_wait`).
@@ -824,8 +840,11 @@ impl Recorder {
         }
     }
 
-    /// `meta.json`'s list of the nested shells alive now.
+    /// `meta.json`'s list of the nested shells alive now. A shell announces itself in a burst
+    /// of markers (`Nest`, `Shell`, `User`, `Host`): `meta.json` is written once, at the end of
+    /// the read ([`Recorder::end_of_read`]).
     fn sync_nest(&mut self) {
+        self.meta_dirty = true;
         self.meta.nest = self
             .outer
             .iter()
@@ -1457,6 +1476,7 @@ impl Recorder {
     }
 
     fn write_meta(&mut self) {
+        self.meta_dirty = false;
         self.post();
         self.writer.meta(&self.meta);
     }
@@ -1539,7 +1559,7 @@ mod tests {
             Some(r.stream_length),
         )
         .unwrap();
-        store::output_bytes(&entries)
+        store::output_bytes_at(&entries, r.depth)
     }
 
     #[test]
@@ -1576,23 +1596,6 @@ mod tests {
         assert_eq!(output_of(&dir, rec), b"a b\r\nyes\r\nc\r\n");
         let all = store::read_range(&dir.join(store::STREAM), 0, None).unwrap();
         assert!(all.contains(&StreamEntry(4, store::INPUT, b"yes\r".to_vec())));
-    }
-
-    /// The output of a record at its own depth only.
-    fn own_output(dir: &Path, r: &CommandRecord) -> Vec<u8> {
-        let entries = store::read_range(
-            &dir.join(store::STREAM),
-            r.stream_offset,
-            Some(r.stream_length),
-        )
-        .unwrap();
-        let mut out = Vec::new();
-        for e in entries {
-            if store::is_output(e.direction()) && store::frame_depth(e.direction()) == r.depth {
-                out.extend_from_slice(e.data());
-            }
-        }
-        out
     }
 
     fn cycle(r: &mut Recorder, at: u64, line: &str, output: &[u8], status: i32) {
@@ -1677,11 +1680,11 @@ mod tests {
             (Some("alice"), Some("box"))
         );
         // The inner shell's token is taken out, like the session's.
-        assert_eq!(own_output(&dir, make), b"built [REDACTED:omnish-token]\r\n");
-        assert_eq!(own_output(&dir, &recs[1]), b"logout\r\n");
+        assert_eq!(output_of(&dir, make), b"built [REDACTED:omnish-token]\r\n");
+        assert_eq!(output_of(&dir, &recs[1]), b"logout\r\n");
         // The outer command: the banner and the inner prompts, not the inner output.
         assert_eq!(
-            own_output(&dir, &recs[2]),
+            output_of(&dir, &recs[2]),
             b"banner\r\n$ make\r\n$ exit 3\r\n"
         );
     }

@@ -238,30 +238,19 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
     )?;
     // zsh: a ZDOTDIR whose files chain to the user's.
     let user = std::env::var("ZDOTDIR").ok();
-    let header = format!(
-        "typeset -g __omnish_token={} __omnish_dir={} __omnish_user_zdotdir={} __omnish_user_zdotdir_set={}\n",
-        token,
+    let zsh_vars = format!(
+        "__omnish_dir={} __omnish_user_zdotdir={} __omnish_user_zdotdir_set={}",
         sh_quote(&dir_path),
         sh_quote(user.as_deref().unwrap_or("")),
         u8::from(user.is_some()),
     );
+    let header = format!("typeset -g __omnish_token={token} {zsh_vars}\n");
     write_private(&dir.path().join(".zshenv"), &[&header, ZSHENV])?;
     // A zsh started from a command (nested) reads nest/.zshenv, then the files above.
     let nest_dir = dir.path().join("nest");
-    {
-        use std::os::unix::fs::DirBuilderExt;
-        fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&nest_dir)
-            .with_context(|| format!("cannot create {}", nest_dir.display()))?;
-    }
-    let nest_header = format!(
-        "typeset -g __omnish_key={} __omnish_dir={} __omnish_nested=1 __omnish_user_zdotdir={} __omnish_user_zdotdir_set={}\n",
-        token,
-        sh_quote(&dir_path),
-        sh_quote(user.as_deref().unwrap_or("")),
-        u8::from(user.is_some()),
-    );
+    crate::store::create_private_dir(&nest_dir)
+        .with_context(|| format!("cannot create {}", nest_dir.display()))?;
+    let nest_header = format!("typeset -g __omnish_key={token} {zsh_vars} __omnish_nested=1\n");
     write_private(&nest_dir.join(".zshenv"), &[&nest_header, ZSH_NEST, ZSHENV])?;
     write_private(&dir.path().join(".zprofile"), &[ZPROFILE])?;
     write_private(&dir.path().join(".zshrc"), &[ZSHRC, ZSH_HOOKS])?;

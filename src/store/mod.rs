@@ -552,15 +552,6 @@ pub fn output_bytes_at(entries: &[StreamEntry], depth: u32) -> Vec<u8> {
     out
 }
 
-/// Concatenated output bytes of every depth in a range of frames: what the terminal showed.
-pub fn screen_bytes(entries: &[StreamEntry]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for e in entries.iter().filter(|e| is_output(e.direction())) {
-        out.extend_from_slice(e.data());
-    }
-    out
-}
-
 /// Writes `value` as JSON to `path` atomically: a 0600 temp file beside it, then a rename.
 /// Whatever is at the temp file's name is replaced, never written through (a symbolic link
 /// planted there stays pointing at an untouched file), and `path` itself is replaced by the

@@ -661,7 +661,7 @@ pub fn output_of(dir: &Path, rec: &CommandRecord) -> Vec<u8> {
         Some(rec.stream_length),
     )
     .unwrap();
-    store::output_bytes(&entries)
+    store::output_bytes_at(&entries, rec.depth)
 }
 
 /// Every frame of a session, both directions.
