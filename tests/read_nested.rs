@@ -4,6 +4,8 @@
 //! and the MCP tools. (The recording side, with real shells, is in the nest tests.)
 
 mod common;
+#[path = "../benches/support/records.rs"]
+mod records;
 
 use common::{omnish_bin, run_piped};
 use omnish::store::{
@@ -17,11 +19,7 @@ const ID: &str = "20261126T101500.000Z-9f3a1c";
 
 fn record(seq: u64, line: &str, exit: i32, range: (u64, u64)) -> CommandRecord {
     CommandRecord {
-        command_id: format!("{ID}:{seq}"),
-        session_id: ID.into(),
-        seq,
         command_line: line.into(),
-        command_line_chars: None,
         cwd: "/home/me".into(),
         started_at: 1_700_000_000_000 + seq * 1000,
         ended_at: 1_700_000_000_000 + seq * 1000 + 500,
@@ -29,15 +27,7 @@ fn record(seq: u64, line: &str, exit: i32, range: (u64, u64)) -> CommandRecord {
         stream_offset: range.0,
         stream_length: range.1 - range.0,
         cols: 80,
-        command_source: "hook".into(),
-        typed: None,
-        private: false,
-        recording_stopped: false,
-        host: None,
-        user: None,
-        nested_in: None,
-        depth: 0,
-        shell_status: false,
+        ..records::command_record(ID, seq)
     }
 }
 
@@ -104,26 +94,12 @@ fn store(live: bool) -> (tempfile::TempDir, PathBuf) {
     let r5 = on_web1(record(5, "exit", 2, exit));
     let r6 = record(6, "echo after", 0, after);
     let mut meta = SessionMeta {
-        id: ID.into(),
-        shell: "/bin/bash".into(),
-        argv: vec!["/bin/bash".into()],
-        pid: None,
-        recorder_pid: 0,
         hostname: "laptop".into(),
         cwd: "/home/me".into(),
-        started_at: 1_700_000_000_000,
-        ended_at: Some(1_700_000_100_000),
-        exit_status: Some(0),
-        omnish_version: "test".into(),
-        state: SessionState::Exited,
         cols: 80,
         rows: 24,
-        hooked: true,
-        running_command: None,
-        recording_error: None,
-        recording_stopped_at: None,
         user: Some("me".into()),
-        nest: Vec::new(),
+        ..records::finished_meta(ID, 1_700_000_000_000, 1_700_000_100_000)
     };
     let records = if live {
         // Recorded up to the inner prompt after `ls /nope`.

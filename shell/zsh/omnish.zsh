@@ -128,7 +128,8 @@ typeset -g __omnish_exported='' __omnish_saved_zdotdir='' __omnish_exec_msg=''
 typeset -gi __omnish_saved_zdotdir_set=0 __omnish_saved_zdotdir_x=0
 
 # For a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]`, exports what hooks the shell that
-# is about to replace this one: ZDOTDIR for zsh (omnish's startup files, as at the start), ENV
+# is about to replace this one (a line that starts a shell nested in this one goes to
+# __omnish_nest_prepare): ZDOTDIR for zsh (omnish's startup files, as at the start), ENV
 # and POSIXLY_CORRECT for bash (a bash in POSIX mode reads $ENV: exec.bash). When that cannot be
 # done, keeps the one line saying so in __omnish_exec_msg. Announces the exec to omnish (which
 # warns about an exec the hooks did not see).
@@ -150,7 +151,7 @@ __omnish_exec_prepare() {
         (*) (( i += 1 )) ;;
         esac
     done
-    local cmd=${(Q)w[i]-} kind arg why=
+    local cmd=${(Q)w[i]-} kind arg
     [[ $cmd == '$SHELL' || $cmd == '${SHELL}' ]] && cmd=${SHELL-}
     case ${cmd:t} in
     (bash*) kind=b ;;

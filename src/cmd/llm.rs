@@ -55,7 +55,7 @@ pub(crate) fn context_text(
         return Ok(Ok(fitted.text));
     }
     if default_pick && or_last {
-        req.failed = false;
+        req.selection.failed = false;
         let fitted = context::fitted(&req, &context::Bare).map_err(Setup::flags)?;
         if fitted.outcome.nothing_matched.is_none() {
             return Ok(Ok(fitted.text));

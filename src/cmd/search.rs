@@ -57,17 +57,12 @@ impl SearchArgs {
             .map_err(Setup::flags)?;
         Ok(SearchRequest {
             data_root: setup.facts.data_root.clone(),
-            sessions: selection.sessions,
             current_session: setup.facts.current_session.clone(),
+            selection,
             pattern: self.pattern.clone(),
             case_insensitive: self.ignore_case,
             fixed_strings: self.fixed_strings,
             commands_only: self.commands,
-            failed: selection.failed,
-            within: selection.within,
-            since_ms: selection.since_ms,
-            host: selection.host,
-            user: selection.user,
             context: self.context,
             format: match self.format {
                 PlainFormat::Text => SearchFormat::Text,

@@ -117,30 +117,7 @@ impl Status {
                 "user": m.user,
             })
         });
-        let nested = self.nested.as_ref().map(|n| {
-            let sh = &n.shell;
-            json!({
-                "depth": sh.depth,
-                "shell": sh.shell,
-                "host": sh.host,
-                "user": sh.user,
-                "started_at": sh.started_at,
-                "elsewhere": n.elsewhere,
-                "started_by": {
-                    "id": n.parent_id,
-                    "command_line": nest::parent_line(&sh.parent),
-                },
-                "outer": n.outer.iter().map(|o| json!({
-                    "depth": o.depth,
-                    "shell": o.shell,
-                    "host": o.host,
-                    "user": o.user,
-                })).collect::<Vec<_>>(),
-                "last_command": n.last.as_ref().map(command_json),
-                "last_failed": n.last_failed.as_ref().map(command_json),
-                "description": n.describe(),
-            })
-        });
+        let nested = self.nested.as_ref().map(|n| n.json(&command_json));
         json!({
             "version": 1,
             "recorded": self.session_id.is_some(),

@@ -209,11 +209,11 @@ fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
     let mut outcome = Outcome::default();
     let sessions = select::sessions(
         &req.data_root,
-        &req.sessions,
+        &req.selection.sessions,
         req.current_session.as_deref(),
         &mut outcome.warnings,
     )?;
-    let group_sessions = req.sessions == SessionChoice::All;
+    let group_sessions = req.selection.sessions == SessionChoice::All;
     let picked = pick(req, &sessions, &mut outcome)?;
     if picked.is_empty() {
         return Ok(Prepared {
@@ -424,13 +424,15 @@ fn pick(
     sessions: &[select::Session],
     outcome: &mut Outcome,
 ) -> Result<Vec<Candidate>> {
-    let filters = select::cheap_filters(req.cheap());
+    let filters = select::cheap_filters(req.selection.cheap());
     // The whole command line is matched, before a long one is cut.
     let line_test = req
+        .selection
         .grep
         .as_ref()
         .map(|re| move |line: &str| re.is_match(line));
     let grep = req
+        .selection
         .grep
         .as_ref()
         .map(|re| move |c: &Candidate| c.line_matched || read::command_output_matches(c, re));
@@ -466,25 +468,25 @@ fn pick(
 /// `no command matched (failed, grep 'x') in session S (12 commands looked at)`.
 fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
     let mut filters = Vec::new();
-    if req.failed {
+    if req.selection.failed {
         filters.push("failed".to_string());
     }
-    if let Some(re) = &req.grep {
+    if let Some(re) = &req.selection.grep {
         filters.push(format!("grep '{}'", re.as_str()));
     }
-    if let Some(dir) = &req.within {
+    if let Some(dir) = &req.selection.within {
         filters.push(format!("cwd {}", dir.display()));
     }
-    if req.since_ms.is_some() {
+    if req.selection.since_ms.is_some() {
         filters.push("since".to_string());
     }
-    if let Some(host) = &req.host {
+    if let Some(host) = &req.selection.host {
         filters.push(format!(
             "host {}",
             crate::context::support::pattern::quote(host)
         ));
     }
-    if let Some(user) = &req.user {
+    if let Some(user) = &req.selection.user {
         filters.push(format!(
             "user {}",
             crate::context::support::pattern::quote(user)

@@ -50,21 +50,10 @@ pub(crate) struct Budget {
 pub(crate) struct Request {
     /// The store's root (`$OMNISH_DATA_DIR`), absolute.
     pub data_root: PathBuf,
-    pub sessions: SessionChoice,
     /// The session the asker runs in (`OMNISH_SESSION_ID`), if any.
     pub current_session: Option<String>,
-    /// Only commands with a non-zero exit status.
-    pub failed: bool,
-    /// Only commands whose command line or rendered output matches.
-    pub grep: Option<Regex>,
-    /// Only commands run in this directory or below it.
-    pub within: Option<PathBuf>,
-    /// Only commands started at or after this time (ms since the epoch).
-    pub since_ms: Option<u64>,
-    /// Only commands that ran on this host (the record's, else the session's).
-    pub host: Option<String>,
-    /// Only commands that ran as this user (the record's, else the session's).
-    pub user: Option<String>,
+    /// Which sessions, and which of their commands.
+    pub selection: Selection,
     /// At most this many commands, the newest (≥ 1).
     pub limit: usize,
     pub parts: Parts,
@@ -227,12 +216,31 @@ pub(crate) struct Filters {
 #[derive(Debug, Clone)]
 pub(crate) struct Selection {
     pub sessions: SessionChoice,
+    /// Only commands with a non-zero exit status.
     pub failed: bool,
+    /// Only commands whose command line or rendered output matches.
     pub grep: Option<Regex>,
+    /// Only commands run in this directory or below it.
     pub within: Option<PathBuf>,
+    /// Only commands started at or after this time (ms since the epoch).
     pub since_ms: Option<u64>,
+    /// Only commands that ran on this host (the record's, else the session's).
     pub host: Option<String>,
+    /// Only commands that ran as this user (the record's, else the session's).
     pub user: Option<String>,
+}
+
+impl Selection {
+    /// The conditions that read no output.
+    pub(crate) fn cheap(&self) -> select::Cheap<'_> {
+        select::Cheap {
+            failed: self.failed,
+            within: self.within.as_deref(),
+            since_ms: self.since_ms,
+            host: self.host.as_deref(),
+            user: self.user.as_deref(),
+        }
+    }
 }
 
 impl Filters {
@@ -354,14 +362,8 @@ impl Options {
         };
         Ok(Request {
             data_root: facts.data_root.clone(),
-            sessions: selection.sessions,
             current_session: facts.current_session.clone(),
-            failed: selection.failed,
-            grep: selection.grep,
-            within: selection.within,
-            since_ms: selection.since_ms,
-            host: selection.host,
-            user: selection.user,
+            selection,
             limit: if self.last { 1 } else { recent },
             parts: self.parts,
             max_lines: self.max_lines.unwrap_or(settings.max_lines),
@@ -396,19 +398,6 @@ impl Options {
             || f.cwd.is_some()
             || f.here
             || f.since.is_some()
-    }
-}
-
-impl Request {
-    /// The request's conditions that read no output.
-    pub(crate) fn cheap(&self) -> select::Cheap<'_> {
-        select::Cheap {
-            failed: self.failed,
-            within: self.within.as_deref(),
-            since_ms: self.since_ms,
-            host: self.host.as_deref(),
-            user: self.user.as_deref(),
-        }
     }
 }
 
@@ -597,7 +586,7 @@ mod tests {
         assert_eq!(req.format, Format::Markdown);
         assert!(!req.redact);
         assert_eq!(req.loops.threshold, 2);
-        assert_eq!(req.sessions, SessionChoice::Current);
+        assert_eq!(req.selection.sessions, SessionChoice::Current);
         let opts = Options {
             recent: Some(4),
             max_lines: Some(0),

@@ -83,17 +83,52 @@ pub(crate) fn innermost(session: &Session) -> anyhow::Result<Option<Nested>> {
     };
     let m = &session.meta;
     let elsewhere = shell.host != m.hostname || m.user.as_deref() != Some(shell.user.as_str());
+    let last = newest(false)?;
+    // When the newest command failed, it is the newest failed one too: no second scan.
+    let last_failed = match &last {
+        Some(c) if Failed.keep(c) => last.clone(),
+        _ => newest(true)?,
+    };
     Ok(Some(Nested {
         shell: shell.clone(),
         parent_id: parent_id.clone(),
         outer: m.nest[..m.nest.len() - 1].to_vec(),
-        last: newest(false)?,
-        last_failed: newest(true)?,
+        last,
+        last_failed,
         elsewhere,
     }))
 }
 
 impl Nested {
+    /// The shell in JSON, as `omnish status` and MCP's `terminal_status` give it; `command`
+    /// writes one of its commands the front end's way.
+    pub(crate) fn json(
+        &self,
+        command: &dyn Fn(&Candidate) -> serde_json::Value,
+    ) -> serde_json::Value {
+        let sh = &self.shell;
+        let place = |s: &NestedShell| {
+            serde_json::json!({
+                "depth": s.depth,
+                "shell": s.shell,
+                "host": s.host,
+                "user": s.user,
+            })
+        };
+        let mut v = place(sh);
+        v["started_at"] = sh.started_at.into();
+        v["elsewhere"] = self.elsewhere.into();
+        v["started_by"] = serde_json::json!({
+            "id": self.parent_id,
+            "command_line": parent_line(&sh.parent),
+        });
+        v["outer"] = self.outer.iter().map(place).collect();
+        v["last_command"] = self.last.as_ref().map(command).into();
+        v["last_failed"] = self.last_failed.as_ref().map(command).into();
+        v["description"] = self.describe().into();
+        v
+    }
+
     /// `zsh as root@web1, depth 1, started by `sudo -i` (SESSION:5)`: the starting command's
     /// line redacted, on one line, at most [`LINE_WIDTH`] chars; names shown visibly.
     pub(crate) fn describe(&self) -> String {

@@ -33,8 +33,9 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 
 use crate::context::queries::sessions::local_time;
+use crate::context::request::Selection;
 use crate::context::stages::read;
-use crate::context::stages::select::{self, Candidate, Query, Session, SessionChoice};
+use crate::context::stages::select::{self, Candidate, Query, Session};
 use crate::context::{show_line, stages::redact, stages::truncate, support::pattern};
 use crate::error::{Error, Field};
 use crate::store::{self, text::TextCache};
@@ -61,20 +62,14 @@ pub(crate) enum SearchFormat {
 #[derive(Debug, Clone)]
 pub(crate) struct SearchRequest {
     pub data_root: PathBuf,
-    pub sessions: SessionChoice,
     pub current_session: Option<String>,
+    /// Which sessions and commands (its `grep` is not used: `pattern` is the search's).
+    pub selection: Selection,
     pub pattern: String,
     pub case_insensitive: bool,
     pub fixed_strings: bool,
     /// Command lines only, not output.
     pub commands_only: bool,
-    pub failed: bool,
-    pub within: Option<PathBuf>,
-    pub since_ms: Option<u64>,
-    /// Only commands that ran on this host (the record's, else the session's).
-    pub host: Option<String>,
-    /// Only commands that ran as this user (the record's, else the session's).
-    pub user: Option<String>,
     /// Lines of context before and after each matching line.
     pub context: usize,
     pub format: SearchFormat,
@@ -121,7 +116,7 @@ pub(crate) fn search(req: &SearchRequest, out: &mut dyn Write) -> anyhow::Result
     let mut outcome = SearchOutcome::default();
     let sessions = select::sessions(
         &req.data_root,
-        &req.sessions,
+        &req.selection.sessions,
         req.current_session.as_deref(),
         &mut outcome.warnings,
     )?;
@@ -229,13 +224,7 @@ fn candidates_of(
     matcher: Option<&RegexMatcher>,
     session: &Session,
 ) -> anyhow::Result<(Vec<Candidate>, Vec<bool>)> {
-    let filters = select::cheap_filters(select::Cheap {
-        failed: req.failed,
-        within: req.within.as_deref(),
-        since_ms: req.since_ms,
-        host: req.host.as_deref(),
-        user: req.user.as_deref(),
-    });
+    let filters = select::cheap_filters(req.selection.cheap());
     // The whole command line is matched (redacted, as it is shown), before a long one is cut.
     let line_test = matcher
         .map(|m| move |line: &str| m.is_match(redact::redact(line).as_bytes()).unwrap_or(false));

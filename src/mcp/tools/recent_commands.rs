@@ -5,7 +5,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::args::{Budget, Session, number};
 use super::shared::{
@@ -87,14 +87,18 @@ impl Tool for RecentCommands {
         commands(
             config,
             Query {
-                failed: a.failed,
-                grep: a.grep,
+                filters: Filters {
+                    failed: a.failed,
+                    grep: a.grep,
+                    cwd: a.cwd.map(PathBuf::from),
+                    here: a.here,
+                    since: a.since,
+                    host: a.host,
+                    user: a.user,
+                    // Which session is the server's to say (see `target`).
+                    session: None,
+                },
                 grep_name: "grep",
-                here: a.here,
-                cwd: a.cwd,
-                since: a.since,
-                host: a.host,
-                user: a.user,
                 session: a.session,
                 count: a.count,
                 max_lines: a.max_lines,
@@ -107,15 +111,10 @@ impl Tool for RecentCommands {
 /// What `recent_commands` and `search` ask of the library: one tool's arguments, the other's
 /// mapped onto them.
 pub(super) struct Query {
-    pub(super) failed: bool,
-    pub(super) grep: Option<String>,
+    /// The library's filters, `session` left to the server (see `target`).
+    pub(super) filters: Filters,
     /// What the tool calls `grep` (`search` calls it `pattern`), for errors.
     pub(super) grep_name: &'static str,
-    pub(super) here: bool,
-    pub(super) cwd: Option<String>,
-    pub(super) since: Option<String>,
-    pub(super) host: Option<String>,
-    pub(super) user: Option<String>,
     pub(super) session: Session,
     pub(super) count: u32,
     pub(super) max_lines: u32,
@@ -126,27 +125,17 @@ pub(super) struct Query {
 /// document in the labels and id footer ([`Labels`]).
 pub(super) fn commands(config: &Config, q: Query) -> ToolResult {
     let grep_name = q.grep_name;
-    if let Some(dir) = &q.cwd
-        && !Path::new(dir).is_absolute()
+    if let Some(dir) = &q.filters.cwd
+        && !dir.is_absolute()
     {
         // The server's own rule: an agent names the directory it means whole.
         return Err(format!(
             "argument `cwd` must be an absolute path; got {}",
-            quote(dir)
+            quote(&dir.to_string_lossy())
         ));
     }
     let options = Options {
-        filters: Filters {
-            failed: q.failed,
-            grep: q.grep,
-            cwd: q.cwd.map(PathBuf::from),
-            here: q.here,
-            since: q.since,
-            host: q.host,
-            user: q.user,
-            // Which session is the server's to say (see `target`).
-            session: None,
-        },
+        filters: q.filters,
         recent: Some(q.count as usize),
         max_lines: Some(q.max_lines as usize),
         budget: Some(q.budget.tokens()),
@@ -158,7 +147,7 @@ pub(super) fn commands(config: &Config, q: Query) -> ToolResult {
     let mut req = options
         .build(&config.facts, &config.settings)
         .map_err(|e| argument(e, grep_name))?;
-    req.sessions = sessions;
+    req.selection.sessions = sessions;
     let budget = q.budget.tokens();
     let labels = Labels {
         head: label(config, &which),

@@ -8,7 +8,9 @@ use serde_json::Value;
 use super::args::{Budget, Session, number};
 use super::recent_commands::{Query, commands, commands_output_schema};
 use super::{Tool, ToolResult};
+use crate::context::request::Filters;
 use crate::mcp::Config;
+use std::path::PathBuf;
 
 pub(super) struct Search;
 
@@ -71,14 +73,17 @@ impl Tool for Search {
         commands(
             config,
             Query {
-                failed: a.failed,
-                grep: Some(a.pattern),
+                filters: Filters {
+                    failed: a.failed,
+                    grep: Some(a.pattern),
+                    cwd: a.cwd.map(PathBuf::from),
+                    here: a.here,
+                    since: a.since,
+                    host: a.host,
+                    user: a.user,
+                    session: None,
+                },
                 grep_name: "pattern",
-                here: a.here,
-                cwd: a.cwd,
-                since: a.since,
-                host: a.host,
-                user: a.user,
                 session: a.session,
                 count: a.count,
                 max_lines: a.max_lines,

@@ -80,6 +80,8 @@ impl Tool for TerminalStatus {
                     "host": {"type": "string"},
                     "user": {"type": "string"},
                     "started_at": {"type": "integer"},
+                    "elsewhere": {"type": "boolean", "description": "its host or user differs from the session's"},
+                    "outer": {"type": "array", "description": "the shells around it, outermost first", "items": {"type": "object"}},
                     "started_by": {"type": "object", "properties": {
                         "id": {"type": "string"},
                         "command_line": {"type": "string"}
@@ -193,23 +195,7 @@ fn terminal_status(config: &Config, args: Args) -> ToolResult {
     // Where the user types now, when that is a nested shell. One that cannot be read is no
     // reason to fail the call.
     let nested = nest::innermost(s).ok().flatten();
-    let nested_json = nested.as_ref().map(|n| {
-        let sh = &n.shell;
-        json!({
-            "depth": sh.depth,
-            "shell": sh.shell,
-            "host": sh.host,
-            "user": sh.user,
-            "started_at": sh.started_at,
-            "started_by": {
-                "id": n.parent_id,
-                "command_line": nest::parent_line(&sh.parent),
-            },
-            "last_command": n.last.as_ref().map(command_json),
-            "last_failed": n.last_failed.as_ref().map(command_json),
-            "description": n.describe(),
-        })
-    });
+    let nested_json = nested.as_ref().map(|n| n.json(&command_json));
     let running_json = running.map(|r| {
         json!({
             "id": format!("{}:{}", s.id(), r.record.seq),
