@@ -48,6 +48,41 @@ pub enum Command {
     Search(SearchArgs),
     /// Show the current session, the project and the session store.
     Status(StatusArgs),
+    /// Run a program that starts a shell (sudo -i, su -, ssh, docker exec -it) so that the
+    /// shell's commands are recorded one by one.
+    Nest(NestArgs),
+    /// ssh, with the remote shell's commands recorded one by one (omnish nest -- ssh ...).
+    Ssh(SshArgs),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Run inside a shell recorded by `omnish wrap`. The shell the program starts gets omnish's\nhooks through the terminal (nothing is installed or left on the far side) and its commands\nbecome records of their own, with their host and user. Where that cannot work (a command\ngiven, no bash or zsh there, a ForceCommand), the program runs exactly as given and its\nrecord says why.\n\nExamples:\n  omnish nest -- sudo -i\n  omnish nest -- su - alice\n  omnish nest -- ssh -p 2222 alice@host\n  omnish nest -- docker exec -it web bash\n  omnish nest -- kubectl exec -it pod -- bash"
+)]
+pub struct NestArgs {
+    /// The program and its arguments.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true,
+        value_name = "PROGRAM"
+    )]
+    pub program: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Every ssh option works as with ssh itself. See `omnish nest --help`.\n\nExamples:\n  omnish ssh host\n  omnish ssh -J bastion -p 2222 alice@db1"
+)]
+pub struct SshArgs {
+    /// ssh's arguments.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true,
+        value_name = "ARGS"
+    )]
+    pub args: Vec<String>,
 }
 
 /// `--format` of `sessions`, `search` and `status`.

@@ -14,6 +14,8 @@ fn main() {
         Command::Config(args) => args.run(),
         Command::Completions(args) => args.run(),
         Command::Man(args) => args.run(),
+        Command::Nest(args) => args.run(),
+        Command::Ssh(args) => args.run(),
         Command::Context(args) => with_setup(|s| args.run(s)),
         Command::Ask(args) => with_setup(|s| args.run(s)),
         Command::Fix(args) => with_setup(|s| args.run(s)),

@@ -54,6 +54,7 @@ fn running(r: &CommandRecord) -> RunningCommand {
         user: r.user.clone(),
         nested_in: r.nested_in.clone(),
         depth: r.depth,
+        unsplit: None,
     }
 }
 

@@ -117,6 +117,8 @@ fn every_shell_script_passes_shellcheck_or_zsh_n() {
         "shell/init.zsh",
         "shell/zsh/omnish.zsh",
         "shell/zsh/zshenv.zsh",
+        "shell/nest/boot.sh",
+        "shell/nest/stage2.sh",
         "scripts/test.sh",
         "scripts/test-deps.sh",
         ".ci/run",

@@ -28,6 +28,7 @@ pub fn command_record(id: &str, seq: u64) -> CommandRecord {
         nested_in: None,
         depth: 0,
         shell_status: false,
+        unsplit: None,
     }
 }
 

@@ -1,6 +1,6 @@
 //! One module per subcommand. Those that read the store or the configuration's values
 //! implement [`RunWith`] and take the process's one [`Setup`] (made in `main`); `wrap`, `init`,
-//! `config`, `completions` and `man` implement [`Run`].
+//! `config`, `completions`, `man`, `nest` and `ssh` implement [`Run`].
 
 pub mod ask;
 pub mod completions;
@@ -11,6 +11,7 @@ pub mod init;
 pub(crate) mod llm;
 pub mod man;
 pub mod mcp;
+pub mod nest;
 pub mod note;
 pub mod search;
 pub mod sessions;

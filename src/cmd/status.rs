@@ -115,6 +115,7 @@ impl Status {
                 "recording_error": m.recording_error,
                 "hostname": m.hostname,
                 "user": m.user,
+                "unsplit": unsplit(m).map(|(line, why)| json!({"command_line": line, "why": why})),
             })
         });
         let nested = self.nested.as_ref().map(|n| n.json(&command_json));
@@ -179,6 +180,14 @@ impl Status {
                 if let Some(l) = &self.retry_loop {
                     writeln!(out, "loop      {}", visible::line(&l.describe()))?;
                 }
+                if let Some((line, why)) = unsplit(m) {
+                    writeln!(
+                        out,
+                        "one run   {}: {}",
+                        visible::line(&line),
+                        visible::line(why)
+                    )?;
+                }
                 writeln!(out, "size      {}", human_size(s.bytes))?;
                 writeln!(
                     out,
@@ -224,6 +233,20 @@ impl Status {
         }
         Ok(())
     }
+}
+
+/// The running command that omnish tried to follow into the shell it started and could not
+/// (`omnish nest -- ssh host` to a host without bash or zsh): its line (redacted, on one line)
+/// and why it is recorded as one command.
+fn unsplit(m: &store::SessionMeta) -> Option<(String, &str)> {
+    let r = m.running_command.as_ref()?;
+    let why = r.unsplit.as_deref()?;
+    let line = if r.private {
+        words::PRIVATE_COMMAND.to_string()
+    } else {
+        redact::redact(&r.command_line).replace('\n', " ⏎ ")
+    };
+    Some((line, why))
 }
 
 /// A command of a nested shell on one line: `SESSION:8 $ ls /nope [exit 2]`, its line redacted

@@ -169,10 +169,21 @@ impl Run for WrapArgs {
             command.env("TERM", "xterm-256color");
         }
 
+        let mut scanner = token.as_deref().filter(|_| launch.hooked).map(Scanner::new);
+        // `omnish nest` (sudo, ssh, containers) registers its requests with a key of its own,
+        // in the private directory, which the shell's commands find by OMNISH_RUNTIME_DIR.
+        if let (Some(sc), Some(rc)) = (scanner.as_mut(), launch.rc_dir.as_ref()) {
+            if let Ok(key) = store::secret_hex(16) {
+                if shell::write_nest_key(rc.path(), &key).is_ok() {
+                    sc.set_register_key(&key);
+                    command.env("OMNISH_RUNTIME_DIR", rc.path().as_os_str());
+                }
+            }
+        }
         let rc_dir = launch.rc_dir;
         let session = Session {
             command,
-            scanner: token.as_deref().filter(|_| launch.hooked).map(Scanner::new),
+            scanner,
             recorder,
             // Kept until the session ends (below), not removed at the first prompt: a shell
             // that replaces the recorded one (`exec bash`) is hooked again from it.

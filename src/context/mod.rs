@@ -541,6 +541,7 @@ fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     ctx.user = c.user.clone();
     ctx.nested_in = r.nested_in.clone();
     ctx.depth = r.depth;
+    ctx.unsplit = r.unsplit.clone();
     ctx.elsewhere = c.elsewhere_label();
     if !c.running && !c.cut_off {
         ctx.ended_at = Some(r.ended_at);

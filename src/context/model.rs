@@ -77,6 +77,9 @@ pub(crate) struct CommandContext {
     pub nested_in: Option<String>,
     /// How deep that shell is (0: the session's own shell).
     pub depth: u32,
+    /// Why the shell this command started was not recorded command by command, when omnish
+    /// tried ([`crate::store::CommandRecord::unsplit`]).
+    pub unsplit: Option<String>,
     /// `user@host` when it ran as another user or on another host than the session's: text
     /// formats show it beside the command line, as a prompt would.
     pub elsewhere: Option<String>,
@@ -142,6 +145,7 @@ impl CommandContext {
             host: String::new(),
             user: None,
             nested_in: None,
+            unsplit: None,
             depth: 0,
             elsewhere: None,
         }

@@ -26,6 +26,16 @@
 //! | `633;T;P;Shell=<escaped>`     | `T`                | the shell's name (nested shells say it)  |
 //! | `633;T;P;User=<escaped>`      | `T`                | the user the shell runs as               |
 //! | `633;T;P;Host=<escaped>`      | `T`                | the host the shell runs on               |
+//! | `633;R;P;NestKey=<hex>`       | registration key   | `omnish nest` will start a program that asks with this request key |
+//! | `633;R;P;NestFail=<code>`     | registration key   | `omnish nest` runs its program as it is (see [`crate::record::nest`]) |
+//! | `633;Q;Q;<code>`              | a request key `Q`  | a bootstrap asks for the hooks of this shell (once per key) |
+//! | `633;N;P;Nest=<token>`        | a nest key `N`     | the shell the bootstrap started has this token (once per key) |
+//! | `633;N;P;NestFail=<code>`     | a nest key `N`     | the bootstrap could not hook it: it runs as it is |
+//!
+//! The last five reach shells omnish cannot hand the token (sudo, ssh, containers: see
+//! [`crate::record::nest`]). The registration key sits in omnish's private directory, for
+//! `omnish nest`; a request key, which travels in the program's arguments, and a nest key, which
+//! the relay types to the bootstrap, are each good for one marker.
 //!
 //! Shells nested in the recorded one (a `bash` typed at its prompt) take tokens of their own: the
 //! scanner keeps the credentials of each shell, innermost last. `Nest` pushes a shell, or
@@ -133,6 +143,15 @@ pub enum Marker {
     User(Line),
     /// The host the shell runs on.
     Host(Line),
+    /// `omnish nest` registered a request key: the running command will ask for hooks.
+    NestRegistered,
+    /// A bootstrap asks for the hooks of `shell` (a code: `bash`, `zsh`, or the program's path
+    /// when it is neither); the relay answers by typing them (see [`crate::record::nest`]).
+    NestRequest {
+        shell: String,
+    },
+    /// `omnish nest`, or a bootstrap, runs its program as it is, for this reason (a code).
+    NestFailed(String),
 }
 
 /// What the scanner finds, in stream order.
@@ -149,7 +168,19 @@ enum Cred {
     Token,
     PromptNonce,
     EndNonce,
+    /// The registration key of `omnish nest`.
+    Register,
+    /// A request key registered by `omnish nest` (one marker).
+    Request,
+    /// A nest key the relay typed to a bootstrap (one marker).
+    NestKey,
 }
+
+/// Most request keys (and nest keys) waiting at once; the oldest goes first.
+const MAX_ONE_TIME: usize = 8;
+/// Most bytes of a nest marker's body (`P;NestKey=` and 32 hex digits, `Q;` and a shell's
+/// code, `P;NestFail=` and a reason's code).
+const MAX_NEST_BODY: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -202,6 +233,12 @@ const MAX_LEVELS: usize = 16;
 /// Splits a byte stream into text and markers; feed it reads of any size.
 pub struct Scanner {
     levels: Vec<Creds>,
+    /// `omnish nest`'s registration key, request keys, nest keys (see the module docs).
+    register: Option<Vec<u8>>,
+    requests: std::collections::VecDeque<Vec<u8>>,
+    nest_keys: std::collections::VecDeque<Vec<u8>>,
+    /// The one-time key of the marker being held, spent when the marker is whole.
+    one_time: Option<Vec<u8>>,
     /// The level whose credential the marker being read carries.
     level: usize,
     state: State,
@@ -225,12 +262,30 @@ impl Scanner {
     pub fn new(token: &str) -> Scanner {
         Scanner {
             levels: vec![Creds::new(token.as_bytes())],
+            register: None,
+            requests: std::collections::VecDeque::new(),
+            nest_keys: std::collections::VecDeque::new(),
+            one_time: None,
             level: 0,
             state: State::Ground,
             held: Vec::new(),
             number: 0,
             body: None,
         }
+    }
+
+    /// The key `omnish nest` registers request keys with (kept in omnish's private directory).
+    pub fn set_register_key(&mut self, key: &str) {
+        self.register = Some(key.as_bytes().to_vec()).filter(|k| !k.is_empty());
+    }
+
+    /// A nest key the relay is about to type to a bootstrap: good for one `Nest=` or
+    /// `NestFail=` marker.
+    pub fn allow_nest_key(&mut self, key: &str) {
+        if self.nest_keys.len() >= MAX_ONE_TIME {
+            self.nest_keys.pop_front();
+        }
+        self.nest_keys.push_back(key.as_bytes().to_vec());
     }
 
     /// Whether bytes of a possible marker are held back that could be released as output if
@@ -396,7 +451,7 @@ impl Scanner {
                             self.state = State::NoncedEsc(cred);
                             i += 1;
                         }
-                        _ if b < 0x20 || self.held.len() > MAX_NONCED => {
+                        _ if b < 0x20 || self.held.len() > max_held(cred) => {
                             self.reject(&mut call, i, input, sink)
                         }
                         _ => {
@@ -494,8 +549,11 @@ impl Scanner {
     }
 
     /// Every credential a marker may carry now, with its level: the innermost shell's first.
+    /// The keys of nesting belong to no shell: they count as the innermost's, so that they end
+    /// none.
     fn candidates(&self) -> impl Iterator<Item = (usize, Cred, &[u8])> {
-        self.levels.iter().enumerate().rev().flat_map(|(n, l)| {
+        let inner = self.levels.len() - 1;
+        let shells = self.levels.iter().enumerate().rev().flat_map(|(n, l)| {
             [
                 (Cred::Token, Some(&l.token[..])),
                 (Cred::PromptNonce, l.prompt_nonce.as_deref()),
@@ -503,7 +561,15 @@ impl Scanner {
             ]
             .into_iter()
             .filter_map(move |(cred, c)| c.filter(|c| !c.is_empty()).map(|c| (n, cred, c)))
-        })
+        });
+        let keys = self
+            .register
+            .iter()
+            .map(|k| (Cred::Register, &k[..]))
+            .chain(self.requests.iter().map(|k| (Cred::Request, &k[..])))
+            .chain(self.nest_keys.iter().map(|k| (Cred::NestKey, &k[..])))
+            .map(move |(cred, k)| (inner, cred, k));
+        shells.chain(keys)
     }
 
     fn credential_prefix(&self) -> bool {
@@ -517,6 +583,7 @@ impl Scanner {
             .candidates()
             .find(|(_, _, c)| *c == got)
             .map(|(level, cred, _)| (level, cred))?;
+        self.one_time = matches!(cred, Cred::Request | Cred::NestKey).then(|| got.to_vec());
         self.level = level;
         Some(cred)
     }
@@ -635,14 +702,47 @@ impl Scanner {
         // `held` is `ESC ] 133 ; nonce ; kind`.
         let body_at = PREFIX_133.len() + self.held_credential_len() + 1;
         let body = self.held.get(body_at..).unwrap_or_default();
+        let value = |prefix: &[u8]| body.strip_prefix(prefix);
         let marker = match (cred, self.number, body) {
             (Cred::PromptNonce, 133, b"A") => Some(Marker::PromptStart),
             (Cred::PromptNonce, 133, b"B") => Some(Marker::PromptEnd),
             (Cred::PromptNonce, 133, b"B;k=c") => Some(Marker::ContinuationEnd),
             (Cred::PromptNonce, 133, b"C") => Some(Marker::OutputStart),
             (Cred::EndNonce, 133, b"Z") => Some(Marker::OutputEnd),
+            (Cred::Register, 633, _) => {
+                if let Some(key) = value(b"P;NestKey=").and_then(hex32) {
+                    if self.requests.len() >= MAX_ONE_TIME {
+                        self.requests.pop_front();
+                    }
+                    self.requests.push_back(key.into_bytes());
+                    Some(Marker::NestRegistered)
+                } else {
+                    value(b"P;NestFail=")
+                        .and_then(nest_code)
+                        .map(Marker::NestFailed)
+                }
+            }
+            (Cred::Request, 633, _) => value(b"Q;")
+                .and_then(nest_code)
+                .map(|shell| Marker::NestRequest { shell }),
+            (Cred::NestKey, 633, _) => match value(b"P;Nest=").and_then(hex32) {
+                Some(token) => Some(Marker::ShellStarted {
+                    token,
+                    replaces: false,
+                }),
+                None => value(b"P;NestFail=")
+                    .and_then(nest_code)
+                    .map(Marker::NestFailed),
+            },
             _ => None,
         };
+        if marker.is_some() {
+            // A one-time key is spent.
+            if let Some(key) = self.one_time.take() {
+                self.requests.retain(|k| *k != key);
+                self.nest_keys.retain(|k| *k != key);
+            }
+        }
         match marker {
             Some(m) => {
                 if let (Some(at), Some(start)) = (call.cand_at.take(), call.text_start) {
@@ -669,6 +769,28 @@ impl Scanner {
         let cred = &self.held[PREFIX_133.len()..];
         cred.iter().position(|&b| b == b';').unwrap_or(cred.len())
     }
+}
+
+/// Most bytes held of a marker confirmed by `cred` (not the token).
+fn max_held(cred: Cred) -> usize {
+    match cred {
+        Cred::PromptNonce | Cred::EndNonce | Cred::Token => MAX_NONCED,
+        Cred::Register | Cred::Request | Cred::NestKey => 6 + MAX_NONCE + 1 + MAX_NEST_BODY,
+    }
+}
+
+/// A code in a nest marker: a shell's name, a reason (`[-_./a-z0-9]`, bounded).
+fn nest_code(v: &[u8]) -> Option<String> {
+    (!v.is_empty()
+        && v.len() <= MAX_NEST_BODY
+        && v.iter()
+            .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/')))
+    .then(|| String::from_utf8_lossy(v).into_owned())
+}
+
+fn hex32(v: &[u8]) -> Option<String> {
+    (v.len() == 32 && v.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+        .then(|| String::from_utf8_lossy(v).into_owned())
 }
 
 /// Finds `ESC ]` without stopping at every other escape sequence (colours are frequent).
@@ -952,6 +1074,88 @@ mod tests {
             .into_iter()
             .map(|(_, m)| m)
             .collect()
+    }
+
+    const R: &str = "9999aaaa9999aaaa9999aaaa9999aaaa";
+    const Q: &str = "abcdabcdabcdabcdabcdabcdabcdabcd";
+    const NK: &str = "ffff0000ffff0000ffff0000ffff0000";
+
+    #[test]
+    fn a_request_key_is_registered_with_the_key_and_good_for_one_request() {
+        let mut s = Scanner::new(T);
+        s.set_register_key(R);
+        // Before it is registered, a request is plain output.
+        let early = of(633, Q, "Q;bash");
+        let (text, m) = scan_with(&mut s, &[early.as_bytes()]);
+        assert!(m.is_empty());
+        assert_eq!(text, early.as_bytes());
+        assert_eq!(
+            markers_of(&mut s, &of(633, R, &format!("P;NestKey={Q}"))),
+            [Marker::NestRegistered]
+        );
+        let (text, m) = scan_with(&mut s, &[of(633, Q, "Q;bash").as_bytes(), b"after"]);
+        assert_eq!(text, b"after");
+        assert_eq!(
+            m,
+            [(
+                0,
+                Marker::NestRequest {
+                    shell: "bash".into()
+                }
+            )]
+        );
+        // Spent: the same request again is output.
+        let again = of(633, Q, "Q;bash");
+        let (text, m) = scan_with(&mut s, &[again.as_bytes()]);
+        assert!(m.is_empty());
+        assert_eq!(text, again.as_bytes());
+        // The registration key carries nothing else, and the token registers nothing.
+        assert!(markers_of(&mut s, &of(633, R, "P;Nest=".to_string().as_str())).is_empty());
+        assert!(markers_of(&mut s, &of(633, R, "133;A")).is_empty());
+        assert!(markers_of(&mut s, &ours(633, &format!("P;NestKey={Q}"))).is_empty());
+        assert_eq!(
+            markers_of(&mut s, &of(633, R, "P;NestFail=command")),
+            [Marker::NestFailed("command".into())]
+        );
+    }
+
+    #[test]
+    fn a_nest_key_starts_one_shell_nested_in_the_innermost_and_ends_none() {
+        let mut s = Scanner::new(T);
+        // A shell nested already: the nest keys count as the innermost's.
+        markers_of(&mut s, &ours(633, &format!("P;Nest={N1}")));
+        s.allow_nest_key(NK);
+        assert_eq!(
+            markers_of(&mut s, &of(633, NK, &format!("P;Nest={N2}"))),
+            [Marker::ShellStarted {
+                token: N2.into(),
+                replaces: false
+            }]
+        );
+        assert_eq!(s.levels(), 3);
+        // Spent.
+        assert!(markers_of(&mut s, &of(633, NK, &format!("P;Nest={}", "1".repeat(32)))).is_empty());
+        assert_eq!(s.levels(), 3);
+        s.allow_nest_key(NK);
+        assert_eq!(
+            markers_of(&mut s, &of(633, NK, "P;NestFail=tmp")),
+            [Marker::NestFailed("tmp".into())]
+        );
+        // A nest key is good for nothing else, a bad code is nothing.
+        s.allow_nest_key(NK);
+        assert!(markers_of(&mut s, &of(633, NK, "133;A")).is_empty());
+        assert!(markers_of(&mut s, &of(633, NK, "P;NestFail=Bad Code")).is_empty());
+        assert!(markers_of(&mut s, &of(633, NK, "P;Nest=short")).is_empty());
+        // The oldest of too many waiting keys goes.
+        let keys: Vec<String> = (0..=MAX_ONE_TIME).map(|i| format!("{i:032x}")).collect();
+        for k in &keys {
+            s.allow_nest_key(k);
+        }
+        assert!(markers_of(&mut s, &of(633, &keys[0], "P;NestFail=tmp")).is_empty());
+        assert_eq!(
+            markers_of(&mut s, &of(633, &keys[1], "P;NestFail=tmp")),
+            [Marker::NestFailed("tmp".into())]
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 pub mod line;
 pub mod marker;
+pub mod nest;
 pub mod pty;
 pub mod recorder;
 pub mod screen;

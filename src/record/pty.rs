@@ -12,6 +12,7 @@
 //! makes a write fail (and recording stop) instead of killing omnish.
 
 use crate::record::marker::{Marker, Piece, Scanner};
+use crate::record::nest;
 use crate::record::recorder::{FRAME_DELAY, Recorder};
 use crate::record::typeahead::EchoModes;
 use crate::store::now_ms;
@@ -446,6 +447,8 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
 
     let mut stdin_open = true;
     let mut to_shell: Vec<u8> = Vec::new();
+    // Shells a bootstrap asks hooks for, found in this read (see record::nest).
+    let mut requests: Vec<String> = Vec::new();
     let mut screen = Screen {
         queue: Vec::with_capacity(READ_SIZE),
         written: 0,
@@ -560,6 +563,9 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                                         }
                                     }
                                     Piece::Marker(m) => {
+                                        if let Marker::NestRequest { shell } = &m {
+                                            requests.push(shell.clone());
+                                        }
                                         let boundary =
                                             matches!(m, Marker::PromptStart | Marker::OutputStart);
                                         if let Some(r) = rec.as_mut() {
@@ -579,6 +585,18 @@ pub fn run(mut session: Session, size: (u16, u16)) -> Result<Outcome> {
                                         }
                                     }
                                 });
+                                // A bootstrap asked for hooks: they are typed to it, ahead
+                                // of any key typed since (see record::nest).
+                                for shell in requests.drain(..).filter(|s| nest::answered(s)) {
+                                    let key = nest::supported(&shell)
+                                        .then(|| crate::store::secret_hex(16).ok())
+                                        .flatten();
+                                    if let Some(key) = &key {
+                                        sc.allow_nest_key(key);
+                                    }
+                                    to_shell
+                                        .extend_from_slice(&nest::reply(&shell, key.as_deref()));
+                                }
                                 held_since = if sc.holding() {
                                     held_since.or(Some(Instant::now()))
                                 } else {

@@ -76,6 +76,7 @@
 
 use crate::record::line::{COMMAND_LINE_CAP, Line, LineBuilder, Scrubber, scrub_str};
 use crate::record::marker::Marker;
+use crate::record::nest;
 use crate::record::screen::{Pos, Screen};
 use crate::record::typeahead::{BatchId, EchoModes, Plan, Reader, Tracker};
 use crate::record::writer::Writer;
@@ -165,6 +166,10 @@ struct Open {
     depth: u32,
     /// Its status is a nested shell's (see [`CommandRecord::shell_status`]).
     shell_status: bool,
+    /// See [`CommandRecord::unsplit`].
+    unsplit: Option<String>,
+    /// `omnish nest` registered a request for hooks and no shell has announced itself yet.
+    nest_pending: bool,
 }
 
 pub struct Recorder {
@@ -717,7 +722,21 @@ impl Recorder {
                 self.start_holding();
                 self.lvl.phase = Phase::Idle;
             }
+            Marker::NestRegistered => {
+                if let Some(open) = self.lvl.open.as_mut() {
+                    open.nest_pending = true;
+                }
+            }
+            Marker::NestRequest { shell } => {
+                if let Some(why) = nest::unhooked(&shell) {
+                    self.set_unsplit(why);
+                }
+            }
+            Marker::NestFailed(code) => self.set_unsplit(nest::reason(&code)),
             Marker::ShellStarted { token, replaces } => {
+                if let Some(open) = self.lvl.open.as_mut() {
+                    open.nest_pending = false;
+                }
                 self.scrub_out.add(token.as_bytes());
                 self.scrub_in.add(token.as_bytes());
                 if replaces {
@@ -871,6 +890,27 @@ impl Recorder {
             .collect();
     }
 
+    /// The running command will be one record, for this reason (see
+    /// [`CommandRecord::unsplit`]).
+    fn set_unsplit(&mut self, why: String) {
+        let Some(open) = self.lvl.open.as_mut() else {
+            return;
+        };
+        open.nest_pending = false;
+        open.unsplit = Some(why);
+        let seq = open.seq;
+        if self
+            .meta
+            .running_command
+            .as_ref()
+            .is_some_and(|r| r.seq == seq)
+        {
+            let running = self.lvl.open.as_ref().map(|o| self.running_of(o));
+            self.meta.running_command = running;
+            self.meta_dirty = true;
+        }
+    }
+
     /// The running command as `meta.json` says it.
     fn running_of(&self, open: &Open) -> RunningCommand {
         let running = open.command_line.shortened(RUNNING_LINE_CAP);
@@ -886,6 +926,7 @@ impl Recorder {
             user: open.user.clone(),
             nested_in: open.nested_in.clone(),
             depth: open.depth,
+            unsplit: open.unsplit.clone(),
         }
     }
 
@@ -1204,6 +1245,8 @@ impl Recorder {
             nested_in,
             depth,
             shell_status: false,
+            unsplit: None,
+            nest_pending: false,
         };
         self.lvl.dropping = private;
         self.meta.running_command = Some(self.running_of(&open));
@@ -1277,6 +1320,10 @@ impl Recorder {
             _ => self.offset(),
         };
         let command_line_chars = open.command_line.cut_chars();
+        let unsplit = match open.unsplit {
+            None if open.nest_pending => Some(nest::reason("never")),
+            why => why,
+        };
         let record = CommandRecord {
             command_id: format!("{}:{}", self.meta.id, open.seq),
             session_id: self.meta.id.clone(),
@@ -1299,6 +1346,7 @@ impl Recorder {
             nested_in: open.nested_in,
             depth: open.depth,
             shell_status: open.shell_status,
+            unsplit,
         };
         if exit_code.is_none() && self.exit_wait == Some(record.seq) {
             self.exit_record = Some(record);
@@ -1900,6 +1948,71 @@ mod tests {
         assert_eq!(recs[0].exit_code, Some(3));
         assert_eq!(recs[0].command_line, "exit 3");
         assert_eq!(store::read_meta(&dir).unwrap().running_command, None);
+    }
+
+    #[test]
+    fn a_command_omnish_could_not_follow_into_its_shell_says_why() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        let start = |r: &mut Recorder, at: u64, line: &str| {
+            r.marker(at, Marker::PromptStart);
+            r.marker(at, Marker::PromptEnd);
+            r.marker(at, Marker::CommandLine(line.into()));
+            r.marker(at, Marker::OutputStart);
+        };
+        // omnish nest said why at once: the running command says it too.
+        start(&mut r, 1, "omnish ssh host uptime");
+        r.marker(2, Marker::NestFailed("command".into()));
+        r.end_of_read(2);
+        let running = store::read_meta(&dir).unwrap().running_command.unwrap();
+        assert_eq!(
+            running.unsplit.as_deref(),
+            Some(nest::reason("command").as_str())
+        );
+        r.marker(3, Marker::CommandEnd(0));
+        // Registered, never asked (a ForceCommand ran instead).
+        start(&mut r, 4, "omnish ssh forced");
+        r.marker(5, Marker::NestRegistered);
+        r.marker(6, Marker::CommandEnd(0));
+        // Asked about a shell omnish has no hooks for.
+        start(&mut r, 7, "omnish ssh fishy");
+        r.marker(8, Marker::NestRegistered);
+        r.marker(
+            8,
+            Marker::NestRequest {
+                shell: "fish".into(),
+            },
+        );
+        r.marker(9, Marker::CommandEnd(0));
+        // Followed: nothing to say.
+        start(&mut r, 10, "omnish ssh fine");
+        r.marker(11, Marker::NestRegistered);
+        r.marker(
+            11,
+            Marker::NestRequest {
+                shell: "bash".into(),
+            },
+        );
+        r.marker(
+            12,
+            Marker::ShellStarted {
+                token: "a".repeat(32),
+                replaces: false,
+            },
+        );
+        r.finish(13, Some(0), false);
+        let recs = store::read_commands(&dir).unwrap();
+        let why: Vec<Option<&str>> = recs.iter().map(|c| c.unsplit.as_deref()).collect();
+        assert_eq!(
+            why,
+            [
+                Some(nest::reason("command").as_str()),
+                Some(nest::reason("never").as_str()),
+                Some(nest::unsupported_shell("fish").as_str()),
+                None
+            ]
+        );
     }
 
     #[test]

@@ -18,15 +18,15 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
+pub(crate) const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
 const BASH_EXEC: &str = include_str!("../../shell/exec.bash");
-const BASH_NEST: &str = include_str!("../../shell/nest.bash");
-const ZSH_NEST: &str = include_str!("../../shell/zsh/nest.zsh");
-const ZSHENV: &str = include_str!("../../shell/zsh/zshenv.zsh");
-const ZPROFILE: &str = include_str!("../../shell/zsh/zprofile.zsh");
-const ZSHRC: &str = include_str!("../../shell/zsh/zshrc.zsh");
-const ZLOGIN: &str = include_str!("../../shell/zsh/zlogin.zsh");
-const ZSH_HOOKS: &str = include_str!("../../shell/zsh/omnish.zsh");
+pub(crate) const BASH_NEST: &str = include_str!("../../shell/nest.bash");
+pub(crate) const ZSH_NEST: &str = include_str!("../../shell/zsh/nest.zsh");
+pub(crate) const ZSHENV: &str = include_str!("../../shell/zsh/zshenv.zsh");
+pub(crate) const ZPROFILE: &str = include_str!("../../shell/zsh/zprofile.zsh");
+pub(crate) const ZSHRC: &str = include_str!("../../shell/zsh/zshrc.zsh");
+pub(crate) const ZLOGIN: &str = include_str!("../../shell/zsh/zlogin.zsh");
+pub(crate) const ZSH_HOOKS: &str = include_str!("../../shell/zsh/omnish.zsh");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ShellKind {
@@ -322,6 +322,15 @@ fn write_private(path: &Path, parts: &[&str]) -> Result<()> {
         f.write_all(p.as_bytes())?;
     }
     Ok(())
+}
+
+/// The file in omnish's private directory that holds the key `omnish nest` registers its
+/// requests with (see [`crate::record::nest`]); the directory is `OMNISH_RUNTIME_DIR`.
+pub const NEST_KEY_FILE: &str = "nest.key";
+
+/// Writes the registration key of `omnish nest` into the private directory `dir`.
+pub fn write_nest_key(dir: &Path, key: &str) -> Result<()> {
+    write_private(&dir.join(NEST_KEY_FILE), &[key, "\n"])
 }
 
 /// Single-quotes `s` for bash and zsh.

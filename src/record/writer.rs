@@ -269,6 +269,7 @@ impl State {
                 nested_in: run.nested_in,
                 depth: run.depth,
                 shell_status: false,
+                unsplit: None,
             };
             let _ = store::append_command(&self.dir, &record);
         }
@@ -535,6 +536,7 @@ mod tests {
             user: None,
             nested_in: None,
             depth: 0,
+            unsplit: None,
         });
         w.meta(&running);
         // More than the queue holds: none of these calls may block.

@@ -215,6 +215,9 @@ pub struct RunningCommand {
     pub nested_in: Option<String>,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub depth: u32,
+    /// As in [`CommandRecord`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsplit: Option<String>,
 }
 
 /// `meta.json`.
@@ -339,6 +342,11 @@ pub struct CommandRecord {
     /// (`exit 3`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub shell_status: bool,
+    /// Why the shell this command started (`omnish nest -- ssh host`, `sudo -i` with
+    /// `nest.auto`) was not recorded command by command, when omnish tried: the whole run is
+    /// this one record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsplit: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -684,6 +692,7 @@ pub(crate) mod testing {
             nested_in: None,
             depth: 0,
             shell_status: false,
+            unsplit: None,
         }
     }
 }

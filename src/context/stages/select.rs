@@ -627,6 +627,7 @@ fn running_candidate(session: &Session, run: &store::RunningCommand, live: bool)
         nested_in: run.nested_in.clone(),
         depth: run.depth,
         shell_status: false,
+        unsplit: run.unsplit.clone(),
     };
     let mut c = candidate(session, record);
     c.running = live;
@@ -1022,6 +1023,7 @@ mod tests {
             user: (depth > 0).then(|| "root".into()),
             nested_in: (depth > 0).then(|| "s:2".into()),
             depth,
+            unsplit: None,
         };
         s.meta.running_command = Some(running(7, 1, "make"));
         s.meta.nest = vec![store::NestedShell {

@@ -165,6 +165,10 @@ struct JsonCommand<'a> {
     /// How deep that shell is; absent at the top level (0).
     #[serde(skip_serializing_if = "is_zero")]
     depth: u32,
+    /// Why the shell it started was not recorded command by command; absent when omnish did
+    /// not try, or did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unsplit: Option<&'a str>,
     output: Option<String>,
     gaps: Vec<JsonGap>,
     output_lines: usize,
@@ -236,6 +240,7 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
         user: c.user.as_deref(),
         nested_in: c.nested_in.as_deref(),
         depth: c.depth,
+        unsplit: c.unsplit.as_deref(),
         output: with_output.then(|| c.output.join("\n")),
         gaps: if with_output {
             c.gaps

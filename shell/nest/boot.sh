@@ -1,0 +1,32 @@
+# shellcheck shell=sh
+# omnish: the bootstrap `omnish nest` puts in the command of the program it runs (ssh's remote
+# command, sudo's, su's, docker exec's):
+#   sh -c '<the lines of this file that are not comments, joined by spaces>' omnish KEY LOGIN PROGRAM [ARGS...]
+# KEY is a request key `omnish nest` registered with the recording omnish (good for one
+# request); LOGIN is 1 for a login shell; PROGRAM the shell to start (empty: $SHELL).
+# It asks omnish, through the terminal, for the hooks of that shell: with the terminal raw and
+# silent, it prints the request, and omnish answers by typing `omnish-hooks <N>`, a newline and
+# N bytes of sh that end with `# omnish-end`. That sh writes the hooks into a private temporary
+# directory (which the started shell removes as soon as it has read it) and starts the shell.
+# Anything else (no controlling terminal, which it reports as `Q;notty` and omnish does not
+# answer; no answer within 3 seconds; a cut answer) and the shell starts exactly as it would
+# have without omnish. Nothing here may hold a single quote, an
+# exclamation mark or a newline once joined: the line travels as one argument, or inside
+# single quotes through whatever shell the far side runs.
+k=$1; l=$2; shift 2;
+p=${1:-${SHELL:-/bin/sh}}; [ $# -gt 0 ] && shift;
+if [ "$l" = 1 ]; then cd "${HOME:-/}" 2>/dev/null || :; fi;
+r() { stty "$o" 2>/dev/null; if [ "$l" = 1 ]; then exec "$p" -l "$@"; else exec "$p" "$@"; fi; };
+{ : >/dev/tty; } 2>/dev/null || { printf "\033]633;%s;Q;notty\007" "$k"; r "$@"; };
+o=$(stty -g 2>/dev/null) || r "$@";
+stty raw -echo min 0 time 30 2>/dev/null || r "$@";
+c=${p##*/};
+case $c in bash | bash[0-9]* | zsh | zsh[0-9]* | fish | nu | sh | dash | ash | ksh | mksh | tcsh | csh) ;; *) c=other ;; esac;
+printf "\033]633;%s;Q;%s\007" "$k" "$c";
+n=;
+while IFS= read -r x; do case $x in "omnish-hooks "*) n=${x#omnish-hooks }; break ;; esac; done;
+s=;
+[ -n "$n" ] && s=$(head -c "$n" 2>/dev/null);
+stty "$o" 2>/dev/null;
+case $s in *"# omnish-end") eval "$s" ;; esac;
+r "$@"
