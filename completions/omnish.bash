@@ -43,6 +43,9 @@ _omnish() {
             omnish,mcp)
                 cmd="omnish__subcmd__mcp"
                 ;;
+            omnish,nest)
+                cmd="omnish__subcmd__nest"
+                ;;
             omnish,note)
                 cmd="omnish__subcmd__note"
                 ;;
@@ -51,6 +54,9 @@ _omnish() {
                 ;;
             omnish,sessions)
                 cmd="omnish__subcmd__sessions"
+                ;;
+            omnish,ssh)
+                cmd="omnish__subcmd__ssh"
                 ;;
             omnish,status)
                 cmd="omnish__subcmd__status"
@@ -85,6 +91,9 @@ _omnish() {
             omnish__subcmd__help,mcp)
                 cmd="omnish__subcmd__help__subcmd__mcp"
                 ;;
+            omnish__subcmd__help,nest)
+                cmd="omnish__subcmd__help__subcmd__nest"
+                ;;
             omnish__subcmd__help,note)
                 cmd="omnish__subcmd__help__subcmd__note"
                 ;;
@@ -93,6 +102,9 @@ _omnish() {
                 ;;
             omnish__subcmd__help,sessions)
                 cmd="omnish__subcmd__help__subcmd__sessions"
+                ;;
+            omnish__subcmd__help,ssh)
+                cmd="omnish__subcmd__help__subcmd__ssh"
                 ;;
             omnish__subcmd__help,status)
                 cmd="omnish__subcmd__help__subcmd__status"
@@ -191,7 +203,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status help"
+            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -459,7 +471,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context init ask fix config completions man mcp note sessions search status help"
+            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -585,6 +597,20 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help__subcmd__mcp)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__nest)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -752,6 +778,20 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__help__subcmd__ssh)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__help__subcmd__status)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -818,6 +858,20 @@ _omnish() {
             ;;
         omnish__subcmd__mcp)
             opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__nest)
+            opts="-h --auto --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1209,6 +1263,20 @@ _omnish() {
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__ssh)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 *)
                     COMPREPLY=()
                     ;;

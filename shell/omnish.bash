@@ -326,3 +326,16 @@ else
     builtin printf 'omnish: bash %s has no PS0 (bash 4.4 or later does); commands are not told apart\n' \
         "${BASH_VERSION-}" >&2
 fi
+
+# nest.auto: programs the configuration runs through `omnish nest` (__omnish_auto, names omnish
+# checked; __omnish_bin, the omnish binary), so that the shells they start are recorded command
+# by command. A function of the user's of the same name is left alone; `command ssh` runs the
+# program itself.
+if [[ -n ${__omnish_token-} && -n ${__omnish_auto-} ]]; then
+    for __omnish_f in $__omnish_auto; do
+        if [[ $__omnish_f =~ ^[a-z]+$ ]] && ! builtin declare -F "$__omnish_f" >/dev/null; then
+            builtin eval "$__omnish_f() { \"\$__omnish_bin\" nest --auto -- $__omnish_f \"\$@\"; }"
+        fi
+    done
+    builtin unset __omnish_f
+fi

@@ -243,6 +243,14 @@ pub(crate) const KEYS: &[Key] = &[
         Some("OMNISH_DATA_DIR"),
         "where sessions are stored; empty: the platform data dir (~/.local/share/omnish)",
     ),
+    key(
+        "nest.auto",
+        Kind::List,
+        "",
+        Some("OMNISH_NEST_AUTO"),
+        "programs a recorded bash or zsh runs through `omnish nest` by themselves, so that the shells they start are recorded command by command: any of ssh, sudo, su, docker, podman, kubectl, oc (each changes what the program is given to run: see the README)",
+    )
+    .checked(check_nest_auto),
     Key {
         name: "record.private_leading_space",
         kind: Kind::Bool,
@@ -1226,6 +1234,25 @@ fn check_size(v: &Value) -> std::result::Result<(), String> {
             )
         }),
         _ => Ok(()),
+    }
+}
+
+/// The programs `omnish nest` knows how to start a shell through.
+pub(crate) const NEST_PROGRAMS: &[&str] =
+    &["ssh", "sudo", "su", "docker", "podman", "kubectl", "oc"];
+
+/// `nest.auto`: programs `omnish nest` knows.
+fn check_nest_auto(v: &Value) -> std::result::Result<(), String> {
+    let Value::List(names) = v else {
+        return Ok(());
+    };
+    match names.iter().find(|n| !NEST_PROGRAMS.contains(&n.as_str())) {
+        Some(bad) => Err(format!(
+            "'{}' is not a program omnish nest knows; use any of {}",
+            shown(bad),
+            NEST_PROGRAMS.join(", ")
+        )),
+        None => Ok(()),
     }
 }
 

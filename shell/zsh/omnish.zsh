@@ -281,3 +281,18 @@ typeset -ga precmd_functions preexec_functions zshaddhistory_functions
     builtin autoload -Uz add-zle-hook-widget 2>/dev/null &&
         add-zle-hook-widget line-finish __omnish_line_finish 2>/dev/null
 }
+
+# nest.auto: programs the configuration runs through `omnish nest` (__omnish_auto, names omnish
+# checked; __omnish_bin, the omnish binary), so that the shells they start are recorded command
+# by command. A function of the user's of the same name is left alone; `command ssh` runs the
+# program itself.
+() {
+    emulate -L zsh
+    [[ -n ${__omnish_token-} && -n ${__omnish_auto-} ]] || return 0
+    local f
+    for f in ${=__omnish_auto}; do
+        [[ $f =~ '^[a-z]+$' ]] || continue
+        (( ${+functions[$f]} )) && continue
+        functions[$f]="\"\$__omnish_bin\" nest --auto -- $f \"\$@\""
+    done
+}

@@ -27,7 +27,7 @@ pub(crate) enum Plan {
 
 impl Run for NestArgs {
     fn run(self) -> Result<i32> {
-        nest(self.program)
+        nest(self.program, self.auto)
     }
 }
 
@@ -35,12 +35,12 @@ impl Run for SshArgs {
     fn run(self) -> Result<i32> {
         let mut argv = vec!["ssh".to_string()];
         argv.extend(self.args);
-        nest(argv)
+        nest(argv, false)
     }
 }
 
 /// `omnish nest -- argv`: exits with the program's status (it replaces this process).
-fn nest(argv: Vec<String>) -> Result<i32> {
+fn nest(argv: Vec<String>, auto: bool) -> Result<i32> {
     if argv.is_empty() {
         return Err(crate::error::Error::usage(
             "give the program to run, as in: omnish nest -- ssh host",
@@ -52,6 +52,10 @@ fn nest(argv: Vec<String>) -> Result<i32> {
         .map(|k| k.trim().to_string())
         .filter(|k| k.len() == 32 && k.bytes().all(|b| b.is_ascii_hexdigit()));
     let Some(key) = key else {
+        if auto {
+            // The hooks of a shell that outlived its recorder's directory: say nothing.
+            return exec(&argv);
+        }
         eprintln!(
             "omnish nest: not in a shell recorded by omnish wrap; running {} as it is",
             argv[0]
@@ -77,9 +81,14 @@ fn nest(argv: Vec<String>) -> Result<i32> {
             }
         }
     }
-    // Said on the terminal, where the recording omnish reads it (and takes it out).
+    // Said on the terminal, where the recording omnish reads it (and takes it out). Run by
+    // nest.auto, a program that starts no shell (`sudo make install`) is an ordinary command:
+    // only `ssh host cmd`, which might have been meant as a login, says why it is one record.
     let said = match &plan {
         Plan::Boot(_) => format!("\x1b]633;{key};P;NestKey={request}\x07"),
+        Plan::AsIs(code) if auto && !(*code == "command" && name(&argv[0]) == "ssh") => {
+            String::new()
+        }
         Plan::AsIs(code) => format!("\x1b]633;{key};P;NestFail={code}\x07"),
     };
     let _ = tty.write_all(said.as_bytes()).and_then(|_| tty.flush());

@@ -58,7 +58,16 @@ impl Run for WrapArgs {
         };
         let mut resolved = argv.clone();
         resolved[0] = program.to_string_lossy().into_owned();
-        let launch = match token.as_deref().map(|t| shell::prepare(&resolved, t)) {
+        let auto = shell::NestAuto {
+            programs: cfg.list("nest.auto").to_vec(),
+            omnish: std::env::current_exe()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| "omnish".to_string()),
+        };
+        let launch = match token
+            .as_deref()
+            .map(|t| shell::prepare(&resolved, t, &auto))
+        {
             Some(Ok(launch)) => launch,
             None => shell::plain(&resolved),
             // Not recording anyway, and said so.

@@ -178,8 +178,16 @@ pub struct Launch {
     pub unhooked_reason: Option<&'static str>,
 }
 
+/// The programs the hooks send through `omnish nest` by themselves (`nest.auto`), and the
+/// omnish binary to run for them.
+#[derive(Debug, Clone, Default)]
+pub struct NestAuto {
+    pub programs: Vec<String>,
+    pub omnish: String,
+}
+
 /// Prepares the launch of `argv` (program first) with hooks carrying `token`.
-pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
+pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> {
     let program = argv[0].clone();
     let kind = ShellKind::of(&program);
     let parsed = ShellArgs::parse(kind, &argv[1..]);
@@ -208,8 +216,14 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
     let dir_path = dir.path().to_string_lossy().into_owned();
     // bash: the launch, and a bash that replaces the recorded shell.
     let rc = dir.path().join("omnish.bash");
+    // nest.auto, for the hooks of every bash and zsh of the session.
+    let auto_vars = format!(
+        "__omnish_auto={} __omnish_bin={}",
+        sh_quote(&auto.programs.join(" ")),
+        sh_quote(&auto.omnish)
+    );
     let header = format!(
-        "__omnish_token={}\n__omnish_dir={}\n__omnish_login={}\n__omnish_rcfile={}\n__omnish_norc={}\n",
+        "__omnish_token={}\n__omnish_dir={}\n__omnish_login={}\n__omnish_rcfile={}\n__omnish_norc={}\n{auto_vars}\n",
         token,
         sh_quote(&dir_path),
         u8::from(kind == ShellKind::Bash && parsed.login),
@@ -218,7 +232,7 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
     );
     write_private(&rc, &[&header, BASH_HOOKS])?;
     let exec_header = format!(
-        "__omnish_token={}\n__omnish_dir={}\n",
+        "__omnish_token={}\n__omnish_dir={}\n{auto_vars}\n",
         token,
         sh_quote(&dir_path)
     );
@@ -228,7 +242,7 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
     )?;
     // A bash started from a command (nested): it takes a token of its own.
     let nest_header = format!(
-        "__omnish_key={}\n__omnish_dir={}\n__omnish_nested=1\n",
+        "__omnish_key={}\n__omnish_dir={}\n__omnish_nested=1\n{auto_vars}\n",
         token,
         sh_quote(&dir_path)
     );
@@ -239,7 +253,7 @@ pub fn prepare(argv: &[String], token: &str) -> Result<Launch> {
     // zsh: a ZDOTDIR whose files chain to the user's.
     let user = std::env::var("ZDOTDIR").ok();
     let zsh_vars = format!(
-        "__omnish_dir={} __omnish_user_zdotdir={} __omnish_user_zdotdir_set={}",
+        "__omnish_dir={} __omnish_user_zdotdir={} __omnish_user_zdotdir_set={} {auto_vars}",
         sh_quote(&dir_path),
         sh_quote(user.as_deref().unwrap_or("")),
         u8::from(user.is_some()),
@@ -402,7 +416,7 @@ mod tests {
     fn bash_launch_uses_a_private_rcfile_holding_the_token() {
         use std::os::unix::fs::PermissionsExt;
         let argv = vec!["bash".to_string()];
-        let l = prepare(&argv, "tok123").unwrap();
+        let l = prepare(&argv, "tok123", &NestAuto::default()).unwrap();
         assert!(l.hooked);
         assert_eq!(l.args[0], "--rcfile");
         let rc = Path::new(&l.args[1]);
@@ -427,12 +441,12 @@ mod tests {
     #[test]
     fn unhooked_runs_name_their_command() {
         let argv: Vec<String> = ["bash", "-c", "make test"].map(String::from).to_vec();
-        let l = prepare(&argv, "t").unwrap();
+        let l = prepare(&argv, "t", &NestAuto::default()).unwrap();
         assert!(!l.hooked);
         assert_eq!(l.command_line, "make test");
         let argv: Vec<String> = ["sh", "my script.sh"].map(String::from).to_vec();
         assert_eq!(
-            prepare(&argv, "t").unwrap().command_line,
+            prepare(&argv, "t", &NestAuto::default()).unwrap().command_line,
             "sh 'my script.sh'"
         );
     }
