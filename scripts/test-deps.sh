@@ -1,20 +1,69 @@
 #!/usr/bin/env bash
-# Installs what the tests drive for real, when missing: zsh, tmux, less, strace and shellcheck
-# (Debian packages), and in a virtualenv under target/ the `llm` CLI with its echo model and the
+# Installs what the tests drive for real, when missing: zsh, tmux, less, strace, shellcheck, and
+# for the ssh, sudo/su and container tests OpenSSH's server and client, sudo and hostname
+# (Debian packages); and in a virtualenv under target/ the `llm` CLI with its echo model and the
 # official MCP Python SDK. Sourced by scripts/test.sh and .ci/run; it exports PATH and
-# OMNISH_TEST_PYTHON for the tests.
+# OMNISH_TEST_PYTHON for the tests. The ssh tests start their own sshd on a loopback port
+# (tests/common/remote.rs): installing openssh-server here starts no server and leaves none
+# running or enabled.
 # shellcheck shell=bash
 
 need=()
-for tool in zsh tmux less strace shellcheck; do
+for tool in zsh tmux less strace shellcheck sudo ssh hostname; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
+# Debian names the packages of these after the project, not the program.
+command -v ssh-keygen >/dev/null 2>&1 || need+=(ssh-keygen)
+command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 if [ ${#need[@]} -gt 0 ]; then
-    echo "installing ${need[*]} (apt)" >&2
+    packages=()
+    for tool in "${need[@]}"; do
+        case $tool in
+            ssh | ssh-keygen) packages+=(openssh-client) ;;
+            *) packages+=("$tool") ;;
+        esac
+    done
+    # Once each (ssh and ssh-keygen are one package).
+    mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
+    echo "installing ${packages[*]} (apt)" >&2
     sudo=""
     [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+    # openssh-server's postinst starts the ssh service: a policy-rc.d that refuses every start
+    # (Debian's mechanism, as container images ship it) keeps it from doing so, unless the
+    # machine has one already. Removed again whatever apt did (this file is sourced: no trap).
+    policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\n# omnish scripts/test-deps.sh: start no service while it installs\nexit 101\n' |
+            $sudo tee "$policy" >/dev/null
+        $sudo chmod 755 "$policy"
+    fi
+    status=0
+    $sudo apt-get update -qq || status=$?
+    if [ "$status" -eq 0 ]; then
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${packages[@]}" >/dev/null ||
+            status=$?
+    fi
+    [ -z "$policy" ] || $sudo rm -f "$policy"
+    if [ "$status" -ne 0 ]; then
+        echo "apt-get failed (status $status) installing ${packages[*]}" >&2
+        return "$status"
+    fi
+    if printf '%s\n' "${packages[@]}" | grep -qx openssh-server; then
+        # Under systemd the package enables the service (and a socket) for the next boot, and
+        # may have started it: neither on a machine that runs the tests.
+        if [ -d /run/systemd/system ]; then
+            $sudo systemctl disable --now --quiet ssh.service ssh.socket 2>/dev/null || true
+        fi
+        # Whatever started it anyway (an init script): stopped. The tests start their own sshd,
+        # and nothing of this install listens on port 22. (Only an sshd installed just now: one
+        # that ran before is the machine's own.)
+        pid=$(cat /run/sshd.pid 2>/dev/null || true)
+        if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = sshd ]; then
+            echo "stopping the ssh service the package started (pid $pid)" >&2
+            $sudo kill "$pid" || true
+        fi
+    fi
 fi
 
 venv="${OMNISH_CI_VENV:-$PWD/target/ci-venv}"

@@ -2,6 +2,8 @@
 //! omnish wrote. Each harness has its own HOME, data dir and shell startup files.
 #![allow(dead_code)]
 
+pub mod remote;
+
 use omnish::store::{self, CommandRecord, SessionMeta};
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use std::io::{Read, Write};
