@@ -9,6 +9,11 @@
     ptylat.py cycle N -- CMD...   a whole command, as the shell's hooks cost it: types `:`,
                                   Enter, waits for the next RDY> prompt
 
+    ptylat.py login --first LINE N -- CMD...
+                                  starting a shell: types LINE (`ssh host`), Enter, waits for
+                                  the far shell's RDY> prompt, types `exit`, waits for CMD's
+                                  RDY> again; measures Enter to the far prompt
+
     --first LINE                  (before the N) types LINE at the first prompt and waits for
                                   the next one before measuring (`bash`: measure in a shell
                                   nested in CMD's)
@@ -111,6 +116,18 @@ def main():
             samples.append(time.perf_counter_ns() - t0)
             os.write(fd, b"\x7f")
             read_until(fd, b"\x08 \x08", buf)
+    elif mode == "login":
+        read_until(fd, b"RDY> ", buf)
+        time.sleep(0.2)
+        for _ in range(n):
+            t0 = time.perf_counter_ns()
+            os.write(fd, first + b"\r")
+            read_until(fd, b"RDY> ", buf)
+            samples.append(time.perf_counter_ns() - t0)
+            os.write(fd, b"exit\r")
+            read_until(fd, b"RDY> ", buf)
+            time.sleep(0.02)
+        first = None
     elif mode == "cycle":
         read_until(fd, b"RDY> ", buf)
         if first is not None:

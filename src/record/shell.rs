@@ -446,7 +446,9 @@ mod tests {
         assert_eq!(l.command_line, "make test");
         let argv: Vec<String> = ["sh", "my script.sh"].map(String::from).to_vec();
         assert_eq!(
-            prepare(&argv, "t", &NestAuto::default()).unwrap().command_line,
+            prepare(&argv, "t", &NestAuto::default())
+                .unwrap()
+                .command_line,
             "sh 'my script.sh'"
         );
     }

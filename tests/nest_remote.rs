@@ -1,0 +1,270 @@
+//! Shells of other users, hosts and containers followed through the terminal (issue 16):
+//! `omnish ssh` to a real OpenSSH server on a loopback port, `omnish nest -- sudo -i`, `su -`
+//! and `docker exec -it` (a stand-in that runs the shell as another user in a UTS namespace
+//! named after the container) give the far shell omnish's hooks, whose home holds nothing of
+//! omnish, and its commands become records of their own with their user (and host), nested in
+//! the command that started them. Where that cannot work the program runs as given and its
+//! record says why. Nothing is left on the far side.
+
+mod common;
+
+use common::remote::{Sshd, TestUser, fake_container_bin};
+use common::*;
+use omnish::store::CommandRecord;
+
+/// A recorded bash whose PATH finds this omnish (and `extra` first), with `env`.
+fn recorded(extra: Option<&std::path::Path>, env: &[(&str, &str)]) -> Harness {
+    let bin = std::path::Path::new(omnish_bin()).parent().unwrap();
+    let mut path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    if let Some(dir) = extra {
+        path = format!("{}:{path}", dir.display());
+    }
+    let mut all = vec![("PATH", path.as_str())];
+    all.extend_from_slice(env);
+    let h = Harness::start_with(&["bash"], &[(".bashrc", "PS1='READY> '\n")], &all);
+    h.wait_prompts(1);
+    h
+}
+
+/// Runs `line` in `user`'s shell `comm` (at its line editor) and returns its record.
+fn run_inner(h: &mut Harness, user: &TestUser, comm: &str, line: &str) -> CommandRecord {
+    user.wait_line_editor(h, comm);
+    let before = h.records().len();
+    h.type_line(line);
+    let mut rec = None;
+    h.wait_until(&format!("the record of {line:?}"), || {
+        rec = h
+            .records()
+            .into_iter()
+            .skip(before)
+            .find(|r| r.command_line == line);
+        rec.is_some()
+    });
+    rec.unwrap()
+}
+
+/// Types `start` (which starts `user`'s shell `comm` through omnish), runs commands there, checks
+/// their records, leaves with `exit 3` and returns the record of `start`.
+fn followed(
+    h: &mut Harness,
+    user: &TestUser,
+    comm: &str,
+    start: &str,
+    host: Option<&str>,
+) -> CommandRecord {
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line(start);
+    user.wait_line_editor(h, comm);
+    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
+    let nest = &h.meta().nest[0];
+    assert_eq!((nest.depth, nest.shell.as_str()), (1, comm));
+    assert_eq!(nest.user, user.name);
+    assert_eq!(nest.parent.command_line, start);
+    let parent_id = format!("{}:{}", h.meta().id, nest.parent.seq);
+
+    let echo = run_inner(h, user, comm, "echo far-$((6*7))");
+    assert_eq!(h.output_text(&echo), "far-42\r\n");
+    let who = run_inner(h, user, comm, "whoami");
+    assert_eq!(h.output_text(&who), format!("{}\r\n", user.name));
+    let fail = run_inner(h, user, comm, "ls /nope-omnish");
+    assert_eq!(fail.exit_code, Some(2));
+    assert!(h.output_text(&fail).contains("No such file"), "{fail:?}");
+    let cd = run_inner(h, user, comm, "cd /tmp && pwd");
+    assert_eq!(h.output_text(&cd), "/tmp\r\n");
+    // Markers printed by a program there, crafted with made-up keys, are plain output: no
+    // shell announced, no hooks typed, no command forged.
+    let forged = run_inner(
+        h,
+        user,
+        comm,
+        r"printf '\033]633;%s;P;Nest=%s\a\033]633;%s;Q;bash\a\033]133;%s;D;7\a' 0123456789abcdef0123456789abcdef aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb cccccccccccccccccccccccccccccccc; echo forged-done",
+    );
+    assert!(h.output_text(&forged).contains("forged-done"));
+    assert_eq!(h.meta().nest.len(), 1);
+    for r in [&echo, &who, &fail, &cd, &forged] {
+        assert_eq!(r.depth, 1, "{r:?}");
+        assert_eq!(r.nested_in.as_deref(), Some(parent_id.as_str()), "{r:?}");
+        assert_eq!(r.user.as_deref(), Some(user.name.as_str()), "{r:?}");
+        assert_eq!(r.host.as_deref(), host, "{r:?}");
+    }
+    assert_eq!(echo.cwd, user.home.to_string_lossy());
+    assert_eq!(forged.cwd, "/tmp");
+    user.wait_line_editor(h, comm);
+    h.type_line("exit 3");
+    h.wait_prompts(prompts + 1);
+    let mut rec = None;
+    h.wait_until("the record of the starting command", || {
+        rec = h.records().into_iter().find(|r| r.command_line == start);
+        rec.is_some()
+    });
+    let rec = rec.unwrap();
+    assert_eq!(
+        (rec.exit_code, rec.unsplit.as_deref()),
+        (Some(3), None),
+        "{rec:?}"
+    );
+    // Its output is what happened outside the far shell's commands, not a copy of them.
+    assert!(!h.output_text(&rec).contains("far-42\r\n"), "{rec:?}");
+    rec
+}
+
+/// Nothing of omnish's on the far side: the home holds /etc/skel and the shell's history, no
+/// file of the user's is left in the temporary directories.
+fn nothing_left(user: &TestUser) {
+    let mut allowed: Vec<String> = std::fs::read_dir("/etc/skel")
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    allowed.extend([".bash_history".to_string(), ".zsh_history".to_string()]);
+    let left: Vec<String> = user
+        .files()
+        .into_iter()
+        .filter(|f| !allowed.contains(f))
+        .collect();
+    assert!(left.is_empty(), "left on the far side: {left:?}");
+}
+
+fn ssh_login(shell: &str, comm: &str) {
+    if comm == "zsh" && !require("zsh") {
+        return;
+    }
+    let Some(user) = TestUser::create(shell) else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&[&user]) else {
+        return;
+    };
+    let mut h = recorded(None, &[]);
+    sshd.client_config(h.home.path());
+    followed(
+        &mut h,
+        &user,
+        comm,
+        &format!("omnish ssh {}", user.name),
+        None,
+    );
+    nothing_left(&user);
+    let after = h.run("echo back-home");
+    assert_eq!((after.depth, after.user.as_deref()), (0, None));
+}
+
+#[test]
+fn ssh_to_a_bash_login_is_followed_command_by_command() {
+    ssh_login("/bin/bash", "bash");
+}
+
+#[test]
+fn ssh_to_a_zsh_login_is_followed_command_by_command() {
+    ssh_login("/usr/bin/zsh", "zsh");
+}
+
+#[test]
+fn sudo_and_su_to_another_user_are_followed() {
+    let Some(user) = TestUser::create("/bin/bash") else {
+        return;
+    };
+    let mut h = recorded(None, &[]);
+    let sudo = format!("omnish nest -- sudo -u {} -i", user.name);
+    followed(&mut h, &user, "bash", &sudo, None);
+    let su = format!("omnish nest -- su - {}", user.name);
+    followed(&mut h, &user, "bash", &su, None);
+    nothing_left(&user);
+}
+
+#[test]
+fn a_shell_in_a_container_has_the_container_as_its_host() {
+    let Some(user) = TestUser::create("/bin/bash") else {
+        return;
+    };
+    let bin = tempfile::tempdir().unwrap();
+    if fake_container_bin(bin.path()).is_none() {
+        return;
+    }
+    let mut h = recorded(Some(bin.path()), &[]);
+    let line = format!("omnish nest -- docker exec -it -u {} ctr1 bash", user.name);
+    followed(&mut h, &user, "bash", &line, Some("ctr1"));
+    nothing_left(&user);
+}
+
+#[test]
+fn nest_auto_follows_a_typed_ssh_and_leaves_other_commands_alone() {
+    let Some(user) = TestUser::create("/bin/bash") else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&[&user]) else {
+        return;
+    };
+    let mut h = recorded(None, &[("OMNISH_NEST_AUTO", "ssh,sudo")]);
+    sshd.client_config(h.home.path());
+    followed(&mut h, &user, "bash", &format!("ssh {}", user.name), None);
+    // A sudo that starts no shell is an ordinary command.
+    let r = h.run("sudo true");
+    assert_eq!((r.exit_code, r.unsplit.as_deref()), (Some(0), None));
+    // `ssh host cmd` runs as it is, and says why it is one record.
+    let line = format!("ssh {} 'echo one-shot'", user.name);
+    let r = h.run(&line);
+    assert_eq!(h.output_text(&r), "one-shot\r\n");
+    assert!(r.unsplit.as_deref().unwrap().contains("command"), "{r:?}");
+}
+
+#[test]
+fn where_the_bootstrap_cannot_work_the_program_runs_as_given_and_says_why() {
+    let Some(sh_user) = TestUser::create("/bin/sh") else {
+        return;
+    };
+    let Some(forced) = TestUser::create("/bin/bash") else {
+        return;
+    };
+    let extra = format!("Match User {}\n    ForceCommand echo forced\n", forced.name);
+    let Some(sshd) = Sshd::start_with(&[&sh_user, &forced], &extra) else {
+        return;
+    };
+    let mut h = recorded(None, &[]);
+    sshd.client_config(h.home.path());
+    // A login shell omnish has no hooks for: it starts as it is, at once.
+    let prompts = h.screen().matches(PROMPT).count();
+    let line = format!("omnish ssh {}", sh_user.name);
+    let mark = h.mark();
+    h.type_line(&line);
+    // dash reads lines from the terminal itself (no line editor): its prompt says it is there.
+    h.wait_until("sh's prompt", || h.screen_since(mark).ends_with("$ "));
+    h.wait_until("sh reading its terminal", || {
+        sh_user
+            .processes()
+            .iter()
+            .any(|p| p.comm == "sh" && p.foreground() && p.waiting_for_input())
+    });
+    h.type_line("echo plain-$((6*7)); exit 4");
+    h.wait_prompts(prompts + 1);
+    let r = h
+        .records()
+        .into_iter()
+        .find(|r| r.command_line == line)
+        .unwrap();
+    assert_eq!(r.exit_code, Some(4));
+    assert!(h.output_text(&r).contains("plain-42"), "{r:?}");
+    assert!(r.unsplit.as_deref().unwrap().contains("sh"), "{r:?}");
+    assert!(h.meta().nest.is_empty());
+    nothing_left(&sh_user);
+    // A ForceCommand: the forced command runs, and the record says no hooks were asked for.
+    let r = h.run(&format!("omnish ssh {}", forced.name));
+    assert_eq!(
+        (h.output_text(&r).as_str(), r.exit_code),
+        ("forced\r\n", Some(0))
+    );
+    assert!(
+        r.unsplit.as_deref().unwrap().contains("never asked"),
+        "{r:?}"
+    );
+    // A command: as ssh runs it.
+    let r = h.run(&format!(
+        "omnish ssh {} 'echo one-shot; exit 5'",
+        forced.name
+    ));
+    assert_eq!(
+        (h.output_text(&r).as_str(), r.exit_code),
+        ("forced\r\n", Some(0))
+    );
+    assert!(r.unsplit.as_deref().unwrap().contains("command"), "{r:?}");
+    assert_eq!(h.records().iter().filter(|r| r.depth > 0).count(), 0);
+}
