@@ -268,3 +268,32 @@ fn where_the_bootstrap_cannot_work_the_program_runs_as_given_and_says_why() {
     assert!(r.unsplit.as_deref().unwrap().contains("command"), "{r:?}");
     assert_eq!(h.records().iter().filter(|r| r.depth > 0).count(), 0);
 }
+
+#[test]
+fn ssh_options_work_as_with_ssh_itself() {
+    let Some(user) = TestUser::create("/bin/bash") else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&[&user]) else {
+        return;
+    };
+    let mut h = recorded(None, &[]);
+    sshd.client_config(h.home.path());
+    let u = &user.name;
+    // A jump host (the same server), a ProxyCommand, options with values, an alias.
+    followed(
+        &mut h,
+        &user,
+        "bash",
+        &format!("omnish ssh -J {u} -o ServerAliveInterval=30 -e none {u}"),
+        None,
+    );
+    followed(
+        &mut h,
+        &user,
+        "bash",
+        &format!("omnish ssh -o 'ProxyCommand=ssh -W %h:%p {u}' {u}"),
+        None,
+    );
+    nothing_left(&user);
+}

@@ -65,6 +65,17 @@ fn nest(argv: Vec<String>, auto: bool) -> Result<i32> {
     let Ok(mut tty) = std::fs::OpenOptions::new().write(true).open("/dev/tty") else {
         return exec(&argv);
     };
+    // A terminal inside the recorded one (a tmux pane) is not the recorder's: what is said
+    // there never reaches it, and a bootstrap would wait for an answer in vain.
+    if !crate::cmd::wrap::on_recorded_terminal() {
+        if !auto {
+            eprintln!(
+                "omnish nest: this terminal is not the one omnish records (a tmux pane?); running {} as it is",
+                argv[0]
+            );
+        }
+        return exec(&argv);
+    }
     let request = crate::store::secret_hex(16)?;
     // The default $SHELL of `sudo -s`: the one this runs under.
     let shell = std::env::var("SHELL").unwrap_or_default();

@@ -230,6 +230,12 @@ pub(crate) fn nested_session() -> Option<String> {
     let id = std::env::var("OMNISH_SESSION_ID")
         .ok()
         .filter(|s| !s.is_empty())?;
+    on_recorded_terminal().then_some(id)
+}
+
+/// Whether one of our standard streams is the terminal `OMNISH_PTY` names (or none is a
+/// terminal at all, or no recorder named one).
+pub(crate) fn on_recorded_terminal() -> bool {
     let recorded = std::env::var_os("OMNISH_PTY").map(PathBuf::from);
     let ours: Vec<PathBuf> = [0, 1, 2]
         .into_iter()
@@ -241,11 +247,10 @@ pub(crate) fn nested_session() -> Option<String> {
                 .flatten()
         })
         .collect();
-    let nested = match recorded {
+    match recorded {
         Some(pty) => ours.is_empty() || ours.contains(&pty),
         None => true,
-    };
-    nested.then_some(id)
+    }
 }
 
 /// Finds `name` as a shell would: a path as given, else the first executable on PATH.
