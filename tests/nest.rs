@@ -216,3 +216,42 @@ fn privacy_and_exec_hold_in_a_zsh_nested_in_bash() {
 fn privacy_and_exec_hold_in_a_bash_nested_in_zsh() {
     nested_privacy("zsh", "bash");
 }
+
+#[test]
+fn ask_inside_a_nested_shell_explains_that_shells_commands() {
+    let mut h = Harness::start(&["bash"], RC);
+    h.wait_prompts(1);
+    h.run("ls /nope-outer");
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line("bash");
+    h.wait_prompts(prompts + 1);
+    h.wait_until("the nested shell in meta.json", || h.meta().nest.len() == 1);
+    // As the ask key runs it there: nothing failed in this shell yet, so its last command.
+    let ask = |n: u32| format!("{} ask --print-prompt > ~/prompt{n}", omnish_bin());
+    let prompt = |h: &Harness, n: u32| {
+        std::fs::read_to_string(h.home.path().join(format!("prompt{n}"))).unwrap()
+    };
+    h.run("echo inner-fine");
+    h.run(&ask(1));
+    let p = prompt(&h, 1);
+    assert!(
+        p.contains("$ echo inner-fine") && !p.contains("nope-outer"),
+        "{p}"
+    );
+    h.run("ls /nope-inner");
+    h.run("echo after-the-failure");
+    h.run(&ask(2));
+    let p = prompt(&h, 2);
+    assert!(
+        p.contains("$ ls /nope-inner") && !p.contains("nope-outer"),
+        "{p}"
+    );
+    assert!(!p.contains("after-the-failure"), "{p}");
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line("exit");
+    h.wait_prompts(prompts + 1);
+    // Back at the top level: the last failure anywhere.
+    h.run(&ask(3));
+    let p = prompt(&h, 3);
+    assert!(p.contains("$ ls /nope-inner"), "{p}");
+}

@@ -31,7 +31,8 @@ use std::time::{Duration, Instant};
 pub(crate) const DEFAULT_QUESTION: &str = "Why did this fail and how do I fix it?";
 
 /// The context the prompt shows: what `opts` select, or (without a selection option) the last
-/// failed command, else (`or_last`) the last command. `Err` holds the line saying which
+/// failed command, else (`or_last`) the last command: run inside a nested shell (the ask key
+/// pressed there), that shell's own, when it has any. `Err` holds the line saying which
 /// filters matched nothing. The document is held in memory, fitted to the budget of `--model`
 /// or `ask.model`, if any.
 pub(crate) fn context_text(
@@ -47,6 +48,22 @@ pub(crate) fn context_text(
         options.recent = Some(1);
     }
     let mut req = request(&options, setup)?;
+    if default_pick {
+        if let Some(shell) = innermost_shell(setup) {
+            let mut scoped = req.clone();
+            scoped.selection.shell = Some(shell);
+            for failed in [true, false].into_iter().filter(|f| *f || or_last) {
+                scoped.selection.failed = failed;
+                let fitted = context::fitted(&scoped, &context::Bare).map_err(Setup::flags)?;
+                if fitted.outcome.nothing_matched.is_none() {
+                    for w in &fitted.outcome.warnings {
+                        eprintln!("omnish: warning: {w}");
+                    }
+                    return Ok(Ok(fitted.text));
+                }
+            }
+        }
+    }
     let fitted = context::fitted(&req, &context::Bare).map_err(Setup::flags)?;
     for w in &fitted.outcome.warnings {
         eprintln!("omnish: warning: {w}");
@@ -63,6 +80,24 @@ pub(crate) fn context_text(
         return Ok(Err(fitted.outcome.nothing_matched.unwrap_or_default()));
     }
     Ok(Err(fitted.outcome.nothing_matched.unwrap_or_default()))
+}
+
+/// The innermost live nested shell of the session this runs in, when this runs on the
+/// session's own terminal (where only the innermost shell takes commands).
+fn innermost_shell(setup: &Setup) -> Option<context::stages::select::InShell> {
+    let id = setup.facts.current_session.as_deref()?;
+    if !crate::cmd::wrap::on_recorded_terminal() {
+        return None;
+    }
+    let dir = crate::store::session_dir(&setup.facts.data_root, id)?;
+    let session = context::stages::select::Session::open(&dir, Some(id))
+        .ok()
+        .flatten()?;
+    let shell = session.meta.nest.last().filter(|_| session.live())?;
+    Some(context::stages::select::InShell {
+        depth: shell.depth,
+        nested_in: format!("{}:{}", session.id(), shell.parent.seq),
+    })
 }
 
 /// A fence of backticks longer than any run of backticks in `text`.

@@ -186,14 +186,19 @@ fn ssh(argv: &[String], key: &str) -> Plan {
     const WITH_VALUE: &str = "BbcDEeFIiJLlmOoPpQRSWw";
     // Options that start no interactive shell, or no terminal.
     const NO_SHELL: &str = "NWOGVQsfT";
-    let mut i = 1;
+    // As OpenSSH reads them: options, the destination, and options again after it (`ssh host
+    // -p 2222`) until `--` or the first word of a command.
     let mut destination = None;
+    let mut command = false;
+    let mut i = 1;
     while i < argv.len() {
         let a = &argv[i];
         if a == "--" {
-            i += 1;
-            if i < argv.len() {
-                destination = Some(i);
+            if destination.is_none() {
+                destination = (i + 1 < argv.len()).then_some(i + 1);
+                command = i + 2 < argv.len();
+            } else {
+                command = i + 1 < argv.len();
             }
             break;
         }
@@ -212,13 +217,17 @@ fn ssh(argv: &[String], key: &str) -> Plan {
             i += 1;
             continue;
         }
+        if destination.is_some() {
+            command = true;
+            break;
+        }
         destination = Some(i);
-        break;
+        i += 1;
     }
-    let Some(d) = destination else {
+    if destination.is_none() {
         return Plan::AsIs("options");
-    };
-    if d + 1 < argv.len() {
+    }
+    if command {
         return Plan::AsIs("command");
     }
     let Some(remote) = nest::boot_command(key, true, "", &[]) else {
@@ -513,6 +522,15 @@ mod tests {
             Plan::Boot(_)
         ));
         assert!(matches!(plan(&v("ssh -- host"), K, ""), Plan::Boot(_)));
+        // OpenSSH reads options after the destination too.
+        let argv = boot(plan(&v("ssh host -p 2222 -A"), K, ""));
+        assert_eq!(argv[..6], v("ssh -t host -p 2222 -A")[..]);
+        assert_eq!(
+            plan(&v("ssh host -p 2222 uptime"), K, ""),
+            Plan::AsIs("command")
+        );
+        assert_eq!(plan(&v("ssh -- host uptime"), K, ""), Plan::AsIs("command"));
+        assert_eq!(plan(&v("ssh host -- uptime"), K, ""), Plan::AsIs("command"));
         for (line, why) in [
             ("ssh host uptime", "command"),
             ("ssh -t host top", "command"),

@@ -228,6 +228,9 @@ pub(crate) struct Selection {
     pub host: Option<String>,
     /// Only commands that ran as this user (the record's, else the session's).
     pub user: Option<String>,
+    /// Only the commands of one nested shell (set by a front end, not by a filter: `ask` and
+    /// `fix` run inside a nested shell keep to it).
+    pub shell: Option<select::InShell>,
 }
 
 impl Selection {
@@ -239,6 +242,7 @@ impl Selection {
             since_ms: self.since_ms,
             host: self.host.as_deref(),
             user: self.user.as_deref(),
+            shell: self.shell.as_ref(),
         }
     }
 }
@@ -275,6 +279,7 @@ impl Filters {
                 .as_deref()
                 .map(|u| name(Field::User, u))
                 .transpose()?,
+            shell: None,
         })
     }
 }

@@ -8,7 +8,7 @@
 //! are read newest first and reading stops past the shell's start ([`crate::context::stages::select::Query`]).
 
 use crate::context::stages::redact;
-use crate::context::stages::select::{Candidate, Failed, Filter, Query, Session};
+use crate::context::stages::select::{Candidate, Failed, Filter, InShell, Query, Session};
 use crate::context::stages::truncate;
 use crate::store::{self, NestedShell};
 
@@ -29,23 +29,6 @@ pub(crate) struct Nested {
     pub last_failed: Option<Candidate>,
     /// Its host or user differs from the session's.
     pub elsewhere: bool,
-}
-
-/// Only the commands of one nested shell: its depth, started from `nested_in`.
-struct InShell {
-    depth: u32,
-    nested_in: String,
-}
-
-impl Filter for InShell {
-    fn keep(&self, c: &Candidate) -> bool {
-        c.record.depth == self.depth && c.record.nested_in.as_deref() == Some(&self.nested_in)
-    }
-    fn exhausted(&self, c: &Candidate) -> bool {
-        // Shallower: it ran before the shell started (its commands come before the command
-        // that started it), or in a shell around it.
-        c.record.depth < self.depth
-    }
 }
 
 /// Only commands that ended.

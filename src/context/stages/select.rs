@@ -359,6 +359,25 @@ impl Filter for User {
     }
 }
 
+/// Only the commands of one nested shell: its depth, started from `nested_in` (the id,
+/// `<session>:<seq>`, of the command that started it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct InShell {
+    pub depth: u32,
+    pub nested_in: String,
+}
+
+impl Filter for InShell {
+    fn keep(&self, c: &Candidate) -> bool {
+        c.record.depth == self.depth && c.record.nested_in.as_deref() == Some(&self.nested_in)
+    }
+    fn exhausted(&self, c: &Candidate) -> bool {
+        // Shallower: it ran before the shell started (its commands come before the command
+        // that started it), or in a shell around it.
+        c.record.depth < self.depth
+    }
+}
+
 /// The conditions that read no output, as the `context` and `search` requests name them.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Cheap<'a> {
@@ -372,6 +391,8 @@ pub(crate) struct Cheap<'a> {
     pub host: Option<&'a str>,
     /// Commands run as this user.
     pub user: Option<&'a str>,
+    /// Commands of this nested shell.
+    pub shell: Option<&'a InShell>,
 }
 
 /// The filters that read no output (see [`Cheap`]).
@@ -391,6 +412,9 @@ pub(crate) fn cheap_filters(cheap: Cheap<'_>) -> Vec<Box<dyn Filter>> {
     }
     if let Some(user) = cheap.user {
         filters.push(Box::new(User(user.to_string())));
+    }
+    if let Some(shell) = cheap.shell {
+        filters.push(Box::new(shell.clone()));
     }
     filters
 }
