@@ -299,6 +299,7 @@ pub(super) fn commands_output_schema() -> Value {
             "user": {"type": "string", "description": "as whom it ran (absent when unknown)"},
             "nested_in": {"type": "string", "description": "id of the command that started the nested shell it ran in (absent at the top level)"},
             "depth": {"type": "integer", "description": "how deeply nested its shell is (absent at the top level)"},
+            "unsplit": {"type": "string", "description": "why the shell this command started (omnish nest -- ssh host) was not recorded command by command (absent when omnish did not try, or did)"},
             "output_lines": {"type": "integer", "description": "lines the whole output has"},
             "omitted_lines": {"type": "integer", "description": "lines of it not in the text result"},
             "repeat": {"type": "integer"},
