@@ -5,8 +5,10 @@
 # KEY is a request key `omnish nest` registered with the recording omnish (good for one
 # request); LOGIN is 1 for a login shell; PROGRAM the shell to start (empty: $SHELL).
 # It asks omnish, through the terminal, for the hooks of that shell: with the terminal raw and
-# silent, it prints the request, and omnish answers by typing `omnish-hooks <N>`, a newline and
-# N bytes of sh that end with `# omnish-end`. That sh writes the hooks into a private temporary
+# silent, it prints the request, and omnish answers by typing `#omnish-hooks <N>`, a newline and
+# N bytes of sh that end with `# omnish-end`, every line behind a `#` that the bootstrap takes
+# off (should the answer reach a shell instead, the program having died meanwhile, it is only
+# comments). That sh writes the hooks into a private temporary
 # directory (which the started shell removes as soon as it has read it) and starts the shell.
 # Anything else (no controlling terminal, which it reports as `Q;notty` and omnish does not
 # answer; no answer within 3 seconds; a cut answer) and the shell starts exactly as it would
@@ -24,9 +26,9 @@ c=${p##*/};
 case $c in bash | bash[0-9]* | zsh | zsh[0-9]* | fish | nu | sh | dash | ash | ksh | mksh | tcsh | csh) ;; *) c=other ;; esac;
 printf "\033]633;%s;Q;%s\007" "$k" "$c";
 n=;
-while IFS= read -r x; do case $x in "omnish-hooks "*) n=${x#omnish-hooks }; break ;; esac; done;
+while IFS= read -r x; do case $x in "#omnish-hooks "*) n=${x#"#omnish-hooks "}; break ;; esac; done;
 s=;
 [ -n "$n" ] && s=$(head -c "$n" 2>/dev/null);
 stty "$o" 2>/dev/null;
-case $s in *"# omnish-end") eval "$s" ;; esac;
+case $s in *"# omnish-end") s=$(printf "%s\n" "$s" | sed "s/^#//") && eval "$s" ;; esac;
 r "$@"

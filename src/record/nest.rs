@@ -9,7 +9,8 @@
 //! 2. The program's command becomes the bootstrap ([`boot_argv`], [`boot_command`]:
 //!    `shell/nest/boot.sh`), with `Q` among its arguments. On the far side it makes the
 //!    terminal raw and silent and prints `633;Q;Q;<shell>`.
-//! 3. The relay answers ([`reply`]) by typing `omnish-hooks <N>` and N bytes of sh
+//! 3. The relay answers ([`reply`]) by typing `#omnish-hooks <N>` and N bytes of sh (each line
+//!    behind a `#`, so that an answer that reaches a shell, its bootstrap gone, runs nothing)
 //!    (`shell/nest/stage2.sh` and the shell's startup files) that write the hooks into a private
 //!    temporary directory and start the shell. The hooks hold a fresh nest key `N`, which the
 //!    scanner accepts for one `Nest=` marker: the started shell makes a token of its own and
@@ -143,7 +144,8 @@ pub fn reason(code: &str) -> String {
 }
 
 /// What the relay types to a bootstrap that asked for `shell`'s hooks: a newline (after
-/// whatever was typed before), `omnish-hooks <N>`, and N bytes of sh ending in `# omnish-end`. With
+/// whatever was typed before), `#omnish-hooks <N>`, and N bytes of sh ending in `# omnish-end`,
+/// each line behind a `#` the bootstrap takes off (typed to a shell, it is comments). With
 /// a nest key and a shell omnish has hooks for, that sh starts it hooked; otherwise it is
 /// that line alone, and the bootstrap starts the shell as it is.
 pub fn reply(shell: &str, nest_key: Option<&str>) -> Vec<u8> {
@@ -151,8 +153,10 @@ pub fn reply(shell: &str, nest_key: Option<&str>) -> Vec<u8> {
         (Some(kind), Some(key)) => stage2(kind, key),
         _ => END.to_string(),
     };
-    let mut out = format!("\nomnish-hooks {}\n", script.len()).into_bytes();
-    out.extend_from_slice(script.as_bytes());
+    let commented: String = script.lines().map(|l| format!("#{l}\n")).collect();
+    let commented = commented.strip_suffix('\n').unwrap_or(&commented);
+    let mut out = format!("\n#omnish-hooks {}\n", commented.len()).into_bytes();
+    out.extend_from_slice(commented.as_bytes());
     out
 }
 
@@ -256,7 +260,11 @@ mod tests {
             let r = reply(shell, Some(&"b".repeat(32)));
             let text = String::from_utf8(r).unwrap();
             let (head, body) = text[1..].split_once('\n').unwrap();
-            assert_eq!(head, format!("omnish-hooks {}", body.len()));
+            assert_eq!(head, format!("#omnish-hooks {}", body.len()));
+            // Every line is a comment to a shell that reads it by mistake.
+            assert!(body.lines().all(|l| l.starts_with('#')), "{shell}");
+            let body: String = body.lines().map(|l| format!("{}\n", &l[1..])).collect();
+            let body = body.trim_end_matches('\n');
             assert!(body.ends_with(END));
             // ssh takes `~` after a newline as its escape character.
             assert!(!body.contains("\n~") && !body.contains('\r'), "{shell}");
@@ -267,7 +275,7 @@ mod tests {
             assert!(!body.contains("__omnish_token=") || shell != "none");
         }
         let plain = String::from_utf8(reply("fish", Some("k"))).unwrap();
-        assert_eq!(plain, format!("\nomnish-hooks {}\n{END}", END.len()));
+        assert_eq!(plain, format!("\n#omnish-hooks {}\n#{END}", END.len() + 1));
         assert_eq!(String::from_utf8(reply("bash", None)).unwrap(), plain);
     }
 

@@ -1142,10 +1142,15 @@ impl Recorder {
                         ended_at,
                         exit_code,
                     } = *c;
-                    open.end = end_at.or(open.end);
+                    open.end = end_at.take().or(open.end);
                     self.write_record(open, ended_at, exit_code);
                 }
             }
+        }
+        // Held marks of the command still running (its frames went before it ended: bounds,
+        // or a line the shell has not run yet) count as a mark where they were.
+        if let (Some(end), Some(open)) = (end_at, self.lvl.open.as_mut()) {
+            open.end = Some(end);
         }
     }
 
@@ -2348,6 +2353,39 @@ mod tests {
         }
         r.output(3, &echo);
         r.end_of_read(3);
+    }
+
+    /// Regression (CI, hostile_token::zsh_exported_prompt_strings_give_a_nested_zsh_no_token):
+    /// a zsh started unhooked from a command prints the exported PROMPT_EOL_MARK, the command's
+    /// end mark; keys typed to it held the output after it, the outer zsh's own mark among it;
+    /// the held frames went before the command ended, and that mark with them was lost: the
+    /// record ended at the first mark, cutting everything after it.
+    #[test]
+    fn a_held_end_mark_written_before_the_command_ends_still_counts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        r.marker(1, Marker::PromptStart);
+        r.marker(1, Marker::PromptEnd);
+        r.marker(1, Marker::CommandLine("zsh -f".into()));
+        r.marker(1, Marker::OutputStart);
+        r.output(1, b"no-newline");
+        r.marker(1, Marker::OutputEnd);
+        r.output(1, b"   \r");
+        r.input(2, b"x", &EchoModes::default());
+        r.output(2, b"inner\r\nfrom-inner-42\r\n");
+        r.marker(3, Marker::OutputEnd);
+        r.output(3, b"   \r");
+        // Keys past the tracker's bounds: what is held goes.
+        for i in 0..5000 {
+            r.input(4 + i, b"y", &EchoModes::default());
+        }
+        r.marker(6000, Marker::CommandEnd(4));
+        r.marker(6000, Marker::NoLineWaiting);
+        r.finish(6001, Some(0), false);
+        let recs = store::read_commands(&dir).unwrap();
+        let out = String::from_utf8(output_of(&dir, &recs[0])).unwrap();
+        assert!(out.ends_with("from-inner-42\r\n"), "{out:?}");
     }
 
     #[test]
