@@ -297,3 +297,34 @@ fn ssh_options_work_as_with_ssh_itself() {
     );
     nothing_left(&user);
 }
+
+#[test]
+fn outside_a_recorded_shell_omnish_nest_runs_the_program_as_it_is() {
+    let run = |args: &[&str]| {
+        std::process::Command::new(omnish_bin())
+            .args(args)
+            .env_remove("OMNISH_RUNTIME_DIR")
+            .env_remove("OMNISH_SESSION_ID")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["nest", "--", "sh", "-c", "echo ran; exit 7"]);
+    assert_eq!(out.status.code(), Some(7));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ran\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("not in a shell recorded by omnish wrap"),
+        "{err}"
+    );
+    // Run by nest.auto's functions: nothing said.
+    let out = run(&["nest", "--auto", "--", "sh", "-c", "exit 3"]);
+    assert_eq!((out.status.code(), out.stderr.is_empty()), (Some(3), true));
+    // A program that cannot be run: as a shell says it.
+    let out = run(&["nest", "--", "/nonexistent/omnish-nope"]);
+    assert_eq!(out.status.code(), Some(127));
+    // No program: a usage error.
+    let out = run(&["nest"]);
+    assert_eq!(out.status.code(), Some(2));
+}
