@@ -388,8 +388,118 @@ fn su(argv: &[String], key: &str) -> Plan {
     Plan::Boot(out)
 }
 
-/// docker/podman exec -it: the container's command wrapped in the bootstrap.
+/// `docker run`'s (and podman's) options that take a value in the next argument (or after
+/// `=`); its short ones are `a c e h l m p u v w`. An option not known here is not guessed at:
+/// the command runs as it is.
+const RUN_WITH_VALUE: &[&str] = &[
+    "--add-host",
+    "--annotation",
+    "--attach",
+    "--blkio-weight",
+    "--blkio-weight-device",
+    "--cap-add",
+    "--cap-drop",
+    "--cgroup-parent",
+    "--cgroupns",
+    "--cidfile",
+    "--cpu-period",
+    "--cpu-quota",
+    "--cpu-rt-period",
+    "--cpu-rt-runtime",
+    "--cpu-shares",
+    "--cpus",
+    "--cpuset-cpus",
+    "--cpuset-mems",
+    "--detach-keys",
+    "--device",
+    "--device-cgroup-rule",
+    "--device-read-bps",
+    "--device-read-iops",
+    "--device-write-bps",
+    "--device-write-iops",
+    "--dns",
+    "--dns-option",
+    "--dns-search",
+    "--domainname",
+    "--entrypoint",
+    "--env",
+    "--env-file",
+    "--expose",
+    "--gpus",
+    "--group-add",
+    "--health-cmd",
+    "--health-interval",
+    "--health-retries",
+    "--health-start-interval",
+    "--health-start-period",
+    "--health-timeout",
+    "--hostname",
+    "--ip",
+    "--ip6",
+    "--ipc",
+    "--isolation",
+    "--kernel-memory",
+    "--label",
+    "--label-file",
+    "--link",
+    "--link-local-ip",
+    "--log-driver",
+    "--log-opt",
+    "--mac-address",
+    "--memory",
+    "--memory-reservation",
+    "--memory-swap",
+    "--memory-swappiness",
+    "--mount",
+    "--name",
+    "--network",
+    "--network-alias",
+    "--oom-score-adj",
+    "--pid",
+    "--pids-limit",
+    "--platform",
+    "--publish",
+    "--pull",
+    "--restart",
+    "--runtime",
+    "--security-opt",
+    "--shm-size",
+    "--stop-signal",
+    "--stop-timeout",
+    "--storage-opt",
+    "--sysctl",
+    "--tmpfs",
+    "--ulimit",
+    "--user",
+    "--userns",
+    "--uts",
+    "--volume",
+    "--volume-driver",
+    "--volumes-from",
+    "--workdir",
+];
+/// `docker run`'s options without a value.
+const RUN_FLAGS: &[&str] = &[
+    "--rm",
+    "--init",
+    "--privileged",
+    "--read-only",
+    "--no-healthcheck",
+    "--oom-kill-disable",
+    "--quiet",
+    "--publish-all",
+    "--sig-proxy",
+    "--interactive",
+    "--tty",
+    "--use-api-socket",
+];
+
+/// docker/podman exec -it, and run -it with a shell as its command: the container's command
+/// wrapped in the bootstrap.
 fn container(argv: &[String], key: &str) -> Plan {
+    if argv.get(1).map(String::as_str) == Some("run") {
+        return container_run(argv, key);
+    }
     if argv.get(1).map(String::as_str) != Some("exec") {
         return Plan::AsIs("program");
     }
@@ -445,6 +555,69 @@ fn container(argv: &[String], key: &str) -> Plan {
     }
     // The container, then its command.
     let command = argv.get(i + 1..).unwrap_or_default();
+    let Some((login, args)) = shell_command(command) else {
+        return Plan::AsIs("command");
+    };
+    let mut out = argv[..=i].to_vec();
+    out.extend(nest::boot_argv(key, login, &command[0], &args));
+    Plan::Boot(out)
+}
+
+/// docker/podman run -it [OPTIONS] IMAGE SHELL: the shell wrapped in the bootstrap. Without a
+/// command the image's own runs (which omnish cannot know): as it is.
+fn container_run(argv: &[String], key: &str) -> Plan {
+    let (mut stdin, mut tty) = (false, false);
+    let mut i = 2;
+    while i < argv.len() {
+        let a = argv[i].as_str();
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if !a.starts_with('-') {
+            break;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            let name = format!("--{}", long.split('=').next().unwrap_or(long));
+            match name.as_str() {
+                "--interactive" => stdin = true,
+                "--tty" => tty = true,
+                "--detach" => return Plan::AsIs("options"),
+                n if RUN_WITH_VALUE.contains(&n) => {
+                    if !long.contains('=') {
+                        i += 1;
+                    }
+                }
+                n if RUN_FLAGS.contains(&n) => {}
+                _ => return Plan::AsIs("options"),
+            }
+        } else {
+            for (n, c) in a[1..].char_indices() {
+                match c {
+                    'i' => stdin = true,
+                    't' => tty = true,
+                    'd' => return Plan::AsIs("options"),
+                    'P' | 'q' => {}
+                    'a' | 'c' | 'e' | 'h' | 'l' | 'm' | 'p' | 'u' | 'v' | 'w' => {
+                        if n + 2 == a.len() {
+                            i += 1;
+                        }
+                        break;
+                    }
+                    _ => return Plan::AsIs("options"),
+                }
+            }
+        }
+        i += 1;
+    }
+    if !(stdin && tty) {
+        return Plan::AsIs("options");
+    }
+    // The image, then its command.
+    let command = argv.get(i + 1..).unwrap_or_default();
+    if command.is_empty() {
+        return Plan::AsIs("command");
+    }
     let Some((login, args)) = shell_command(command) else {
         return Plan::AsIs("command");
     };
@@ -592,6 +765,28 @@ mod tests {
         assert_eq!(argv[12..], [K, "1", "bash"]);
         let argv = boot(plan(&v("podman exec --interactive --tty c1 zsh"), K, ""));
         assert_eq!(argv[argv.len() - 3..], [K, "0", "zsh"]);
+        let argv = boot(plan(
+            &v("docker run --rm -it -v /a:/b --name=x -e A=1 -p8080:80 debian:12 bash"),
+            K,
+            "",
+        ));
+        assert_eq!(
+            argv[..13],
+            v("docker run --rm -it -v /a:/b --name=x -e A=1 -p8080:80 debian:12 sh -c")[..]
+        );
+        assert_eq!(argv[argv.len() - 3..], [K, "0", "bash"]);
+        for (line, why) in [
+            ("docker run -it debian:12", "command"),
+            ("docker run -it debian:12 make", "command"),
+            ("docker run -d -it debian:12 bash", "options"),
+            ("docker run --rm debian:12 bash", "options"),
+            (
+                "docker run -it --made-up-option x debian:12 bash",
+                "options",
+            ),
+        ] {
+            assert_eq!(plan(&v(line), K, ""), Plan::AsIs(why), "{line}");
+        }
         let argv = boot(plan(&v("kubectl exec -it -n prod pod -- bash"), K, ""));
         assert_eq!(argv[..7], v("kubectl exec -it -n prod pod --")[..]);
         for (line, why) in [
