@@ -234,6 +234,20 @@ fn where_the_bootstrap_cannot_work_the_program_runs_as_given_and_says_why() {
             .iter()
             .any(|p| p.comm == "sh" && p.foreground() && p.waiting_for_input())
     });
+    // While it runs, `omnish status` (from another terminal) says why it is one run.
+    let status = std::process::Command::new(omnish_bin())
+        .args(["status", "--format", "json"])
+        .env("OMNISH_SESSION_ID", h.meta().id)
+        .env("OMNISH_DATA_DIR", h.data())
+        .env("OMNISH_CONFIG", "/dev/null")
+        .env_remove("OMNISH_PTY")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let unsplit = &status["session"]["unsplit"];
+    assert_eq!(unsplit["command_line"], line.as_str(), "{status}");
+    assert!(unsplit["why"].as_str().unwrap().contains("sh"), "{status}");
     h.type_line("echo plain-$((6*7)); exit 4");
     h.wait_prompts(prompts + 1);
     let r = h
