@@ -180,19 +180,21 @@ fn markers_are_taken_out_the_screen_gets_the_rest_and_the_record_its_output() {
 #[test]
 fn keys_reach_the_shell_and_the_record_only_while_the_terminal_echoes() {
     let (_tmp, dir) = session_dir();
-    let (mut r, now) = hooked(MemTty::new(), Some(&dir));
-    r.on_shell_output((ours(133, "A") + "$ " + &ours(133, "B")).as_bytes(), now);
-    r.on_input(b"read -s\r", now);
+    let now = Now::read();
+    // A run without hooks: every key typed with echo on is recorded as it comes.
+    let mut rec = recorder(&dir);
+    rec.begin(now.ms, "cat".into(), "argv");
+    let mut r = Relay::new(MemTty::new(), FakePty::new(), None, Some(rec), None, now);
+    r.on_input(b"seen\r", now);
     r.send_to_shell(now);
-    let runs = "read -s\r\n".to_string() + &ours(633, "E;read -s") + &ours(133, "C");
-    r.on_shell_output(runs.as_bytes(), now);
-    // `read -s` turned echo off: a password.
+    // A password prompt turned echo off.
     r.pty.echo = None;
     r.on_input(b"hunter2\r", now);
     r.send_to_shell(now);
-    assert_eq!(r.pty.got, b"read -s\rhunter2\r");
-    let ends = "\r\n".to_string() + &ours(133, "D;0") + &ours(633, "P;Waiting=0");
-    r.on_shell_output((ends + &ours(133, "A") + "$ ").as_bytes(), now);
+    r.pty.echo = Some(EchoModes::default());
+    r.on_input(b"\x04", now);
+    r.send_to_shell(now);
+    assert_eq!(r.pty.got, b"seen\rhunter2\r\x04");
     r.finish(now, 0);
     let typed: Vec<u8> = store::read_range(&dir.join(store::STREAM), 0, None)
         .unwrap()
@@ -200,7 +202,7 @@ fn keys_reach_the_shell_and_the_record_only_while_the_terminal_echoes() {
         .filter(|e| e.1 == store::INPUT)
         .flat_map(|e| e.2)
         .collect();
-    assert_eq!(typed, b"read -s\r");
+    assert_eq!(typed, b"seen\r\x04");
 }
 
 #[test]
@@ -466,10 +468,14 @@ fn a_notice_waits_for_a_prompt_on_a_terminal_and_goes_to_stderr_otherwise() {
     r.on_shell_output((ours(133, "C") + "output").as_bytes(), now);
     notify.notice("omnish: a notice".into());
     r.on_writer_notice();
-    r.on_shell_output(b" more", now);
-    assert_eq!(r.tty.shown(), "output more");
+    // Not inside output, not at a marker that is no boundary (the working directory).
+    r.on_shell_output(
+        (" more".to_string() + &ours(633, "P;Cwd=/w") + ".").as_bytes(),
+        now,
+    );
+    assert_eq!(r.tty.shown(), "output more.");
     r.on_shell_output((ours(133, "A") + "$ ").as_bytes(), now);
-    assert_eq!(r.tty.shown(), "output more\r\nomnish: a notice\r\n$ ");
+    assert_eq!(r.tty.shown(), "output more.\r\nomnish: a notice\r\n$ ");
     assert_eq!(r.tty.stderr, "");
 
     let mut tty = MemTty::new();
