@@ -7,12 +7,15 @@
 //! failed, or the queue outgrew its limit because the disk is too slow) it can leave the store
 //! truthful: the command that was running is closed as `recording_stopped` with the output saved
 //! until then, and `meta.json` says why recording stopped. After that only the session's end
-//! (state, exit status, end time) is still written.
+//! (state, exit status, end time) is still written. Lines for the user (that warning, notices
+//! from other threads) wait in the shared [`Status`]; the terminal thread polls a socket the
+//! writer writes a byte to whenever one may wait ([`Notifier::subscribe`]).
 //!
 //! [`Writer::inline`] runs the same code on the caller's thread, for unit tests.
 
 use crate::store::{self, CommandRecord, SessionMeta, StreamWriter};
-use std::io;
+use std::io::{self, Write};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -58,6 +61,8 @@ pub struct Status {
     /// The session directory could not be created: the warning saying so covers the store,
     /// and notices about it (an automatic prune that failed on the same directory) are dropped.
     silenced: AtomicBool,
+    /// Written a byte whenever a line may wait to be said, to wake the terminal thread.
+    wake: std::sync::OnceLock<UnixStream>,
 }
 
 impl Status {
@@ -65,6 +70,23 @@ impl Status {
     fn stop(&self, warning: String) {
         if !self.stopped.swap(true, Ordering::AcqRel) {
             *self.warning.lock().unwrap_or_else(|e| e.into_inner()) = Some(warning);
+            self.wake();
+        }
+    }
+
+    /// The session directory was created, or could not be: notices may be said from now on.
+    fn set_ready(&self) {
+        self.ready.store(true, Ordering::Release);
+        if self.noticed.load(Ordering::Acquire) {
+            self.wake();
+        }
+    }
+
+    /// Tells the terminal thread that a line may wait (never blocks: a full socket already
+    /// says so).
+    fn wake(&self) {
+        if let Some(socket) = self.wake.get() {
+            let _ = (&*socket).write(&[1]);
         }
     }
 
@@ -104,6 +126,8 @@ impl Status {
         let mut notices = self.notices.lock().unwrap_or_else(|e| e.into_inner());
         notices.push_back(line);
         self.noticed.store(true, Ordering::Release);
+        drop(notices);
+        self.wake();
     }
 }
 
@@ -115,6 +139,19 @@ pub struct Notifier(Arc<Status>);
 impl Notifier {
     pub fn notice(&self, line: String) {
         self.0.notice(line);
+    }
+
+    /// A socket that becomes readable whenever a line may wait to be said (a notice, or the
+    /// warning that recording stopped): the terminal thread polls it. One per writer.
+    pub fn subscribe(&self) -> io::Result<UnixStream> {
+        let (read, write) = UnixStream::pair()?;
+        read.set_nonblocking(true)?;
+        write.set_nonblocking(true)?;
+        self.0
+            .wake
+            .set(write)
+            .map_err(|_| io::Error::other("the writer's notices have a reader already"))?;
+        Ok(read)
     }
 }
 
@@ -365,7 +402,7 @@ impl Writer {
                         None
                     }
                 };
-                shared.ready.store(true, Ordering::Release);
+                shared.set_ready();
                 run(state, rx, &shared);
                 let _ = done_tx.send(());
             })?;
@@ -382,7 +419,7 @@ impl Writer {
     pub fn inline(dir: &Path, meta: SessionMeta) -> io::Result<Writer> {
         let status = Arc::new(Status::default());
         let state = State::create(dir, meta, Arc::clone(&status))?;
-        status.ready.store(true, Ordering::Release);
+        status.set_ready();
         Ok(Writer {
             mode: Mode::Inline(Some(Box::new(state))),
             status,
@@ -604,6 +641,25 @@ mod tests {
         w.notifier()
             .notice("omnish: the automatic prune failed".into());
         assert_eq!(w.status().take_warning(), None);
+        w.close(Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_line_to_say_wakes_the_subscriber() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut w = Writer::spawn(&tmp.path().join("s"), meta()).unwrap();
+        let socket = w.notifier().subscribe().unwrap();
+        assert!(w.notifier().subscribe().is_err(), "a second reader");
+        w.sync();
+        let mut buf = [0u8; 16];
+        let woken = |buf: &mut [u8]| (&socket).read(buf).map_or(0, |n| n);
+        assert_eq!(woken(&mut buf), 0, "woken with nothing to say");
+        w.notifier().notice("omnish: one".into());
+        assert!(woken(&mut buf) > 0, "a notice woke nobody");
+        // Recording stops (the queue outgrew its limit): the warning wakes it too.
+        w.frame(1, store::OUTPUT, vec![0; QUEUE_LIMIT + 1]);
+        assert!(woken(&mut buf) > 0, "the stop woke nobody");
+        assert!(w.status().take_warning().is_some());
         w.close(Duration::from_secs(10));
     }
 }
