@@ -563,7 +563,7 @@ fn container(argv: &[String], key: &str) -> Plan {
     Plan::Boot(out)
 }
 
-/// docker/podman run -it [OPTIONS] IMAGE SHELL: the shell wrapped in the bootstrap. Without a
+/// `docker run -it [OPTIONS] IMAGE SHELL` (podman too): the shell wrapped in the bootstrap. Without a
 /// command the image's own runs (which omnish cannot know): as it is.
 fn container_run(argv: &[String], key: &str) -> Plan {
     let (mut stdin, mut tty) = (false, false);
