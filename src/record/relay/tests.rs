@@ -229,14 +229,14 @@ fn a_bootstrap_request_is_answered_with_the_hooks_ahead_of_keys_typed_since() {
     r.send_to_shell(now);
     let got = String::from_utf8(r.pty.got.clone()).unwrap();
     let reply = got
-        .strip_prefix("typed before\nomnish-hooks ")
+        .strip_prefix("typed before\n#omnish-hooks ")
         .and_then(|rest| rest.strip_suffix("typed after"))
         .unwrap_or_else(|| panic!("not a reply between the keys: {got:?}"));
     assert!(reply.trim_end().ends_with("# omnish-end"), "{reply}");
     // The reply's nest key is good for the shell it starts: its announcement is a marker.
     let key = reply
         .lines()
-        .find_map(|l| l.strip_prefix("__k="))
+        .find_map(|l| l.strip_prefix("#__k="))
         .expect("a nest key in the reply");
     r.on_shell_output(
         osc(633, key, &format!("P;Nest={}", "1".repeat(32))).as_bytes(),
