@@ -141,8 +141,9 @@ fn name(program: &str) -> &str {
 }
 
 /// A shell omnish can start: bash or zsh (or sh and others, which the bootstrap runs plain
-/// and says so), with only -i, -l, --login after it. `(login, args)` for the bootstrap.
-fn shell_command(cmd: &[String]) -> Option<(bool, Vec<String>)> {
+/// and says so), with only -i, -l, --login after it: whether it is a login shell (the
+/// bootstrap starts it with `-l`, and passes no other argument).
+fn shell_command(cmd: &[String]) -> Option<bool> {
     let first = name(cmd.first()?);
     let shells = ["bash", "zsh", "sh", "dash", "ash", "fish", "ksh", "mksh"];
     if !shells.iter().any(|s| {
@@ -163,7 +164,7 @@ fn shell_command(cmd: &[String]) -> Option<(bool, Vec<String>)> {
             _ => return None,
         }
     }
-    Some((login, Vec::new()))
+    Some(login)
 }
 
 /// How to run `argv` with the bootstrap carrying `key`; `shell` is this user's `$SHELL`.
@@ -174,9 +175,10 @@ pub(crate) fn plan(argv: &[String], key: &str, shell: &str) -> Plan {
         "su" => su(argv, key),
         "docker" | "podman" => container(argv, key),
         "kubectl" | "oc" => kubectl(argv, key),
-        _ => match shell_command(argv) {
-            Some((login, args)) => Plan::Boot(nest::boot_argv(key, login, &argv[0], &args)),
-            None => Plan::AsIs("program"),
+        // A shell itself.
+        _ => match wrap_shell(argv, 0, key) {
+            Plan::AsIs(_) => Plan::AsIs("program"),
+            boot => boot,
         },
     }
 }
@@ -322,17 +324,17 @@ fn sudo(argv: &[String], key: &str, shell: &str) -> Plan {
         break;
     }
     let command = &argv[i.min(argv.len())..];
-    let (login, program, args) = if command.is_empty() {
+    let (login, program) = if command.is_empty() {
         if login {
-            (true, String::new(), Vec::new())
+            (true, String::new())
         } else if shell_mode {
-            (false, shell.to_string(), Vec::new())
+            (false, shell.to_string())
         } else {
             return Plan::AsIs("options");
         }
     } else {
         match shell_command(command) {
-            Some((l, args)) if !login && !shell_mode => (l, command[0].clone(), args),
+            Some(l) if !login && !shell_mode => (l, command[0].clone()),
             _ => return Plan::AsIs("command"),
         }
     };
@@ -340,7 +342,7 @@ fn sudo(argv: &[String], key: &str, shell: &str) -> Plan {
         out.push("-H".to_string());
     }
     out.push("--".to_string());
-    out.extend(nest::boot_argv(key, login, &program, &args));
+    out.extend(nest::boot_argv(key, login, &program, &[]));
     Plan::Boot(out)
 }
 
@@ -554,13 +556,7 @@ fn container(argv: &[String], key: &str) -> Plan {
         return Plan::AsIs("options");
     }
     // The container, then its command.
-    let command = argv.get(i + 1..).unwrap_or_default();
-    let Some((login, args)) = shell_command(command) else {
-        return Plan::AsIs("command");
-    };
-    let mut out = argv[..=i].to_vec();
-    out.extend(nest::boot_argv(key, login, &command[0], &args));
-    Plan::Boot(out)
+    wrap_shell(argv, i + 1, key)
 }
 
 /// `docker run -it [OPTIONS] IMAGE SHELL` (podman too): the shell wrapped in the bootstrap. Without a
@@ -614,16 +610,7 @@ fn container_run(argv: &[String], key: &str) -> Plan {
         return Plan::AsIs("options");
     }
     // The image, then its command.
-    let command = argv.get(i + 1..).unwrap_or_default();
-    if command.is_empty() {
-        return Plan::AsIs("command");
-    }
-    let Some((login, args)) = shell_command(command) else {
-        return Plan::AsIs("command");
-    };
-    let mut out = argv[..=i].to_vec();
-    out.extend(nest::boot_argv(key, login, &command[0], &args));
-    Plan::Boot(out)
+    wrap_shell(argv, i + 1, key)
 }
 
 /// kubectl exec -it POD -- COMMAND: the command wrapped in the bootstrap.
@@ -647,12 +634,18 @@ fn kubectl(argv: &[String], key: &str) -> Plan {
     if !(flag('i', "--stdin") && flag('t', "--tty")) {
         return Plan::AsIs("options");
     }
-    let command = &argv[dash + 1..];
-    let Some((login, args)) = shell_command(command) else {
+    wrap_shell(argv, dash + 1, key)
+}
+
+/// `argv` with its command (from `at` on) wrapped in the bootstrap, when that command is a
+/// shell omnish can start (see `shell_command`); else as it is.
+fn wrap_shell(argv: &[String], at: usize, key: &str) -> Plan {
+    let command = argv.get(at..).unwrap_or_default();
+    let Some(login) = shell_command(command) else {
         return Plan::AsIs("command");
     };
-    let mut out = argv[..=dash].to_vec();
-    out.extend(nest::boot_argv(key, login, &command[0], &args));
+    let mut out = argv[..at].to_vec();
+    out.extend(nest::boot_argv(key, login, &command[0], &[]));
     Plan::Boot(out)
 }
 
