@@ -272,7 +272,12 @@ mod tests {
             let ends = body.lines().filter(|l| *l == EOF_MARK).count();
             let starts = body.matches(&format!("<<'{EOF_MARK}'")).count();
             assert_eq!(ends, starts);
-            assert!(!body.contains("__omnish_token=") || shell != "none");
+            // The nest key is in the answer once, where the bootstrap sets it; no other key.
+            assert_eq!(body.matches(&"b".repeat(32)).count(), 1, "{shell}");
+            assert!(
+                body.contains(&format!("__k={}\n", "b".repeat(32))),
+                "{shell}"
+            );
         }
         let plain = String::from_utf8(reply("fish", Some("k"))).unwrap();
         assert_eq!(plain, format!("\n#omnish-hooks {}\n#{END}", END.len() + 1));
