@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the tests drive for real, when missing: zsh, tmux, less, strace, shellcheck, and
-# for the ssh, sudo/su and container tests OpenSSH's server and client, sudo and hostname
-# (Debian packages); and in a virtualenv under target/ the `llm` CLI with its echo model and the
+# Installs what the tests drive for real, when missing: zsh, fish, tmux, less, strace, shellcheck,
+# and for the ssh, sudo/su and container tests OpenSSH's server and client, sudo and hostname
+# (Debian packages); nushell from its official release package on the npm registry (pinned),
+# under target/; and in a virtualenv under target/ the `llm` CLI with its echo model and the
 # official MCP Python SDK. Sourced by scripts/test.sh and .ci/run; it exports PATH and
 # OMNISH_TEST_PYTHON for the tests. The ssh tests start their own sshd on a loopback port
 # (tests/common/remote.rs): installing openssh-server here starts no server and leaves none
@@ -9,7 +10,7 @@
 # shellcheck shell=bash
 
 need=()
-for tool in zsh tmux less strace shellcheck sudo ssh hostname; do
+for tool in zsh fish tmux less strace shellcheck sudo ssh hostname; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
 # Debian names the packages of these after the project, not the program.
@@ -65,6 +66,27 @@ if [ ${#need[@]} -gt 0 ]; then
         fi
     fi
 fi
+
+# nushell: the release binary of the npm package for this machine (`nushell` itself is a Node
+# wrapper that starts it; the tests want the shell itself, as users run it). Pinned: the hooks
+# are tested against this version.
+nu_version=0.115.1
+nu_dir="${OMNISH_CI_NUSHELL:-$PWD/target/ci-nushell}"
+case $(uname -m) in
+    x86_64) nu_arch=x64 ;;
+    aarch64) nu_arch=arm64 ;;
+    *) nu_arch=$(uname -m) ;;
+esac
+nu_bin="$nu_dir/node_modules/@nushell/linux-$nu_arch/bin/nu"
+if [ "$("$nu_bin" --version 2>/dev/null)" != "$nu_version" ]; then
+    echo "installing nushell $nu_version into $nu_dir (npm)" >&2
+    mkdir -p "$nu_dir"
+    npm install --silent --no-audit --no-fund --prefix "$nu_dir" "@nushell/linux-$nu_arch@$nu_version" ||
+        { echo "npm failed installing nushell $nu_version" >&2; return 1; }
+fi
+mkdir -p "$nu_dir/bin"
+ln -sf "$nu_bin" "$nu_dir/bin/nu"
+export PATH="$nu_dir/bin:$PATH"
 
 venv="${OMNISH_CI_VENV:-$PWD/target/ci-venv}"
 if ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1 || [ ! -x "$venv/bin/llm" ]; then
