@@ -49,6 +49,12 @@ _omnish() {
             omnish,note)
                 cmd="omnish__subcmd__note"
                 ;;
+            omnish,pause)
+                cmd="omnish__subcmd__pause"
+                ;;
+            omnish,resume)
+                cmd="omnish__subcmd__resume"
+                ;;
             omnish,search)
                 cmd="omnish__subcmd__search"
                 ;;
@@ -96,6 +102,12 @@ _omnish() {
                 ;;
             omnish__subcmd__help,note)
                 cmd="omnish__subcmd__help__subcmd__note"
+                ;;
+            omnish__subcmd__help,pause)
+                cmd="omnish__subcmd__help__subcmd__pause"
+                ;;
+            omnish__subcmd__help,resume)
+                cmd="omnish__subcmd__help__subcmd__resume"
                 ;;
             omnish__subcmd__help,search)
                 cmd="omnish__subcmd__help__subcmd__search"
@@ -203,7 +215,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh help"
+            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -471,7 +483,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh help"
+            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -683,6 +695,34 @@ _omnish() {
         omnish__subcmd__help__subcmd__note__subcmd__rm)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__resume)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1054,6 +1094,34 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__pause)
+            opts="-h --toggle --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__resume)
+            opts="-h --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__search)
             opts="-i -F -C -h --session --here --since --failed --host --user --commands --ignore-case --fixed-strings --context --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1303,7 +1371,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__wrap)
-            opts="-h --help"
+            opts="-h --paused --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

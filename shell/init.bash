@@ -4,6 +4,7 @@
 #   __omnish_bin       omnish's absolute path
 #   __omnish_ask_key   the key for `omnish ask`, readline syntax (\C-xa)
 #   __omnish_fix_key   the key for `omnish fix`
+#   __omnish_pause_key the key for `omnish pause --toggle` (empty: none)
 #   __omnish_wrap      1 to replace this shell with a recorded one: omnish found this terminal
 #                      can be recorded, is not recorded yet and was not wrapped from here before
 #   __omnish_tty       this terminal, remembered so the recorded shell is started once
@@ -25,7 +26,7 @@ if [[ $- == *i* ]]; then
     # The answer streams below the line; bash then redraws the prompt and the line. bash has
     # cleared the line being edited: it is shown again first (the prompt's last line without
     # its invisible \[...\] parts, which hold omnish's markers), so it stays above the answer.
-    __omnish_ask_widget() {
+    __omnish_show_line() {
         local __omnish_p=${PS1@P} __omnish_shown=''
         while [[ $__omnish_p == *$'\001'*$'\002'* ]]; do
             __omnish_shown+=${__omnish_p%%$'\001'*}
@@ -33,6 +34,10 @@ if [[ $- == *i* ]]; then
         done
         __omnish_shown+=$__omnish_p
         builtin printf '%s%s\n' "${__omnish_shown##*$'\n'}" "${READLINE_LINE-}"
+    }
+
+    __omnish_ask_widget() {
+        __omnish_show_line
         "$__omnish_bin" ask </dev/null
     }
 
@@ -53,7 +58,17 @@ if [[ $- == *i* ]]; then
         READLINE_POINT=${#__omnish_cmd}
     }
 
+    # Pauses recording, or resumes it (the recorder takes the word from the terminal; the line
+    # being edited runs paused, or not, when it runs). What omnish says goes below the line.
+    __omnish_pause_widget() {
+        __omnish_show_line
+        "$__omnish_bin" pause --toggle </dev/null
+    }
+
     builtin bind -m emacs -x "\"${__omnish_ask_key-}\": __omnish_ask_widget"
     builtin bind -m emacs -x "\"${__omnish_fix_key-}\": __omnish_fix_widget"
+    if [[ -n ${__omnish_pause_key-} ]]; then
+        builtin bind -m emacs -x "\"$__omnish_pause_key\": __omnish_pause_widget"
+    fi
 fi
 builtin unset __omnish_wrap __omnish_tty

@@ -4,6 +4,7 @@
 #   __omnish_bin       omnish's absolute path
 #   __omnish_ask_key   the key for `omnish ask`, readline syntax (\C-xa), which bindkey reads
 #   __omnish_fix_key   the key for `omnish fix`
+#   __omnish_pause_key the key for `omnish pause --toggle` (empty: none)
 #   __omnish_wrap      1 to replace this shell with a recorded one: omnish found this terminal
 #                      can be recorded, is not recorded yet and was not wrapped from here before
 #   __omnish_tty       this terminal, remembered so the recorded shell is started once
@@ -47,11 +48,23 @@ if [[ -o interactive ]]; then
         CURSOR=${#BUFFER}
     }
 
+    # Pauses recording, or resumes it (the recorder takes the word from the terminal; the line
+    # being edited runs paused, or not, when it runs). What omnish says goes below the line.
+    __omnish_pause_widget() {
+        zle -I
+        "$__omnish_bin" pause --toggle </dev/null
+    }
+
     zle -N __omnish_ask_widget
     zle -N __omnish_fix_widget
     bindkey -M emacs "$__omnish_ask_key" __omnish_ask_widget
     bindkey -M viins "$__omnish_ask_key" __omnish_ask_widget
     bindkey -M emacs "$__omnish_fix_key" __omnish_fix_widget
     bindkey -M viins "$__omnish_fix_key" __omnish_fix_widget
+    if [[ -n ${__omnish_pause_key-} ]]; then
+        zle -N __omnish_pause_widget
+        bindkey -M emacs "$__omnish_pause_key" __omnish_pause_widget
+        bindkey -M viins "$__omnish_pause_key" __omnish_pause_widget
+    fi
 fi
 unset __omnish_wrap __omnish_tty __omnish_zsh

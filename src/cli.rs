@@ -53,6 +53,11 @@ pub enum Command {
     Nest(NestArgs),
     /// ssh, with the remote shell's commands recorded one by one (omnish nest -- ssh ...).
     Ssh(SshArgs),
+    /// Keep nothing of what this terminal shows from the next command on, for DURATION or
+    /// until `omnish resume`: commands are kept as private ones (times and status only).
+    Pause(PauseArgs),
+    /// Keep commands again after `omnish pause`.
+    Resume(ResumeArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -73,6 +78,22 @@ pub struct NestArgs {
     )]
     pub program: Vec<String>,
 }
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Run inside a shell recorded by `omnish wrap`. From the next command on, until DURATION\nhas passed, `omnish resume` runs or the session ends, each command is kept as a private one:\nits times and exit status, marked paused; nothing typed or printed reaches the disk.\n`omnish status` says when the pause ends. `omnish wrap --paused` starts a session paused.\n\nExamples:\n  omnish pause 15m\n  omnish pause\n  omnish resume"
+)]
+pub struct PauseArgs {
+    /// How long (90s, 15m, 2h); without it, until `omnish resume`.
+    #[arg(value_name = "DURATION")]
+    pub duration: Option<String>,
+    /// Resume when paused, else pause (what the pause key of `omnish init` runs).
+    #[arg(long)]
+    pub toggle: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ResumeArgs {}
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -204,6 +225,9 @@ pub struct StatusArgs {
     after_help = "Examples:\n  omnish wrap                 your $SHELL, recorded\n  omnish wrap zsh             zsh instead\n  omnish wrap bash -l         a login bash\n  omnish wrap bash -c 'make'  one command, recorded\n\nInside, OMNISH_SESSION_ID and OMNISH_SESSION_DIR name the session.\nA command typed with a leading space where the shell keeps such lines out of history\n(bash ignorespace/ignoreboth, zsh HIST_IGNORE_SPACE) is private: only its times and\nexit status are recorded. OMNISH_RECORD_PRIVATE=1 (or record.private_leading_space = false\nin the config) records it like any other."
 )]
 pub struct WrapArgs {
+    /// Start with recording paused, as after `omnish pause`, until `omnish resume`.
+    #[arg(long)]
+    pub paused: bool,
     /// The shell to run and its arguments (default: $SHELL, then /bin/sh).
     #[arg(
         trailing_var_arg = true,

@@ -150,6 +150,14 @@ pub(crate) const KEYS: &[Key] = &[
     )
     .checked(check_key),
     key(
+        "keys.pause",
+        Kind::Str,
+        r"\C-xp",
+        Some("OMNISH_KEYS_PAUSE"),
+        "key that pauses recording, or resumes it when paused (`omnish pause --toggle`; readline syntax), used by `omnish init`",
+    )
+    .checked(check_key),
+    key(
         "context.recent",
         Kind::Int,
         "10",
@@ -251,6 +259,14 @@ pub(crate) const KEYS: &[Key] = &[
         "programs a recorded bash or zsh runs through `omnish nest` by themselves, so that the shells they start are recorded command by command: any of ssh, sudo, su, docker, podman, kubectl, oc (each changes what the program is given to run: see the README)",
     )
     .checked(check_nest_auto),
+    key(
+        "record.ignore",
+        Kind::List,
+        "",
+        Some("OMNISH_RECORD_IGNORE"),
+        "command lines never kept, as if private (times and status only), whatever the shell does with them: shell glob patterns matched against the whole line, e.g. [\"pass *\", \"*vault read*\", \"op item get *\"]",
+    )
+    .checked(check_command_globs),
     Key {
         name: "record.private_leading_space",
         kind: Kind::Bool,
@@ -1233,6 +1249,31 @@ fn check_size(v: &Value) -> std::result::Result<(), String> {
                 shown(s)
             )
         }),
+        _ => Ok(()),
+    }
+}
+
+/// `record.ignore`: command-line patterns in shell glob syntax, as the recorder matches them:
+/// against the whole line (white space around it left out), case-sensitive, `*` and `?`
+/// matching any char (`/` and newlines included), `[...]` a class, `\\` quoting.
+pub(crate) fn command_globs(patterns: &[String]) -> std::result::Result<globset::GlobSet, String> {
+    let mut set = globset::GlobSetBuilder::new();
+    for p in patterns {
+        let glob = globset::GlobBuilder::new(p)
+            .literal_separator(false)
+            .backslash_escape(true)
+            .empty_alternates(true)
+            .build()
+            .map_err(|e| format!("invalid glob pattern '{}': {}", shown(p), e.kind()))?;
+        set.add(glob);
+    }
+    set.build()
+        .map_err(|e| format!("invalid glob patterns: {}", shown(&e.to_string())))
+}
+
+fn check_command_globs(v: &Value) -> std::result::Result<(), String> {
+    match v {
+        Value::List(patterns) => command_globs(patterns).map(drop),
         _ => Ok(()),
     }
 }

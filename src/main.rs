@@ -24,6 +24,8 @@ fn main() {
         Command::Sessions(args) => with_setup(|s| args.run(s)),
         Command::Search(args) => with_setup(|s| args.run(s)),
         Command::Status(args) => with_setup(|s| args.run(s)),
+        Command::Pause(args) => with_setup(|s| args.run(s)),
+        Command::Resume(args) => with_setup(|s| args.run(s)),
     };
     let code = match result {
         Ok(code) => code,

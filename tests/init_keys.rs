@@ -125,7 +125,7 @@ fn default_keys_shadow_nothing_in_plain_bash_and_zsh() {
         "{bash}"
     );
     // Neither key nor its \C-x prefix alone is bound to anything.
-    for key in [r#""\C-xa""#, r#""\C-xf""#, r#""\C-x""#] {
+    for key in [r#""\C-xa""#, r#""\C-xf""#, r#""\C-xp""#, r#""\C-x""#] {
         assert!(
             !bash.lines().any(|l| l.starts_with(key)),
             "{key} is bound in plain bash:\n{bash}"
@@ -134,7 +134,7 @@ fn default_keys_shadow_nothing_in_plain_bash_and_zsh() {
     for keymap in ["emacs", "viins"] {
         let zsh = zsh_bindings(home.path(), keymap, "");
         assert!(zsh.lines().count() > 20, "{zsh}");
-        for key in [r#""^Xa""#, r#""^Xf""#, r#""^X" "#] {
+        for key in [r#""^Xa""#, r#""^Xf""#, r#""^Xp""#, r#""^X" "#] {
             assert!(
                 !zsh.lines().any(|l| l.starts_with(key)),
                 "{key} is bound in zsh {keymap}:\n{zsh}"
@@ -145,6 +145,7 @@ fn default_keys_shadow_nothing_in_plain_bash_and_zsh() {
         let zsh = zsh_bindings(home.path(), keymap, &rc);
         assert!(zsh.contains("\"^Xa\" __omnish_ask_widget"), "{zsh}");
         assert!(zsh.contains("\"^Xf\" __omnish_fix_widget"), "{zsh}");
+        assert!(zsh.contains("\"^Xp\" __omnish_pause_widget"), "{zsh}");
     }
 }
 
@@ -291,6 +292,30 @@ fn keys_in_a_wrapped_shell(shell: &str) {
         assert!(!ctx.contains(absent), "{absent:?} in the context:\n{ctx}");
     }
     assert!(ctx.contains("$ echo still-fine"), "{ctx}");
+
+    // The pause key, with a line being edited: that line runs paused; the key again resumes.
+    t.type_text("echo paused-by-key-zq");
+    t.keys(&["C-x", "p"]);
+    t.wait("the pause said, the line intact", |s| {
+        s.contains("recording paused until")
+            && t.last_line().trim_end() == "READY> echo paused-by-key-zq"
+    });
+    t.keys(&["Enter"]);
+    let recs = wait_records_in(&data, 5);
+    assert!(
+        recs[4].paused && recs[4].command_line.is_empty(),
+        "{:?}",
+        recs[4]
+    );
+    t.wait("the prompt", |_| t.last_line().starts_with("READY>"));
+    t.keys(&["C-x", "p"]);
+    t.wait("the resume said", |s| s.contains("recording resumed"));
+    t.type_text("echo resumed-by-key");
+    t.keys(&["Enter"]);
+    let recs = wait_records_in(&data, 6);
+    assert_eq!(recs[5].command_line, "echo resumed-by-key");
+    let stream = std::fs::read(session.join(omnish::store::STREAM)).unwrap();
+    assert!(!text(&stream).contains("paused-by-key-zq"));
 }
 
 #[test]
@@ -404,7 +429,7 @@ fn inside_a_recorded_shell_init_wrap_installs_the_keys_only() {
     let mut h = Harness::bash(&[(".bashrc", &rc)]);
     let r = h.run("bind -X | grep -c __omnish_; echo $OMNISH_SESSION_ID");
     let out = h.output_text(&r);
-    assert!(out.starts_with("2\r\n"), "{out}");
+    assert!(out.starts_with("3\r\n"), "{out}");
     assert_eq!(store_sessions(&h).len(), 1);
     // Evaluated again by hand inside: still no second recorder.
     let r = h.run(&format!(

@@ -360,11 +360,13 @@ fn prompt_command_replaced_later_still_closes_records() {
 fn password_typed_with_echo_off_is_never_written() {
     let mut h = Harness::bash(&[]);
     h.type_line("read -s -p 'pw: ' pw; echo; echo \"len=${#pw}\"");
-    h.wait_screen("pw: ");
     // Typed only once `read -s` turned echo off: the terminal then echoes nothing to record.
-    h.wait_until("echo off", || {
-        !h.shell_terminal_modes()
-            .contains(nix::sys::termios::LocalFlags::ECHO)
+    // Canonical mode with echo off is `read -s`; bash's line editor, which may still have the
+    // terminal (the "pw: " of the echoed line is on the screen already), turns both off.
+    h.wait_until("read -s reading", || {
+        let modes = h.shell_terminal_modes();
+        !modes.contains(nix::sys::termios::LocalFlags::ECHO)
+            && modes.contains(nix::sys::termios::LocalFlags::ICANON)
     });
     h.send(b"hunter2-secret\r");
     let r = h.wait_records(1).remove(0);

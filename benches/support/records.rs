@@ -28,6 +28,7 @@ pub fn command_record(id: &str, seq: u64) -> CommandRecord {
         nested_in: None,
         depth: 0,
         shell_status: false,
+        paused: false,
         unsplit: None,
     }
 }
@@ -56,5 +57,6 @@ pub fn finished_meta(id: &str, started_at: u64, ended_at: u64) -> SessionMeta {
         recording_stopped_at: None,
         user: None,
         nest: Vec::new(),
+        paused: None,
     }
 }

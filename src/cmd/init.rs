@@ -48,8 +48,20 @@ impl Run for InitArgs {
             cfg.reset("keys.ask");
             cfg.reset("keys.fix");
         }
+        // The pause key gives way to the ask and fix keys.
+        let pause = cfg.str("keys.pause").to_string();
+        if pause == cfg.str("keys.ask") || pause == cfg.str("keys.fix") {
+            conflict.get_or_insert(format!(
+                "omnish: keys.pause is {pause}, as the ask or fix key; using its default"
+            ));
+            cfg.reset("keys.pause");
+        }
         let ask_key = cfg.str("keys.ask");
         let fix_key = cfg.str("keys.fix");
+        // Its default taken by the ask or fix key too: no pause key.
+        let pause_key = Some(cfg.str("keys.pause"))
+            .filter(|k| ![ask_key, fix_key].contains(k))
+            .unwrap_or_default();
         let bin = std::env::current_exe().context("cannot find omnish's own path")?;
         let tty = this_tty();
         // In a shell that is recorded already (or that a recorder fell back to), `omnish wrap`
@@ -98,6 +110,7 @@ impl Run for InitArgs {
         text += &format!("__omnish_bin={}\n", quote(&bin.to_string_lossy()));
         text += &format!("__omnish_ask_key={}\n", quote(ask_key));
         text += &format!("__omnish_fix_key={}\n", quote(fix_key));
+        text += &format!("__omnish_pause_key={}\n", quote(pause_key));
         text += &format!("__omnish_wrap={}\n", u8::from(wrap));
         text += &format!("__omnish_tty={}\n", quote(tty.as_deref().unwrap_or("")));
         text += match self.shell {

@@ -13,6 +13,7 @@ pub mod man;
 pub mod mcp;
 pub mod nest;
 pub mod note;
+pub mod pause;
 pub mod search;
 pub mod sessions;
 pub mod setup;

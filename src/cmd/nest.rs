@@ -47,11 +47,7 @@ fn nest(argv: Vec<String>, auto: bool) -> Result<i32> {
         )
         .into());
     }
-    let key = std::env::var_os("OMNISH_RUNTIME_DIR")
-        .and_then(|dir| std::fs::read_to_string(Path::new(&dir).join(NEST_KEY_FILE)).ok())
-        .map(|k| k.trim().to_string())
-        .filter(|k| k.len() == 32 && k.bytes().all(|b| b.is_ascii_hexdigit()));
-    let Some(key) = key else {
+    let Some(key) = registration_key() else {
         if auto {
             // The hooks of a shell that outlived its recorder's directory: say nothing.
             return exec(&argv);
@@ -108,6 +104,16 @@ fn nest(argv: Vec<String>, auto: bool) -> Result<i32> {
         Plan::Boot(argv) => exec(&argv),
         Plan::AsIs(_) => exec(&argv),
     }
+}
+
+/// The recorder's registration key, from its private directory (`OMNISH_RUNTIME_DIR`): what
+/// `omnish nest`, `pause` and `resume` say on the terminal carries it. `None` outside a
+/// recorded shell.
+pub(crate) fn registration_key() -> Option<String> {
+    std::env::var_os("OMNISH_RUNTIME_DIR")
+        .and_then(|dir| std::fs::read_to_string(Path::new(&dir).join(NEST_KEY_FILE)).ok())
+        .map(|k| k.trim().to_string())
+        .filter(|k| k.len() == 32 && k.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Replaces this process with `argv` (as a shell would, 127 when it cannot be run).

@@ -116,6 +116,7 @@ impl Status {
                 "hostname": m.hostname,
                 "user": m.user,
                 "unsplit": unsplit(m).map(|(line, why)| json!({"command_line": line, "why": why})),
+                "paused": paused(s).map(|p| json!({"since": p.since, "until": p.until})),
             })
         });
         let nested = self.nested.as_ref().map(|n| n.json(&command_json));
@@ -168,6 +169,17 @@ impl Status {
                 writeln!(out, "shell     {}", visible::line(&m.shell))?;
                 writeln!(out, "started   {}", local_time(m.started_at))?;
                 writeln!(out, "commands  {} ({} failed)", s.commands, s.failed)?;
+                if let Some(p) = paused(s) {
+                    let until = p.until.map_or_else(
+                        || "until `omnish resume`".to_string(),
+                        |t| format!("until {}", local_time(t)),
+                    );
+                    writeln!(
+                        out,
+                        "paused    since {}, {until}: commands are kept as private ones",
+                        local_time(p.since)
+                    )?;
+                }
                 if let Some(n) = &self.nested {
                     writeln!(out, "nested    {}", n.describe())?;
                     let line = |c: &Option<Candidate>| {
@@ -233,6 +245,14 @@ impl Status {
         }
         Ok(())
     }
+}
+
+/// The session's pause, while it holds and the recorder runs.
+fn paused(s: &store::SessionSummary) -> Option<store::Paused> {
+    s.session
+        .meta
+        .paused
+        .filter(|p| s.recorder_alive && p.holds_at(store::now_ms()))
 }
 
 /// The running command that omnish tried to follow into the shell it started and could not

@@ -117,6 +117,7 @@ impl Run for WrapArgs {
                 .flatten()
                 .map(|u| u.name),
             nest: Vec::new(),
+            paused: None,
         };
         // A recorder that cannot start must not keep the user from their shell. The writer
         // thread creates the directory, so a slow or hung disk cannot delay the shell either;
@@ -127,6 +128,12 @@ impl Run for WrapArgs {
                     r.set_token(token);
                     // Lines kept out of history with a leading space are private unless asked.
                     r.set_record_private(!cfg.bool("record.private_leading_space"));
+                    // Checked with the rest of the configuration (a bad pattern fell back to
+                    // the default, none).
+                    r.set_ignore(crate::config::command_globs(cfg.list("record.ignore")).ok());
+                    if self.paused {
+                        r.pause(started_at, None);
+                    }
                     Some(r)
                 }
                 Err(e) => {

@@ -7,7 +7,8 @@
 //! explained where it says little, [`explain_status`]), `exit 1: the shell ended with this
 //! status` for the `exit` that ended the shell, `still running`, `exit status unknown` (the
 //! recording was cut off), `recording stopped here: output incomplete, exit status unknown`;
-//! a command kept out of history is shown as [`PRIVATE_COMMAND`].
+//! a command kept out of history is shown as [`PRIVATE_COMMAND`], one run while recording was
+//! paused as [`PAUSED_COMMAND`].
 //!
 //! A session ([`session_state`]): `running` while its recorder runs, `exited` when the shell
 //! ended, `interrupted` when omnish was told to stop or its recorder died; `recording stopped:
@@ -22,6 +23,9 @@ use crate::store::SessionState;
 /// Shown in place of the line of a command kept out of history on purpose: the line was never
 /// recorded.
 pub(crate) const PRIVATE_COMMAND: &str = "[private command]";
+/// Shown in place of the line of a command that ran while recording was paused (`omnish
+/// pause`): nothing of it was recorded.
+pub(crate) const PAUSED_COMMAND: &str = "[command run while paused]";
 /// A command that has not ended yet.
 pub(crate) const STILL_RUNNING: &str = "still running";
 /// A command whose end was never recorded (the recorder was cut off).

@@ -28,6 +28,8 @@
 //! | `633;T;P;Host=<escaped>`      | `T`                | the host the shell runs on               |
 //! | `633;R;P;NestKey=<hex>`       | registration key   | `omnish nest` will start a program that asks with this request key |
 //! | `633;R;P;NestFail=<code>`     | registration key   | `omnish nest` runs its program as it is (see [`crate::record::nest`]) |
+//! | `633;R;P;Pause=<seconds>`     | registration key   | `omnish pause`: keep nothing for that long (0: until resumed) |
+//! | `633;R;P;Resume=1`            | registration key   | `omnish resume`: keep commands again     |
 //! | `633;Q;Q;<code>`              | a request key `Q`  | a bootstrap asks for the hooks of this shell (once per key) |
 //! | `633;N;P;Nest=<token>`        | a nest key `N`     | the shell the bootstrap started has this token (once per key) |
 //! | `633;N;P;NestFail=<code>`     | a nest key `N`     | the bootstrap could not hook it: it runs as it is |
@@ -152,6 +154,11 @@ pub enum Marker {
     },
     /// `omnish nest`, or a bootstrap, runs its program as it is, for this reason (a code).
     NestFailed(String),
+    /// `omnish pause`: the commands that start from now on, for this many seconds (`None`:
+    /// until resumed), are kept as private ones.
+    Pause(Option<u64>),
+    /// `omnish resume`: commands are kept again.
+    Resume,
 }
 
 /// What the scanner finds, in stream order.
@@ -716,6 +723,10 @@ impl Scanner {
                     }
                     self.requests.push_back(key.into_bytes());
                     Some(Marker::NestRegistered)
+                } else if let Some(secs) = value(b"P;Pause=").and_then(seconds) {
+                    Some(Marker::Pause((secs > 0).then_some(secs)))
+                } else if body == b"P;Resume=1" {
+                    Some(Marker::Resume)
                 } else {
                     value(b"P;NestFail=")
                         .and_then(nest_code)
@@ -786,6 +797,13 @@ fn nest_code(v: &[u8]) -> Option<String> {
         && v.iter()
             .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/')))
     .then(|| String::from_utf8_lossy(v).into_owned())
+}
+
+/// A count of seconds: 1 to 12 digits.
+fn seconds(v: &[u8]) -> Option<u64> {
+    (!v.is_empty() && v.len() <= 12 && v.iter().all(u8::is_ascii_digit))
+        .then(|| std::str::from_utf8(v).ok()?.parse().ok())
+        .flatten()
 }
 
 fn hex32(v: &[u8]) -> Option<String> {
@@ -1079,6 +1097,44 @@ mod tests {
     const R: &str = "9999aaaa9999aaaa9999aaaa9999aaaa";
     const Q: &str = "abcdabcdabcdabcdabcdabcdabcdabcd";
     const NK: &str = "ffff0000ffff0000ffff0000ffff0000";
+
+    #[test]
+    fn pause_and_resume_come_with_the_registration_key_only() {
+        let mut s = Scanner::new(T);
+        // No key known: plain output.
+        let early = of(633, R, "P;Pause=60");
+        assert!(markers_of(&mut s, &early).is_empty());
+        s.set_register_key(R);
+        assert_eq!(
+            markers_of(&mut s, &of(633, R, "P;Pause=60")),
+            [Marker::Pause(Some(60))]
+        );
+        assert_eq!(
+            markers_of(&mut s, &of(633, R, "P;Pause=0")),
+            [Marker::Pause(None)]
+        );
+        assert_eq!(
+            markers_of(&mut s, &of(633, R, "P;Resume=1")),
+            [Marker::Resume]
+        );
+        // The key is not one-time: again.
+        assert_eq!(
+            markers_of(&mut s, &of(633, R, "P;Resume=1")),
+            [Marker::Resume]
+        );
+        // Not the key (the token, another key), or not a count: plain output.
+        assert!(markers_of(&mut s, &ours(633, "P;Pause=60")).is_empty());
+        assert!(markers_of(&mut s, &of(633, Q, "P;Pause=60")).is_empty());
+        for bad in [
+            "P;Pause=",
+            "P;Pause=-1",
+            "P;Pause=1m",
+            "P;Pause=9999999999999",
+            "P;Resume=0",
+        ] {
+            assert!(markers_of(&mut s, &of(633, R, bad)).is_empty(), "{bad}");
+        }
+    }
 
     #[test]
     fn a_request_key_is_registered_with_the_key_and_good_for_one_request() {

@@ -168,6 +168,8 @@ struct Open {
     shell_status: bool,
     /// See [`CommandRecord::unsplit`].
     unsplit: Option<String>,
+    /// It started while recording was paused.
+    paused: bool,
     /// `omnish nest` registered a request for hooks and no shell has announced itself yet.
     nest_pending: bool,
 }
@@ -181,6 +183,8 @@ pub struct Recorder {
     seq: u64,
     /// Record private commands anyway.
     record_private: bool,
+    /// `record.ignore`: command lines kept as private ones, whatever the shell does with them.
+    ignore: Option<globset::GlobSet>,
     /// Output bytes seen so far: the positions the tracker works with.
     out_pos: u64,
     /// Output position of `pending[0]`.
@@ -354,6 +358,7 @@ impl Recorder {
             offset: 0,
             seq: 0,
             record_private: false,
+            ignore: None,
             out_pos: 0,
             pending_pos: 0,
             pending: Vec::new(),
@@ -386,6 +391,45 @@ impl Recorder {
         if on {
             self.lvl.ahead = None;
         }
+    }
+
+    /// `record.ignore`: command lines (shell glob patterns, `*` matching any text, `/` and
+    /// newlines included) whose commands are kept as private ones. An empty set is none.
+    pub fn set_ignore(&mut self, patterns: Option<globset::GlobSet>) {
+        self.ignore = patterns.filter(|set| !set.is_empty());
+    }
+
+    /// Pauses recording from the start (`omnish wrap --paused`), until resumed.
+    pub fn pause(&mut self, now: u64, seconds: Option<u64>) {
+        self.meta.paused = Some(store::Paused {
+            since: now,
+            until: seconds.map(|s| now.saturating_add(s.saturating_mul(1000))),
+        });
+        self.write_meta();
+    }
+
+    /// Whether recording is paused at `now`; a pause that ran out is ended (and meta.json says
+    /// so).
+    fn paused_at(&mut self, now: u64) -> bool {
+        match self.meta.paused {
+            Some(p) if p.holds_at(now) => true,
+            Some(_) => {
+                self.meta.paused = None;
+                self.meta_dirty = true;
+                false
+            }
+            None => false,
+        }
+    }
+
+    /// Whether `record.ignore` keeps this line (or the line as typed) private.
+    fn ignored(&self, line: &str, typed: Option<&str>) -> bool {
+        self.ignore.as_ref().is_some_and(|set| {
+            [Some(line), typed]
+                .into_iter()
+                .flatten()
+                .any(|l| set.is_match(l.trim()))
+        })
     }
 
     pub fn dir(&self) -> &Path {
@@ -595,8 +639,11 @@ impl Recorder {
             };
             self.write_exit_record(status);
         }
-        if self.lvl.ahead.is_none() && !self.record_private {
-            // Hooks are there: the shell will say which lines are private.
+        if self.lvl.ahead.is_none()
+            && (!self.record_private || self.ignore.is_some() || self.meta.paused.is_some())
+        {
+            // Hooks are there: the shell (or the pause, or record.ignore) will say which lines
+            // are private.
             self.lvl.ahead = Some(Tracker::new());
         }
         match marker {
@@ -665,7 +712,12 @@ impl Recorder {
                     .is_some_and(|last| line.text.trim_end() != last.text.trim_end());
                 let private =
                     leading_space || unsaved || std::mem::take(&mut self.lvl.private_line);
-                let hide = private && !self.record_private;
+                // Paused, or a line record.ignore names: private whatever the shell said, and
+                // whatever OMNISH_RECORD_PRIVATE asks for the shell's private lines.
+                let paused = self.paused_at(now);
+                let hide = (private && !self.record_private)
+                    || paused
+                    || self.ignored(&line.text, typed.as_deref());
                 if !self.lvl.exec_announced {
                     if let Some(shell) = exec_of_a_shell(&line.text) {
                         // bash kept the line out of history: its hooks never saw it.
@@ -683,6 +735,9 @@ impl Recorder {
                 self.lvl.drawing = false;
                 if hide {
                     self.open_record(now, Line::default(), source, None, true);
+                    if let Some(open) = self.lvl.open.as_mut() {
+                        open.paused = paused;
+                    }
                 } else {
                     self.open_record(now, line, source, typed, false);
                 }
@@ -733,6 +788,12 @@ impl Recorder {
                 }
             }
             Marker::NestFailed(code) => self.set_unsplit(nest::reason(&code)),
+            Marker::Pause(seconds) => self.pause(now, seconds),
+            Marker::Resume => {
+                if self.meta.paused.take().is_some() {
+                    self.write_meta();
+                }
+            }
             Marker::ShellStarted { token, replaces } => {
                 if let Some(open) = self.lvl.open.as_mut() {
                     open.nest_pending = false;
@@ -1251,6 +1312,7 @@ impl Recorder {
             depth,
             shell_status: false,
             unsplit: None,
+            paused: false,
             nest_pending: false,
         };
         self.lvl.dropping = private;
@@ -1345,6 +1407,7 @@ impl Recorder {
             command_source: open.source.to_string(),
             typed: open.typed,
             private: open.private,
+            paused: open.paused,
             recording_stopped: false,
             host: open.host,
             user: open.user,
@@ -2110,6 +2173,124 @@ mod tests {
                 "echo   spaced"
             ]
         );
+    }
+
+    /// One command at `t`: prompt, the line typed and echoed, its output, its end.
+    fn one_command(r: &mut Recorder, t: u64, line: &str, out: &str, status: i32) {
+        r.marker(t, Marker::PromptStart);
+        r.output(t, b"$ ");
+        r.marker(t, Marker::PromptEnd);
+        r.output(t, line.as_bytes());
+        r.output(t, b"\r\n");
+        r.end_of_read(t);
+        r.marker(t, Marker::CommandLine(line.into()));
+        r.marker(t, Marker::OutputStart);
+        r.output(t, out.as_bytes());
+        r.end_of_read(t);
+        r.marker(t + 1, Marker::CommandEnd(status));
+        r.marker(t + 1, Marker::NoLineWaiting);
+    }
+
+    #[test]
+    fn commands_run_while_paused_leave_no_bytes_until_resumed_or_the_pause_ran_out() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        one_command(&mut r, 1_000, "before", "out-before", 0);
+        // `omnish pause 60` says it while it runs: from the next command on.
+        r.marker(2_000, Marker::PromptStart);
+        r.marker(2_000, Marker::PromptEnd);
+        r.marker(2_000, Marker::CommandLine("omnish pause 60".into()));
+        r.marker(2_000, Marker::OutputStart);
+        r.marker(2_000, Marker::Pause(Some(60)));
+        r.marker(2_001, Marker::CommandEnd(0));
+        one_command(&mut r, 3_000, "pass show hidden-1", "hidden-out-1", 3);
+        // `omnish resume` runs paused too; after it, commands are kept again.
+        one_command(&mut r, 4_000, "omnish resume hidden-2", "hidden-out-2", 0);
+        r.marker(4_001, Marker::Resume);
+        one_command(&mut r, 5_000, "after", "out-after", 0);
+        // A pause that ran out ends by itself.
+        r.marker(6_000, Marker::Pause(Some(10)));
+        one_command(&mut r, 7_000, "hidden-3", "hidden-out-3", 0);
+        one_command(&mut r, 17_000, "late", "out-late", 0);
+        // Until resumed: the session ends paused.
+        r.marker(18_000, Marker::Pause(None));
+        one_command(&mut r, 99_000_000, "hidden-4", "hidden-out-4", 0);
+        r.finish(99_000_002, Some(0), false);
+        let recs = store::read_commands(&dir).unwrap();
+        let seen: Vec<(&str, bool, bool, Option<i32>)> = recs
+            .iter()
+            .map(|c| (c.command_line.as_str(), c.private, c.paused, c.exit_code))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("before", false, false, Some(0)),
+                ("omnish pause 60", false, false, Some(0)),
+                ("", true, true, Some(3)),
+                ("", true, true, Some(0)),
+                ("after", false, false, Some(0)),
+                ("", true, true, Some(0)),
+                ("late", false, false, Some(0)),
+                ("", true, true, Some(0)),
+            ]
+        );
+        for c in recs.iter().filter(|c| c.paused) {
+            assert_eq!((c.stream_length, c.cwd.as_str()), (0, ""));
+        }
+        let all =
+            String::from_utf8_lossy(&std::fs::read(dir.join(store::STREAM)).unwrap()).into_owned();
+        assert!(!all.contains("hidden"), "{all}");
+        for kept in ["out-before", "out-after", "out-late"] {
+            assert!(all.contains(kept), "{kept}: {all}");
+        }
+        let meta = store::read_meta(&dir).unwrap();
+        assert_eq!(
+            meta.paused,
+            Some(store::Paused {
+                since: 18_000,
+                until: None
+            })
+        );
+    }
+
+    #[test]
+    fn record_ignore_keeps_matching_lines_private_whatever_the_shell_says() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        let patterns: Vec<String> = ["pass *", "*vault read*", "op item get *"]
+            .map(String::from)
+            .to_vec();
+        r.set_ignore(Some(crate::config::command_globs(&patterns).unwrap()));
+        // Even with the shell's private lines recorded (OMNISH_RECORD_PRIVATE=1).
+        r.set_record_private(true);
+        one_command(&mut r, 1, "pass show a/b", "hidden-1", 0);
+        one_command(&mut r, 3, "echo x | vault read\nsecret/db", "hidden-2", 0);
+        one_command(&mut r, 5, "  op item get y  ", "hidden-3", 1);
+        one_command(&mut r, 7, "password show", "kept-1", 0);
+        one_command(&mut r, 9, "echo pass x", "kept-2", 0);
+        r.finish(11, Some(0), false);
+        let recs = store::read_commands(&dir).unwrap();
+        let seen: Vec<(&str, bool, bool)> = recs
+            .iter()
+            .map(|c| (c.command_line.as_str(), c.private, c.paused))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("", true, false),
+                ("", true, false),
+                ("", true, false),
+                ("password show", false, false),
+                ("echo pass x", false, false),
+            ]
+        );
+        let all =
+            String::from_utf8_lossy(&std::fs::read(dir.join(store::STREAM)).unwrap()).into_owned();
+        assert!(!all.contains("hidden"), "{all}");
+        assert!(!all.contains("vault") && !all.contains("op item"), "{all}");
+        assert!(all.contains("kept-1") && all.contains("kept-2"), "{all}");
     }
 
     #[test]

@@ -306,6 +306,7 @@ impl State {
                 nested_in: run.nested_in,
                 depth: run.depth,
                 shell_status: false,
+                paused: false,
                 unsplit: None,
             };
             let _ = store::append_command(&self.dir, &record);

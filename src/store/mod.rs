@@ -261,6 +261,27 @@ pub struct SessionMeta {
     /// runs): the last one is where the user types.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub nest: Vec<NestedShell>,
+    /// Recording is paused (`omnish pause`, `omnish wrap --paused`): commands that start now
+    /// are kept as private ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused: Option<Paused>,
+}
+
+/// A pause of the recording (see [`SessionMeta::paused`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paused {
+    /// Since when (ms since the epoch).
+    pub since: u64,
+    /// Until when (ms since the epoch); `None`: until `omnish resume` or the session's end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<u64>,
+}
+
+impl Paused {
+    /// Whether the pause holds at `now` (ms since the epoch).
+    pub fn holds_at(&self, now: u64) -> bool {
+        self.until.is_none_or(|until| now < until)
+    }
 }
 
 /// A shell started from a recorded command (a `bash` typed in the recorded shell, `sudo -i`,
@@ -316,6 +337,9 @@ pub struct CommandRecord {
     /// are empty and no output was kept (`stream_length` 0), only its times and exit status.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub private: bool,
+    /// It ran while recording was paused (`omnish pause`): private, whatever the line was.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub paused: bool,
     /// Recording stopped while this command ran (see `SessionMeta::recording_error`): its
     /// output holds what was saved until then and `exit_code` is unknown.
     #[serde(default, skip_serializing_if = "is_false")]
@@ -664,6 +688,7 @@ pub(crate) mod testing {
             recording_stopped_at: None,
             user: None,
             nest: Vec::new(),
+            paused: None,
         }
     }
 
@@ -692,6 +717,7 @@ pub(crate) mod testing {
             nested_in: None,
             depth: 0,
             shell_status: false,
+            paused: false,
             unsplit: None,
         }
     }

@@ -232,6 +232,7 @@ pub fn open_session(dir: &Path) -> io::Result<Option<OpenSession>> {
         recording_stopped_at: None,
         user: None,
         nest: Vec::new(),
+        paused: None,
     };
     Ok(Some(OpenSession {
         dir: dir.to_path_buf(),

@@ -651,6 +651,7 @@ fn running_candidate(session: &Session, run: &store::RunningCommand, live: bool)
         nested_in: run.nested_in.clone(),
         depth: run.depth,
         shell_status: false,
+        paused: false,
         unsplit: run.unsplit.clone(),
     };
     let mut c = candidate(session, record);
