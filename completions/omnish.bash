@@ -31,6 +31,9 @@ _omnish() {
             omnish,fix)
                 cmd="omnish__subcmd__fix"
                 ;;
+            omnish,forget)
+                cmd="omnish__subcmd__forget"
+                ;;
             omnish,help)
                 cmd="omnish__subcmd__help"
                 ;;
@@ -84,6 +87,9 @@ _omnish() {
                 ;;
             omnish__subcmd__help,fix)
                 cmd="omnish__subcmd__help__subcmd__fix"
+                ;;
+            omnish__subcmd__help,forget)
+                cmd="omnish__subcmd__help__subcmd__forget"
                 ;;
             omnish__subcmd__help,help)
                 cmd="omnish__subcmd__help__subcmd__help"
@@ -215,7 +221,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume help"
+            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -482,8 +488,38 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__forget)
+            opts="-h --grep --since --session --secret --dry-run --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --secret)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__help)
-            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume help"
+            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -553,6 +589,20 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help__subcmd__fix)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__forget)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

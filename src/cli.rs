@@ -58,6 +58,9 @@ pub enum Command {
     Pause(PauseArgs),
     /// Keep commands again after `omnish pause`.
     Resume(ResumeArgs),
+    /// Destroy recorded commands (by id, or those matching a pattern) or a value (a pasted
+    /// secret) wherever it was recorded.
+    Forget(ForgetArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -94,6 +97,37 @@ pub struct PauseArgs {
 
 #[derive(Debug, clap::Args)]
 pub struct ResumeArgs {}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "What is forgotten is destroyed in the store, not hidden: a command's line, directory, keys and\noutput are overwritten in place (its times and exit status stay, as `[forgotten command]`),\na value is overwritten with `*` in every session, and the derived caches are dropped. It works\non a live session; the command still running cannot be forgotten until it ends. A line that\nstarts with `omnish forget` is never recorded. Without VALUE, --secret reads it from the\nterminal without echo (or one line from standard input), so it is in no history either.\n\nExit status: 0 when something was forgotten (or would be, with --dry-run), 1 when nothing\nmatched, 2 for a usage error.\n\nExamples:\n  omnish forget 20261126T101500.123Z-ab12cd:14\n  omnish forget 14 15          (commands of the current session)\n  omnish forget --grep 'vault read' --since 1h --dry-run\n  omnish forget --secret"
+)]
+pub struct ForgetArgs {
+    /// Command ids (`SESSION:SEQ`, the session a unique prefix of its id; or `SEQ` alone in the
+    /// current session).
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+    /// Forget every command whose line or rendered output matches REGEX.
+    #[arg(long, value_name = "REGEX", conflicts_with = "secret")]
+    pub grep: Option<String>,
+    /// With --grep: only commands started within DURATION (90s, 15m, 2h, 1d).
+    #[arg(long, value_name = "DURATION", requires = "grep")]
+    pub since: Option<String>,
+    /// With --grep: the session to look in: an id, `current` or `all`.
+    #[arg(
+        long,
+        value_name = "ID|current|all",
+        default_value = "all",
+        requires = "grep"
+    )]
+    pub session: String,
+    /// Overwrite VALUE wherever it was recorded, in every session.
+    #[arg(long, value_name = "VALUE", num_args = 0..=1, default_missing_value = "")]
+    pub secret: Option<String>,
+    /// Say what would be forgotten, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
 
 #[derive(Debug, clap::Args)]
 #[command(

@@ -26,6 +26,7 @@ fn main() {
         Command::Status(args) => with_setup(|s| args.run(s)),
         Command::Pause(args) => with_setup(|s| args.run(s)),
         Command::Resume(args) => with_setup(|s| args.run(s)),
+        Command::Forget(args) => with_setup(|s| args.run(s)),
     };
     let code = match result {
         Ok(code) => code,

@@ -191,3 +191,127 @@ fn zsh_record_ignore_keeps_matching_commands_private() {
     }
     ignore("zsh", (".zshrc", &format!("PROMPT='READY> '\n{PASS}")));
 }
+
+/// `omnish ARGS` from a second terminal with `input` on stdin.
+fn omnish_with(h: &Harness, args: &[&str], input: &str) -> Output {
+    let mut cmd = Command::new(omnish_bin());
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("HOME", h.home.path())
+        .env("LANG", "C.UTF-8")
+        .env("OMNISH_DATA_DIR", h.data())
+        .current_dir(h.home.path());
+    run_piped(cmd, input)
+}
+
+/// forget by id and by pattern, on the live session while it records, from another terminal:
+/// the lines and output are gone from every file, the rest (and what is recorded after) intact.
+#[test]
+fn forget_on_a_live_session_destroys_only_what_it_names() {
+    let mut h = Harness::bash(&[]);
+    let keep = h.run("echo keep-before-zz");
+    let gone = h.run("echo forget-by-id-$((40+2))-zz");
+    let also = h.run("printf 'grep-target-%s\\n' zz-$((6*7))");
+    // Caches made by a search that sees them.
+    let seen = omnish(&h, &["search", "-F", "forget-by-id-42-zz"]);
+    assert_eq!(seen.status.code(), Some(0), "{seen:?}");
+    let id = format!("{}:{}", h.meta().id, gone.seq);
+    // A dry run changes nothing.
+    let dry = omnish_with(&h, &["forget", "--dry-run", &id], "");
+    assert!(ok_stdout(dry).contains(&format!("would forget {id}")));
+    assert!(session_files(&h).contains("forget-by-id-42-zz"));
+
+    let out = omnish_with(&h, &["forget", &id], "");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = omnish_with(&h, &["forget", "--grep", "grep-target-zz"], "");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!(":{}", also.seq)));
+    // Nothing matches any more: exit 1.
+    let again = omnish_with(&h, &["forget", "--grep", "grep-target-zz"], "");
+    assert_eq!(again.status.code(), Some(1), "{again:?}");
+
+    // The recorder goes on: later commands are whole.
+    let after = h.run("echo keep-after-zz");
+    assert_eq!(h.output_text(&after), "keep-after-zz\r\n");
+    assert_eq!(h.output_text(&keep), "keep-before-zz\r\n");
+    for secret in ["forget-by-id-42", "grep-target-zz", "zz-42"] {
+        assert_nowhere(&h, secret);
+    }
+    let recs = h.records();
+    let placeholders: Vec<u64> = recs
+        .iter()
+        .filter(|r| r.command_source == "forgotten")
+        .map(|r| r.seq)
+        .collect();
+    assert_eq!(placeholders, [gone.seq, also.seq]);
+    let shown = ok_stdout(omnish(&h, &["context", "--recent", "10"]));
+    assert_eq!(shown.matches("[forgotten command]").count(), 2, "{shown}");
+    assert!(shown.contains("keep-after-zz") && shown.contains("keep-before-zz"));
+}
+
+/// `--secret`, read without echo from stdin here, overwrites a value in every session; typed
+/// on the command line of a recorded shell, the line itself is never recorded.
+#[test]
+fn forget_secret_scrubs_every_session_and_is_never_recorded_itself() {
+    let mut h = Harness::bash(&[]);
+    h.run("echo pasted sk-live-SCRUBME-0123456789");
+    // A second, finished session in the same store.
+    let mut other = Command::new(omnish_bin());
+    other
+        .args([
+            "wrap",
+            "bash",
+            "-c",
+            "echo also sk-live-SCRUBME-0123456789 here",
+        ])
+        .env("OMNISH_DATA_DIR", h.data())
+        .env("HOME", h.home.path())
+        .env_remove("OMNISH_SESSION_ID")
+        .env_remove("OMNISH_RUNTIME_DIR");
+    let done = run_piped(other, "");
+    assert!(done.status.success(), "{done:?}");
+    assert_eq!(sessions_in(&h.data()).len(), 2);
+
+    let dry = omnish_with(
+        &h,
+        &["forget", "--secret", "--dry-run"],
+        "sk-live-SCRUBME-0123456789\n",
+    );
+    assert_eq!(dry.status.code(), Some(0), "{dry:?}");
+    let out = omnish_with(&h, &["forget", "--secret"], "sk-live-SCRUBME-0123456789\n");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("in 2 sessions"), "{err}");
+    for dir in sessions_in(&h.data()) {
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let path = f.unwrap().path();
+            if path.is_file() {
+                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                assert!(!text.contains("SCRUBME"), "{}: {text}", path.display());
+            }
+        }
+    }
+    assert!(session_files(&h).contains(&"*".repeat(26)));
+    // Typed in the recorded shell, with the value: the line is private.
+    let typed = h.run(&format!(
+        "{} forget --secret typed-VALUE-9876 --dry-run",
+        omnish_bin()
+    ));
+    assert!(typed.private, "{typed:?}");
+    assert_nowhere(&h, "typed-VALUE-9876");
+}
+
+#[test]
+fn forget_says_what_is_wrong_with_what_it_is_given() {
+    let h = Harness::bash(&[]);
+    let usage = omnish_with(&h, &["forget"], "");
+    assert_eq!(usage.status.code(), Some(2), "{usage:?}");
+    let bad = omnish_with(&h, &["forget", "not-an-id"], "");
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
+    let short = omnish_with(&h, &["forget", "--secret", "ab"], "");
+    assert_eq!(short.status.code(), Some(2), "{short:?}");
+    let unknown = omnish_with(&h, &["forget", &format!("{}:999", h.meta().id)], "");
+    assert_eq!(unknown.status.code(), Some(1), "{unknown:?}");
+    let err = String::from_utf8_lossy(&unknown.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

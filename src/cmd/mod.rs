@@ -7,6 +7,7 @@ pub mod completions;
 pub mod config;
 pub mod context;
 pub mod fix;
+pub mod forget;
 pub mod init;
 pub(crate) mod llm;
 pub mod man;

@@ -514,7 +514,9 @@ fn nothing_matched(req: &Request, scanned: &[(String, usize)]) -> String {
 fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     let r = &c.record;
     let (head, omitted, tail) = c.command_line_parts();
-    let (line, head_len) = if r.paused {
+    let (line, head_len) = if r.command_source == crate::store::forget::FORGOTTEN {
+        (words::FORGOTTEN_COMMAND.to_string(), 0)
+    } else if r.paused {
         (words::PAUSED_COMMAND.to_string(), 0)
     } else if r.private {
         (words::PRIVATE_COMMAND.to_string(), 0)

@@ -26,6 +26,8 @@ pub(crate) const PRIVATE_COMMAND: &str = "[private command]";
 /// Shown in place of the line of a command that ran while recording was paused (`omnish
 /// pause`): nothing of it was recorded.
 pub(crate) const PAUSED_COMMAND: &str = "[command run while paused]";
+/// Shown in place of the line of a command destroyed by `omnish forget`.
+pub(crate) const FORGOTTEN_COMMAND: &str = "[forgotten command]";
 /// A command that has not ended yet.
 pub(crate) const STILL_RUNNING: &str = "still running";
 /// A command whose end was never recorded (the recorder was cut off).

@@ -422,13 +422,15 @@ impl Recorder {
         }
     }
 
-    /// Whether `record.ignore` keeps this line (or the line as typed) private.
+    /// Whether `record.ignore` keeps this line (or the line as typed) private; and `omnish
+    /// forget`, which may name the very secret to forget, always is.
     fn ignored(&self, line: &str, typed: Option<&str>) -> bool {
-        self.ignore.as_ref().is_some_and(|set| {
-            [Some(line), typed]
-                .into_iter()
-                .flatten()
-                .any(|l| set.is_match(l.trim()))
+        [Some(line), typed].into_iter().flatten().any(|l| {
+            forget_line(l)
+                || self
+                    .ignore
+                    .as_ref()
+                    .is_some_and(|set| set.is_match(l.trim()))
         })
     }
 
@@ -1626,6 +1628,16 @@ fn cut_out(pos: u64, data: Vec<u8>, removals: &[std::ops::Range<u64>]) -> Vec<u8
         kept.push((at - pos) as usize..data.len());
     }
     kept.into_iter().flat_map(|r| data[r].to_vec()).collect()
+}
+
+/// A line that runs `omnish forget` (by name or path), whose arguments may be the secret to
+/// forget.
+fn forget_line(line: &str) -> bool {
+    let mut words = line.split_whitespace();
+    matches!(
+        (words.next(), words.next()),
+        (Some(program), Some("forget")) if program.rsplit('/').next() == Some("omnish")
+    )
 }
 
 /// The shell a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]` brings, as the hooks read

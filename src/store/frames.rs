@@ -101,6 +101,12 @@ impl Frames {
         })
     }
 
+    /// The offset in the file of the next byte to be read: right after a header, where its
+    /// payload starts.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
     /// Whether the range was open-ended (read to the end of the file).
     pub fn open_ended(&self) -> bool {
         self.open_ended

@@ -23,6 +23,7 @@
 pub mod access;
 pub mod cache;
 pub mod commands;
+pub mod forget;
 mod frames;
 pub mod notes;
 pub mod notice;
