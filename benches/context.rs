@@ -126,8 +126,10 @@ fn main() {
     // `--failed` selects 10 commands on LARGE but only the 2 failed ones on SMALL, so its ratio
     // compares different work; `--failed --recent 2` selects 2 on each. `--tokenizer chars4`
     // shows how much of `--budget` is the o200k tokenizer's start-up.
-    let cases: [(&[&str], bool); 6] = [
+    let cases: [(&[&str], bool); 7] = [
         (&["--recent", "10"], true),
+        // What redaction (detectors and session learning) adds: compare with the line above.
+        (&["--recent", "10", "--no-redact"], true),
         (&["--recent", "10", "--format", "json"], true),
         (&["--failed"], false),
         (&["--failed", "--recent", "2"], true),

@@ -136,3 +136,84 @@ fn values_that_are_not_secrets_are_not_learned() {
     assert!(out.contains("\npostgres changeme postgres-data\n"), "{out}");
     assert!(out.contains("DB_PASSWORD=[REDACTED:assignment]"), "{out}");
 }
+
+/// The learned values a session keeps beside it (`cache/learned.bin`): how much of
+/// commands.jsonl they cover, and how many.
+fn learned_cache(dir: &std::path::Path) -> Option<(u64, Vec<String>)> {
+    let bytes = std::fs::read(dir.join("cache").join("learned.bin")).ok()?;
+    let (_key, value): (u32, (u64, Vec<String>)) = rmp_serde::from_slice(&bytes).ok()?;
+    Some(value)
+}
+
+#[test]
+fn learning_is_kept_and_grows_with_what_is_appended() {
+    let mut h = session();
+    let dir = h.session_dir();
+    assert!(learned_cache(&dir).is_none());
+    let out = ok_stdout(h.context(&["--recent", "1"]));
+    assert!(out.contains("done-with-secrets"), "{out}");
+    let (covered, values) = learned_cache(&dir).expect("the cache, after a context call");
+    let len = std::fs::metadata(dir.join("commands.jsonl")).unwrap().len();
+    assert_eq!(covered, len);
+    assert!(values.contains(&db_password()), "{values:?}");
+    // A value typed later is learned from the records appended since, and kept.
+    let later = ["L4ter", "-Secr3t", "-v4lue"].concat();
+    h.run(&format!("export LATER_TOKEN={later}"));
+    h.run("echo \"then $LATER_TOKEN again\"");
+    h.run("echo last");
+    let out = ok_stdout(h.context(&["--recent", "1"]));
+    assert!(out.contains("last"), "{out}");
+    let (covered2, values2) = learned_cache(&dir).unwrap();
+    assert!(covered2 > covered);
+    assert!(values2.contains(&later), "{values2:?}");
+    assert!(values2.starts_with(&values), "kept, in order");
+    let out = ok_stdout(h.context(&["--recent", "2"]));
+    assert!(
+        out.contains("then [REDACTED:session-secret] again"),
+        "{out}"
+    );
+    // forget drops what was learned with the rest of the caches.
+    let forget = std::process::Command::new(omnish_bin())
+        .args(["forget", "--secret", &later])
+        .env("OMNISH_DATA_DIR", h.data())
+        .env_remove("OMNISH_SESSION_ID")
+        .output()
+        .unwrap();
+    assert!(forget.status.success(), "{forget:?}");
+    assert!(learned_cache(&dir).is_none());
+}
+
+#[test]
+fn a_value_learned_in_one_session_protects_another() {
+    let h = session();
+    // Learned in the first session (a context call on it keeps what it taught).
+    ok_stdout(h.context(&["--recent", "3"]));
+    // A second session, in the same store, prints the password with nothing to teach it.
+    let mut second = std::process::Command::new(omnish_bin());
+    second
+        .args([
+            "wrap",
+            "bash",
+            "-c",
+            &format!("echo leaked {} here", db_password()),
+        ])
+        .env("OMNISH_DATA_DIR", h.data())
+        .env("HOME", h.home.path())
+        .env_remove("OMNISH_SESSION_ID")
+        .env_remove("OMNISH_RUNTIME_DIR");
+    assert!(run_piped(second, "").status.success());
+    let sessions = sessions_in(&h.data());
+    assert_eq!(sessions.len(), 2);
+    let second = sessions
+        .iter()
+        .find(|d| omnish::store::read_meta(d).is_ok_and(|m| m.argv.len() == 3))
+        .expect("the bash -c session");
+    let second_id = omnish::store::dir_id(second);
+    let out = ok_stdout(h.context(&["--session", &second_id, "--recent", "1"]));
+    assert!(out.contains("leaked"), "{out}");
+    assert!(!out.contains(&db_password()), "{out}");
+    assert!(
+        out.contains("leaked [REDACTED:session-secret] here"),
+        "{out}"
+    );
+}

@@ -19,7 +19,7 @@
 use crate::store::{CommandRecord, notice, open};
 use serde::de::DeserializeOwned;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Seek};
 use std::marker::PhantomData;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -97,6 +97,8 @@ pub struct Records<T = CommandRecord> {
     reader: Option<BufReader<File>>,
     /// Offset of the next byte.
     pos: u64,
+    /// Offset just past the last complete line read (its newline).
+    complete_to: u64,
     cap: usize,
     of: PhantomData<fn() -> T>,
 }
@@ -111,9 +113,30 @@ impl<T: DeserializeOwned> Records<T> {
             path: path.to_path_buf(),
             reader: open_commands(path).map(|f| BufReader::with_capacity(BLOCK, f)),
             pos: 0,
+            complete_to: 0,
             cap,
             of: PhantomData,
         }
+    }
+
+    /// The records from byte `offset` on, which must be where a line starts (where
+    /// [`Records::complete_to`] said a read stopped): what was appended since.
+    pub fn open_at(path: &Path, offset: u64) -> Records<T> {
+        let mut r = Records::with_cap(path, MAX_LINE);
+        if let Some(reader) = r.reader.as_mut() {
+            if let Err(e) = reader.seek(io::SeekFrom::Start(offset)) {
+                r.fail(e);
+            }
+        }
+        r.pos = offset;
+        r.complete_to = offset;
+        r
+    }
+
+    /// Where the lines read so far end: just past the last newline read. A last line without
+    /// one (a record being written) is not counted, so reading again from here reads it whole.
+    pub fn complete_to(&self) -> u64 {
+        self.complete_to
     }
 
     /// The next line, `None` at the end of the file (or at a read error, said once). A line
@@ -168,7 +191,9 @@ impl<T: DeserializeOwned> Records<T> {
             }
             bytes = Some(b);
         }
-        if !complete {
+        if complete {
+            self.complete_to = self.pos;
+        } else {
             self.reader = None;
         }
         Some(Line {

@@ -34,6 +34,8 @@ use super::{Cand, cand};
 
 /// The most values one session learns.
 pub(crate) const MAX_LEARNED: usize = 1024;
+/// The most values a redactor holds: its session's and those other sessions learned.
+pub(crate) const MAX_HELD: usize = 8 * MAX_LEARNED;
 
 /// Version numbers (`v1.2.3-rc1`, `2.0.0-beta.4`): letters, but common text.
 static VERSION: LazyLock<Regex> = LazyLock::new(|| {
@@ -90,9 +92,15 @@ pub(crate) struct Learned {
 impl Learned {
     /// Learns `value` (and its shell-unescaped spelling) when [`learnable`].
     pub fn add(&mut self, value: &str) {
+        self.add_within(value, MAX_LEARNED);
+    }
+
+    /// [`Learned::add`], holding at most `cap` values: values learned before, from this
+    /// session and others ([`MAX_HELD`]).
+    pub fn add_within(&mut self, value: &str, cap: usize) {
         let unescaped = unescape(value);
         for v in [Some(value), unescaped.as_deref()].into_iter().flatten() {
-            if self.values.len() < MAX_LEARNED && learnable(v) && self.seen.insert(v.to_string()) {
+            if self.values.len() < cap && learnable(v) && self.seen.insert(v.to_string()) {
                 self.values.push(v.to_string());
                 self.matcher = OnceLock::new();
             }
@@ -101,6 +109,10 @@ impl Learned {
 
     pub fn len(&self) -> usize {
         self.values.len()
+    }
+
+    pub fn values(&self) -> &[String] {
+        &self.values
     }
 
     /// Every occurrence of a learned value in `text` (the longest one where several start at

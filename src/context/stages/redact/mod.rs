@@ -4,7 +4,9 @@
 //! joined by `\n`) by `[REDACTED:<kind>]`; [`find_secrets`] returns what would be replaced.
 //! A [`Redactor`] does the same and also replaces every value the session has shown as a secret
 //! before (kind `session-secret`; see `learn` for what is learned and `session` for what the
-//! pipeline teaches it), so `export DB_PASSWORD=…` then `printenv DB_PASSWORD` shows no password.
+//! pipeline teaches it, what it keeps beside each session, and how values learned in one
+//! session protect the others), so `export DB_PASSWORD=…` then `printenv DB_PASSWORD` shows no
+//! password.
 //! The pipeline (`crate::context::run`) redacts with one `Redactor` per session, so every front
 //! end gets session-aware redaction.
 //!
@@ -171,6 +173,17 @@ impl Redactor {
     /// How many values were learned (at most `learn::MAX_LEARNED`).
     pub fn learned(&self) -> usize {
         self.learned.len()
+    }
+
+    /// Adds a value learned before (kept beside a session, this one or another), if
+    /// [`learn::learnable`].
+    pub(crate) fn add_value(&mut self, value: &str) {
+        self.learned.add_within(value, learn::MAX_HELD);
+    }
+
+    /// The values learned, in the order they were.
+    pub(crate) fn values(&self) -> Vec<String> {
+        self.learned.values().to_vec()
     }
 
     /// [`redact`], plus every occurrence of a learned value (kind `session-secret`).

@@ -13,7 +13,15 @@
 //!   loaded. A secret printed in the middle of a long output that no digest keeps, or by an
 //!   older command, is still redacted there by the detectors, but not learned.
 //!
-//! Learning never crosses sessions: a value is a secret in the session that showed it.
+//! What a session taught is kept beside it (`cache/learned.bin`, see [`session_values`]): the
+//! values, and how much of `commands.jsonl` they cover. The next call learns only from the
+//! records appended since, so what learning costs follows what is new, not how long the session
+//! is. The first call on a session learns as above (the newest records, backwards) and starts the
+//! cache.
+//!
+//! A value learned in one session protects the others: each session's redactor also holds the
+//! values cached beside the [`SHARED_SESSIONS`] newest sessions of the store (read, not
+//! learned: a session nobody asked about yet teaches nothing until it is asked about).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +39,12 @@ pub(crate) const LEARN_RECORDS: usize = 2_000;
 pub(crate) const LEARN_OUTPUTS: usize = 16;
 /// The longest output (recorded bytes) read by that pass.
 pub(crate) const LEARN_OUTPUT_BYTES: u64 = 16 * 1024;
+/// Sessions (the newest of the store) whose learned values every redactor also holds.
+pub(crate) const SHARED_SESSIONS: usize = 32;
+/// Bump when what is learned from a record changes (the detectors, [`super::learn::learnable`]).
+const LEARNED_VERSION: u32 = 1;
+/// The file of a session's learned values, in its cache directory.
+const LEARNED_FILE: &str = "learned.bin";
 
 /// Redactors for the sessions of `picked`, taught from their command lines and (when
 /// `outputs`) from the digests of their outputs. The digests read here are handed back, by
@@ -90,10 +104,17 @@ impl Redactors {
     /// [`Redactors::learn_output`]).
     pub fn learn_commands(picked: &[Candidate]) -> Redactors {
         let mut by_session: HashMap<PathBuf, Redactor> = HashMap::new();
+        let mut shared: Option<Vec<String>> = None;
         for c in picked {
             let r = by_session.entry(c.session_dir.clone()).or_insert_with(|| {
                 let mut r = Redactor::new();
-                learn_records(c, picked, &mut r);
+                for v in session_values(c) {
+                    r.add_value(&v);
+                }
+                let others = shared.get_or_insert_with(|| shared_values(&c.session_dir));
+                for v in others.iter() {
+                    r.add_value(v);
+                }
                 r
             });
             if !c.record.private {
@@ -159,13 +180,60 @@ fn learn_line(r: &mut Redactor, l: &StoredLine) {
     }
 }
 
-/// Learns from the newest [`LEARN_RECORDS`] command lines of the session of `c`, and from the
-/// short outputs of the newest [`LEARN_OUTPUTS`] of them that are not in `picked`. A session
-/// whose records cannot be read teaches nothing (the detectors still run).
-fn learn_records(c: &Candidate, picked: &[Candidate], r: &mut Redactor) {
+/// The values the session of `c` taught: those cached beside it, plus what the records
+/// appended since teach (their command lines, and the short outputs of the newest
+/// [`LEARN_OUTPUTS`] of them); on a first call, what the newest [`LEARN_RECORDS`] records teach
+/// (read backwards). The cache is brought up to date (best effort: a store that cannot be
+/// written learns again next time).
+fn session_values(c: &Candidate) -> Vec<String> {
     let dir = &c.session_dir;
-    let Ok(mut scan) = store::RecordsBackwards::open(&dir.join(store::COMMANDS)) else {
-        return;
+    let path = dir.join(store::COMMANDS);
+    let cache = store::cache::dir(dir).join(LEARNED_FILE);
+    let key = LEARNED_VERSION;
+    let cached: Option<(u64, Vec<String>)> = store::cache::load(&cache, &key);
+    let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let mut r = Redactor::new();
+    let covered = match cached {
+        Some((covered, values)) if covered <= len => {
+            for v in &values {
+                r.add_value(v);
+            }
+            if covered == len {
+                return values;
+            }
+            let mut new = store::Records::<store::CommandRecord>::open_at(&path, covered);
+            let mut short = std::collections::VecDeque::new();
+            for rec in new.by_ref().take(LEARN_RECORDS) {
+                if rec.private {
+                    continue;
+                }
+                r.learn(&rec.command_line);
+                if rec.stream_length <= LEARN_OUTPUT_BYTES {
+                    if short.len() == LEARN_OUTPUTS {
+                        short.pop_front();
+                    }
+                    short.push_back(rec);
+                }
+            }
+            for rec in short {
+                learn_output_of(rec, c, &mut r);
+            }
+            new.complete_to()
+        }
+        _ => learn_newest(c, &path, &mut r),
+    };
+    let values = r.values();
+    let _ = store::cache::save(dir, &cache, &key, &(covered, &values));
+    values
+}
+
+/// Learns from the newest [`LEARN_RECORDS`] command lines of the session of `c`, read
+/// backwards, and from the short outputs of the newest [`LEARN_OUTPUTS`] of them; returns where
+/// the complete lines it covers end.
+fn learn_newest(c: &Candidate, path: &Path, r: &mut Redactor) -> u64 {
+    let covered = complete_end(path);
+    let Ok(mut scan) = store::RecordsBackwards::open(path) else {
+        return 0;
     };
     let mut outputs = 0;
     for _ in 0..LEARN_RECORDS {
@@ -176,18 +244,73 @@ fn learn_records(c: &Candidate, picked: &[Candidate], r: &mut Redactor) {
             continue;
         }
         r.learn(&rec.command_line);
-        let shown = picked
-            .iter()
-            .any(|p| p.session_dir == *dir && p.record.seq == rec.seq);
-        if outputs < LEARN_OUTPUTS && !shown && rec.stream_length <= LEARN_OUTPUT_BYTES {
+        if outputs < LEARN_OUTPUTS && rec.stream_length <= LEARN_OUTPUT_BYTES {
             outputs += 1;
-            let other = Candidate::new(rec, dir.clone(), c.rows);
-            let d = read::cached_digest(&other);
-            if d.note().is_none() {
-                for l in d.head.iter().chain(&d.tail) {
-                    learn_line(r, l);
-                }
-            }
+            learn_output_of(rec, c, r);
         }
     }
+    covered
+}
+
+/// Learns from the digest of `rec`'s output (a command of `c`'s session).
+fn learn_output_of(rec: store::CommandRecord, c: &Candidate, r: &mut Redactor) {
+    let other = Candidate::new(rec, c.session_dir.clone(), c.rows);
+    let d = read::cached_digest(&other);
+    if d.note().is_none() {
+        for l in d.head.iter().chain(&d.tail) {
+            learn_line(r, l);
+        }
+    }
+}
+
+/// Where the last complete line of `path` ends (just past its newline): what a read of the file
+/// from its end covers, a record being written left out.
+fn complete_end(path: &Path) -> u64 {
+    use std::os::unix::fs::FileExt;
+    let Ok(file) = store::open::open_regular(path) else {
+        return 0;
+    };
+    let mut end = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut block = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let part = &mut block[..(end - start) as usize];
+        if file.read_exact_at(part, start).is_err() {
+            return 0;
+        }
+        if let Some(i) = memchr::memrchr(b'\n', part) {
+            return start + i as u64 + 1;
+        }
+        end = start;
+    }
+    0
+}
+
+/// The values cached beside the [`SHARED_SESSIONS`] newest sessions of the store that holds
+/// `session_dir` (itself included: its values are added once).
+fn shared_values(session_dir: &Path) -> Vec<String> {
+    let Some(sessions) = session_dir.parent() else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(sessions) else {
+        return Vec::new();
+    };
+    let mut ids: Vec<std::ffi::OsString> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .filter(|n| n.to_str().is_some_and(store::is_session_id))
+        .collect();
+    ids.sort_unstable_by(|a, b| b.cmp(a));
+    let key = LEARNED_VERSION;
+    ids.into_iter()
+        .take(SHARED_SESSIONS)
+        .filter_map(|id| {
+            let dir = sessions.join(id);
+            store::cache::load::<_, (u64, Vec<String>)>(
+                &store::cache::dir(&dir).join(LEARNED_FILE),
+                &key,
+            )
+        })
+        .flat_map(|(_, values)| values)
+        .collect()
 }
