@@ -208,8 +208,19 @@ fn omnish_with(h: &Harness, args: &[&str], input: &str) -> Output {
 /// forget by id and by pattern, on the live session while it records, from another terminal:
 /// the lines and output are gone from every file, the rest (and what is recorded after) intact.
 #[test]
-fn forget_on_a_live_session_destroys_only_what_it_names() {
-    let mut h = Harness::bash(&[]);
+fn bash_forget_on_a_live_session_destroys_only_what_it_names() {
+    forget_on_a_live_session(Harness::bash(&[]));
+}
+
+#[test]
+fn zsh_forget_on_a_live_session_destroys_only_what_it_names() {
+    if !require("zsh") {
+        return;
+    }
+    forget_on_a_live_session(Harness::zsh(&[]));
+}
+
+fn forget_on_a_live_session(mut h: Harness) {
     let keep = h.run("echo keep-before-zz");
     let gone = h.run("echo forget-by-id-$((40+2))-zz");
     let also = h.run("printf 'grep-target-%s\\n' zz-$((6*7))");
