@@ -425,6 +425,14 @@ fn terminal_modes_are_restored_on_every_way_out_of_a_failed_start() {
             &[],
             137,
         ),
+        // A real-time signal (nix's WaitStatus has no name for it): 128 + its number all the
+        // same.
+        (
+            "a shell killed by a real-time signal",
+            &["sh", "-c", "kill -36 $$"],
+            &[],
+            164,
+        ),
     ] {
         let mut h = Harness::start_via(&["sh", "-c", around, "sh"], argv, &files, env);
         h.wait_exit();

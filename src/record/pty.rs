@@ -27,7 +27,7 @@ use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{Signal, kill};
 use nix::sys::termios::{self, LocalFlags};
-use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::sys::wait::waitpid;
 use nix::unistd::Pid;
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use signal_hook::consts::signal::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
@@ -129,13 +129,28 @@ impl Native {
     }
 }
 
-/// An exit status as the shell's: its code, or 128+N when killed by signal N.
-fn status_of(ws: WaitStatus) -> Option<i32> {
-    match ws {
-        WaitStatus::Exited(_, code) => Some(code),
-        WaitStatus::Signaled(_, sig, _) => Some(128 + sig as i32),
-        _ => None,
+/// Waits for the shell (`hang`: until it ends), and reaps it: its exit status as a shell says
+/// it, the code or 128+N when killed by signal N. `Ok(None)`: it has not ended (or only
+/// stopped). libc's `waitpid`, not nix's: nix's `WaitStatus` has no name for a real-time signal
+/// and reports an error for one, after the process was reaped, its number lost.
+fn reap(pid: Pid, hang: bool) -> Result<Option<i32>, Errno> {
+    let mut raw: libc::c_int = 0;
+    let flags = if hang { 0 } else { libc::WNOHANG };
+    // SAFETY: waitpid writes the status into the int we own.
+    let r = unsafe { libc::waitpid(pid.as_raw(), &mut raw, flags) };
+    if r < 0 {
+        return Err(Errno::last());
     }
+    if r == 0 {
+        return Ok(None);
+    }
+    Ok(if libc::WIFEXITED(raw) {
+        Some(libc::WEXITSTATUS(raw))
+    } else if libc::WIFSIGNALED(raw) {
+        Some(128 + libc::WTERMSIG(raw))
+    } else {
+        None
+    })
 }
 
 impl relay::Pty for Native {
@@ -171,16 +186,10 @@ impl relay::Pty for Native {
     }
 
     fn try_wait(&mut self) -> Option<i32> {
-        match waitpid(self.pid, Some(WaitPidFlag::WNOHANG)) {
-            Ok(ws) => {
-                let status = status_of(ws);
+        match reap(self.pid, false) {
+            Ok(status) => {
                 self.reaped |= status.is_some();
                 status
-            }
-            // A signal nix has no name for (a real-time one): reaped, its number unknown.
-            Err(Errno::EINVAL) => {
-                self.reaped = true;
-                Some(1)
             }
             Err(_) => None,
         }
@@ -188,13 +197,12 @@ impl relay::Pty for Native {
 
     fn wait(&mut self) -> i32 {
         loop {
-            match waitpid(self.pid, None) {
-                Ok(ws) => {
-                    if let Some(status) = status_of(ws) {
-                        self.reaped = true;
-                        return status;
-                    }
+            match reap(self.pid, true) {
+                Ok(Some(status)) => {
+                    self.reaped = true;
+                    return status;
                 }
+                Ok(None) => {}
                 Err(Errno::EINTR) => {}
                 Err(_) => {
                     self.reaped = true;
