@@ -1565,8 +1565,8 @@ fn cut_out(pos: u64, data: Vec<u8>, removals: &[std::ops::Range<u64>]) -> Vec<u8
     kept.into_iter().flat_map(|r| data[r].to_vec()).collect()
 }
 
-/// The shell a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]` brings, as the hooks read
-/// it: an interactive bash or zsh replacing the recorded shell.
+/// The shell a line `exec [-l] [-a NAME] bash|zsh|fish|$SHELL [options]` brings, as the hooks
+/// read it: an interactive bash, zsh or fish replacing the recorded shell.
 fn exec_of_a_shell(line: &str) -> Option<String> {
     let mut words = line.split_whitespace();
     if words.next()? != "exec" {
@@ -1584,7 +1584,11 @@ fn exec_of_a_shell(line: &str) -> Option<String> {
         "$SHELL" | "${SHELL}" => "$SHELL",
         _ => cmd.rsplit('/').next().unwrap_or(cmd),
     };
-    if !(name.starts_with("bash") || name.starts_with("zsh") || name == "$SHELL") {
+    if !(name.starts_with("bash")
+        || name.starts_with("zsh")
+        || name.starts_with("fish")
+        || name == "$SHELL")
+    {
         return None;
     }
     // A command string or a script: not an interactive shell.
