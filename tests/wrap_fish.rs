@@ -420,3 +420,160 @@ fn the_token_stays_out_of_children_and_the_store_and_forged_marks_forge_nothing(
     assert!(h.screen().contains(&token));
     assert!(!stored.contains(&token), "the token reached the store");
 }
+
+/// The startup files of all three shells, each with the test prompt.
+const ALL_RC: &[(&str, &str)] = &[
+    (".bashrc", "PS1='READY> '\n"),
+    (".zshrc", "PROMPT='READY> '\n"),
+    (CONFIG, PLAIN),
+];
+
+/// In a recorded `outer`, `exec inner` replaces the shell with one that is hooked again: the
+/// exec's record ends at the new shell's first prompt, the next lines are records, and the
+/// variables that handed it the hooks are gone.
+fn exec_session(outer: &str, inner: &str) {
+    if !(fish_or_skip() && require("zsh")) {
+        return;
+    }
+    let mut h = Harness::start(&[outer], ALL_RC);
+    h.wait_prompts(1);
+    h.run("echo before");
+    let exec = h.run(&format!("exec {inner}"));
+    assert_eq!(exec.exit_code, Some(0), "{exec:?}");
+    let r = h.run("echo after-exec");
+    assert_eq!(
+        (r.command_line.as_str(), r.exit_code),
+        ("echo after-exec", Some(0))
+    );
+    assert_eq!(shown(&h, &r), "after-exec");
+    let r = h.run("echo \"[$XDG_DATA_DIRS|$ENV|$ZDOTDIR|$POSIXLY_CORRECT]\"");
+    assert_eq!(shown(&h, &r), "[|||]");
+    assert_eq!(h.run("false").exit_code, Some(1));
+    h.type_line("exit 5");
+    assert_eq!(h.wait_exit(), 5);
+}
+
+#[test]
+fn exec_fish_from_fish_bash_and_zsh_is_hooked_again() {
+    exec_session("fish", "fish");
+    exec_session("bash", "fish");
+    exec_session("zsh", "fish");
+}
+
+#[test]
+fn exec_bash_and_zsh_from_fish_are_hooked_again() {
+    exec_session("fish", "bash");
+    exec_session("fish", "zsh");
+}
+
+fn find<'a>(
+    recs: &'a [omnish::store::CommandRecord],
+    line: &str,
+) -> &'a omnish::store::CommandRecord {
+    recs.iter()
+        .rev()
+        .find(|r| r.command_line == line)
+        .unwrap_or_else(|| panic!("no record of {line:?} in {recs:#?}"))
+}
+
+/// Types `inner` (a shell) in the recorded `outer`, runs a few commands in it, leaves it with
+/// `exit 3`, and checks every record (as tests/nest.rs does for bash and zsh).
+fn nested_session(outer: &str, inner: &str) {
+    if !(fish_or_skip() && require("zsh")) {
+        return;
+    }
+    let mut h = Harness::start(&[outer], ALL_RC);
+    h.wait_prompts(1);
+    h.run("echo outer-before");
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line(inner);
+    h.wait_prompts(prompts + 1);
+    h.wait_until("the nested shell in meta.json", || h.meta().nest.len() == 1);
+    let nest = h.meta().nest;
+    assert_eq!(nest[0].depth, 1);
+    assert_eq!(nest[0].parent.command_line, inner);
+    assert_eq!(nest[0].shell, inner.split(' ').next().unwrap());
+    let echo = h.run("echo inner-42");
+    let fail = h.run("false");
+    let cd = h.run("cd /tmp");
+    let pwd = h.run("pwd");
+    let private = h.run(" echo inner-private");
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line("exit 3");
+    h.wait_prompts(prompts + 1);
+    let after = h.run("echo outer-after");
+    let recs = h.records();
+    let started = find(&recs, inner);
+    assert_eq!(started.exit_code, Some(3), "{started:?}");
+    assert_eq!((started.depth, started.nested_in.as_deref()), (0, None));
+    for (r, code) in [(&echo, 0), (&fail, 1), (&cd, 0), (&pwd, 0)] {
+        assert_eq!(r.exit_code, Some(code), "{r:?}");
+        assert_eq!(r.depth, 1, "{r:?}");
+        assert_eq!(r.nested_in.as_deref(), Some(started.command_id.as_str()));
+    }
+    assert_eq!(shown(&h, &echo), "inner-42");
+    assert_eq!(shown(&h, &pwd), "/tmp");
+    assert_eq!(pwd.cwd, "/tmp");
+    // The private line of a shell that keeps such lines out of its history (fish always; bash
+    // and zsh here do not).
+    if inner.starts_with("fish") {
+        assert!(
+            private.private && private.command_line.is_empty(),
+            "{private:?}"
+        );
+    }
+    let outer_out = shown(&h, started);
+    assert!(
+        !outer_out
+            .lines()
+            .any(|l| l.trim_end() == "inner-42" || l.trim_end() == "/tmp"),
+        "{outer_out:?}"
+    );
+    assert_eq!((after.depth, after.exit_code), (0, Some(0)));
+    assert_eq!(shown(&h, &after), "outer-after");
+    assert!(h.meta().nest.is_empty());
+    let r = h.run("echo \"[$XDG_DATA_DIRS|$ENV|$ZDOTDIR]\"");
+    assert_eq!(shown(&h, &r), "[||]");
+}
+
+#[test]
+fn fish_nested_in_bash_zsh_and_fish_records_each_inner_command() {
+    nested_session("bash", "fish");
+    nested_session("zsh", "fish -l");
+    nested_session("fish", "fish");
+}
+
+#[test]
+fn bash_and_zsh_nested_in_fish_record_each_inner_command() {
+    nested_session("fish", "bash");
+    nested_session("fish", "zsh");
+}
+
+/// bash can hand fish its hooks only through an unset XDG_DATA_DIRS (PS0 assigns nothing
+/// else): when it is set, one line says so and fish runs as it would without omnish.
+#[test]
+fn exec_fish_from_bash_with_xdg_data_dirs_set_says_why_in_one_line() {
+    if !fish_or_skip() {
+        return;
+    }
+    let rc = [
+        (
+            ".bashrc",
+            "PS1='READY> '\nexport XDG_DATA_DIRS=/usr/local/share:/usr/share\n",
+        ),
+        (CONFIG, PLAIN),
+    ];
+    let mut h = Harness::start(&["bash"], &rc);
+    h.wait_prompts(1);
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line("exec fish");
+    h.wait_screen("omnish: fish will not be recorded command by command (XDG_DATA_DIRS is set)");
+    h.wait_prompts(prompts + 1);
+    h.wait_line_editor();
+    h.type_line("echo still-here; exit 6");
+    assert_eq!(h.wait_exit(), 6);
+    let recs = h.records();
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!(recs[0].exit_code, Some(6));
+    assert!(shown(&h, &recs[0]).contains("still-here"));
+}
