@@ -25,8 +25,8 @@ pub enum Command {
     Wrap(WrapArgs),
     /// Print recent commands and their output as context for a language model.
     Context(ContextArgs),
-    /// Print the shell snippet for ~/.bashrc or ~/.zshrc: key bindings, optionally a recorded
-    /// shell.
+    /// Print the shell snippet for ~/.bashrc, ~/.zshrc or config.fish: key bindings, optionally a
+    /// recorded shell.
     Init(InitArgs),
     /// Ask your LLM command about the last failed command (or the last one).
     Ask(AskArgs),
@@ -367,11 +367,12 @@ pub enum NoteAction {
 pub enum InitShell {
     Bash,
     Zsh,
+    Fish,
 }
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Add to the end of ~/.bashrc or ~/.zshrc:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys."
+    after_help = "Add to the end of ~/.bashrc, ~/.zshrc or ~/.config/fish/config.fish:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n  omnish init fish --wrap | source\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line. In fish, whose\nCtrl-X copies, the defaults are Ctrl-G a and Ctrl-G f.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys."
 )]
 pub struct InitArgs {
     /// The shell to print the snippet for.

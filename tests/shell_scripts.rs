@@ -130,6 +130,7 @@ fn every_shell_script_passes_shellcheck_or_zsh_n() {
         "shell/fish/omnish.fish",
         "shell/fish/vendor.fish",
         "shell/fish/nest.fish",
+        "shell/init.fish",
         "shell/nest/boot.sh",
         "shell/nest/stage2.sh",
         "scripts/test.sh",
