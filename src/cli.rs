@@ -201,7 +201,7 @@ pub struct StatusArgs {
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  omnish wrap                 your $SHELL, recorded\n  omnish wrap zsh             zsh instead\n  omnish wrap bash -l         a login bash\n  omnish wrap bash -c 'make'  one command, recorded\n\nInside, OMNISH_SESSION_ID and OMNISH_SESSION_DIR name the session.\nA command typed with a leading space where the shell keeps such lines out of history\n(bash ignorespace/ignoreboth, zsh HIST_IGNORE_SPACE) is private: only its times and\nexit status are recorded. OMNISH_RECORD_PRIVATE=1 (or record.private_leading_space = false\nin the config) records it like any other."
+    after_help = "Examples:\n  omnish wrap                 your $SHELL, recorded\n  omnish wrap zsh             zsh instead\n  omnish wrap fish -l         a login fish\n  omnish wrap bash -l         a login bash\n  omnish wrap bash -c 'make'  one command, recorded\n\nInside, OMNISH_SESSION_ID and OMNISH_SESSION_DIR name the session.\nA command typed with a leading space where the shell keeps such lines out of history\n(bash ignorespace/ignoreboth, zsh HIST_IGNORE_SPACE, fish always) is private: only its times and\nexit status are recorded. OMNISH_RECORD_PRIVATE=1 (or record.private_leading_space = false\nin the config) records it like any other."
 )]
 pub struct WrapArgs {
     /// The shell to run and its arguments (default: $SHELL, then /bin/sh).

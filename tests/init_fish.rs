@@ -14,6 +14,17 @@ use tmux::Tmux;
 
 const CONFIG: &str = ".config/fish/config.fish";
 
+/// A file in fish's generated_completions: with the directory there, a new fish does not parse
+/// every man page in the background at its first start (which would load the machine).
+const NO_GENERATED: (&str, &str) = (".local/share/fish/generated_completions/.omnish-test", "");
+
+/// A HOME with `files` and fish's generated completions in place.
+fn home(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let mut all = files.to_vec();
+    all.push(NO_GENERATED);
+    home_with(&all)
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -101,7 +112,7 @@ fn default_keys_shadow_nothing_in_a_clean_fish() {
     if skip_without(&["fish", "tmux"]) {
         return;
     }
-    let home = tempfile::tempdir().unwrap();
+    let home = home(&[]);
     let (plain, ours) = clean_fish_bindings(home.path());
     assert!(
         plain.contains(r"bind --preset \cx fish_clipboard_copy"),
@@ -167,7 +178,7 @@ fn keys_in_fish_under_tmux() {
     if skip_without(&["tmux", "fish"]) {
         return;
     }
-    let home = home_with(&[(CONFIG, &wrap_config(""))]);
+    let home = home(&[(CONFIG, &wrap_config(""))]);
     let h = home.path();
     let data = h.join("data");
     let llm = stand_in(h);
@@ -267,7 +278,7 @@ fn wrap_starts_a_login_fish_as_a_login_fish() {
     if skip_without(&["tmux", "fish"]) {
         return;
     }
-    let home = home_with(&[(CONFIG, &wrap_config("set -g CONFIG_READ yes\n"))]);
+    let home = home(&[(CONFIG, &wrap_config("set -g CONFIG_READ yes\n"))]);
     let h = home.path();
     let data = h.join("data");
     let t = Tmux::start(
@@ -298,7 +309,7 @@ fn wrap_never_starts_for_fish_scripts_or_fish_c() {
     if skip_without(&["tmux", "fish"]) {
         return;
     }
-    let home = home_with(&[(
+    let home = home(&[(
         "script.fish",
         &format!(
             "{} init fish --wrap | source\necho script-went-on\n",
@@ -326,7 +337,7 @@ fn inside_a_recorded_fish_init_wrap_installs_the_keys_only() {
     if skip_without(&["fish"]) {
         return;
     }
-    let mut h = Harness::start(&["fish"], &[(CONFIG, &wrap_config(""))]);
+    let mut h = Harness::start(&["fish"], &[(CONFIG, &wrap_config("")), NO_GENERATED]);
     h.wait_prompts(1);
     let r = h.run("bind | string match -e __omnish_ | count; echo $OMNISH_SESSION_ID");
     let shown = omnish::term::render::render(&h.output(&r), 80, 24);
@@ -347,7 +358,7 @@ fn wrap_falls_back_to_the_plain_fish_with_one_line_when_omnish_cannot_record() {
     if skip_without(&["tmux", "fish"]) {
         return;
     }
-    let home = home_with(&[(CONFIG, &wrap_config("")), ("file", "")]);
+    let home = home(&[(CONFIG, &wrap_config("")), ("file", "")]);
     let h = home.path();
     let t = Tmux::start(
         h,

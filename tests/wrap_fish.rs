@@ -16,6 +16,17 @@ fn shown(h: &Harness, r: &omnish::store::CommandRecord) -> String {
     omnish::term::render::render(&h.output(r), 80, 24).join("\n")
 }
 
+/// A file in fish's generated_completions: with the directory there, a new fish does not parse
+/// every man page in the background at its first start (which would load the machine).
+pub const NO_GENERATED: (&str, &str) = (".local/share/fish/generated_completions/.omnish-test", "");
+
+/// `omnish wrap ARGV` with HOME holding `files`, and fish's generated completions in place.
+fn start(argv: &[&str], files: &[(&str, &str)]) -> Harness {
+    let mut all = files.to_vec();
+    all.push(NO_GENERATED);
+    Harness::start(argv, &all)
+}
+
 fn fish_or_skip() -> bool {
     require("fish")
 }
@@ -27,7 +38,7 @@ fn fish(config: &str) -> Harness {
 fn fish_args(args: &[&str], config: &str) -> Harness {
     let mut argv = vec!["fish"];
     argv.extend_from_slice(args);
-    let h = Harness::start(&argv, &[(CONFIG, config)]);
+    let h = start(&argv, &[(CONFIG, config)]);
     h.wait_prompts(1);
     h
 }
@@ -230,7 +241,7 @@ fn login_interactive_and_no_config() {
     assert_eq!(shown(&h, &r), "login-yes");
     // --no-config: no config.fish (fish's default prompt), still recorded; fish then keeps no
     // history (it sets fish_private_mode), so every line is private.
-    let mut h = Harness::start(&["fish", "--no-config"], &[(CONFIG, &config)]);
+    let mut h = start(&["fish", "--no-config"], &[(CONFIG, &config)]);
     h.wait_until("fish's own prompt", || h.screen().contains("~"));
     h.wait_line_editor();
     h.type_line("echo cfg=$FROM_CONFIG");
@@ -251,7 +262,7 @@ fn a_command_string_or_script_is_one_command() {
     if !fish_or_skip() {
         return;
     }
-    let mut h = Harness::start(&["fish", "-c", "echo one; echo two; exit 4"], &[]);
+    let mut h = start(&["fish", "-c", "echo one; echo two; exit 4"], &[]);
     assert_eq!(h.wait_exit(), 4);
     let recs = h.records();
     assert_eq!(recs.len(), 1);
@@ -355,7 +366,7 @@ end
             "function fish_mode_prompt\n    printf '[%s] ' $fish_bind_mode\nend\n",
         ),
     ];
-    let mut h = Harness::start(&["fish"], &files);
+    let mut h = start(&["fish"], &files);
     h.wait_screen("READY:0::ready> ");
     let r = h.run("sh -c 'echo out; exit 3'");
     assert_eq!(
@@ -435,7 +446,7 @@ fn exec_session(outer: &str, inner: &str) {
     if !(fish_or_skip() && require("zsh")) {
         return;
     }
-    let mut h = Harness::start(&[outer], ALL_RC);
+    let mut h = start(&[outer], ALL_RC);
     h.wait_prompts(1);
     h.run("echo before");
     let exec = h.run(&format!("exec {inner}"));
@@ -482,7 +493,7 @@ fn nested_session(outer: &str, inner: &str) {
     if !(fish_or_skip() && require("zsh")) {
         return;
     }
-    let mut h = Harness::start(&[outer], ALL_RC);
+    let mut h = start(&[outer], ALL_RC);
     h.wait_prompts(1);
     h.run("echo outer-before");
     let prompts = h.screen().matches(PROMPT).count();
@@ -563,7 +574,7 @@ fn exec_fish_from_bash_with_xdg_data_dirs_set_says_why_in_one_line() {
         ),
         (CONFIG, PLAIN),
     ];
-    let mut h = Harness::start(&["bash"], &rc);
+    let mut h = start(&["bash"], &rc);
     h.wait_prompts(1);
     let prompts = h.screen().matches(PROMPT).count();
     h.type_line("exec fish");
