@@ -57,7 +57,7 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Run inside a shell recorded by `omnish wrap`. The shell the program starts gets omnish's\nhooks through the terminal (nothing is installed or left on the far side) and its commands\nbecome records of their own, with their host and user. Where that cannot work (a command\ngiven, no bash or zsh there, a ForceCommand), the program runs exactly as given and its\nrecord says why.\n\nExamples:\n  omnish nest -- sudo -i\n  omnish nest -- su - alice\n  omnish nest -- ssh -p 2222 alice@host\n  omnish nest -- docker exec -it web bash\n  omnish nest -- kubectl exec -it pod -- bash"
+    after_help = "Run inside a shell recorded by `omnish wrap`. The shell the program starts gets omnish's\nhooks through the terminal (nothing is installed or left on the far side) and its commands\nbecome records of their own, with their host and user. Where that cannot work (a command\ngiven, no bash, zsh or fish there, a ForceCommand), the program runs exactly as given and its\nrecord says why.\n\nExamples:\n  omnish nest -- sudo -i\n  omnish nest -- su - alice\n  omnish nest -- ssh -p 2222 alice@host\n  omnish nest -- docker exec -it web bash\n  omnish nest -- kubectl exec -it pod -- bash"
 )]
 pub struct NestArgs {
     /// Run by the hooks for a program of `nest.auto`: where the program starts no shell to

@@ -1990,7 +1990,7 @@ mod tests {
         r.marker(
             8,
             Marker::NestRequest {
-                shell: "fish".into(),
+                shell: "tcsh".into(),
             },
         );
         r.marker(9, Marker::CommandEnd(0));
@@ -2018,7 +2018,7 @@ mod tests {
             [
                 Some(nest::reason("command").as_str()),
                 Some(nest::reason("never").as_str()),
-                Some(nest::unsupported_shell("fish").as_str()),
+                Some(nest::unsupported_shell("tcsh").as_str()),
                 None
             ]
         );
