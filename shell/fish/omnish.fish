@@ -2,7 +2,9 @@
 # `fish --init-command 'source <private dir>/omnish.fish'`, which fish runs after config.fish,
 # conf.d/ and the user's prompt (so the user's configuration runs unchanged, and the hooks'
 # event handlers come after the user's); by a fish that replaces a recorded shell or is started
-# from one, from vendor_conf.d (vendor.fish), at its first prompt.
+# from one, from vendor_conf.d (vendor.fish: before config.fish, so the user's fish_preexec
+# handlers come after this one's, which the prompt hook puts last again); by a fish on the far side
+# of `omnish nest`, through --init-command too (shell/nest/stage2.sh).
 # The lines above this file (written by omnish into a private 0600 file) set:
 #   __omnish_token   the session's marker token (a global, never exported)
 #   __omnish_dir     omnish's private directory of startup files (0700, files 0600), kept for
