@@ -911,7 +911,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__init)
-            opts="-h --wrap --ask-key --fix-key --help bash zsh"
+            opts="-h --wrap --ask-key --fix-key --help bash zsh fish"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What omnish's hooks cost per command, at the top level and in a nested shell: the time from
-# Enter on an empty command (`:`) to the next prompt, in plain bash and zsh, in `omnish wrap`
-# (hooks, markers, recorder, writer) and in a bash or zsh typed inside the recorded shell
+# Enter on an empty command (`:`) to the next prompt, in plain bash, zsh and fish, in `omnish wrap`
+# (hooks, markers, recorder, writer) and in a bash, zsh or fish typed inside the recorded shell
 # (hooked as a nested shell, issue 16). Prints "p50 p99 mean max" in ms per variant; asserts no
 # timings.
 #
@@ -28,16 +28,20 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/omnish-bench-hooks.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 printf "PS1='RDY> '\nHISTFILE=/dev/null\n" >"$TMP/.bashrc"
 printf "PROMPT='RDY> '\nHISTFILE=/dev/null\n" >"$TMP/.zshrc"
+# (An existing generated_completions keeps fish from parsing man pages in the background.)
+mkdir -p "$TMP/.config/fish" "$TMP/.local/share/fish/generated_completions"
+printf "set -g fish_greeting\nset -g fish_history ''\nfunction fish_prompt; printf 'RDY> '; end\n" \
+    >"$TMP/.config/fish/config.fish"
 export HOME=$TMP OMNISH_DATA_DIR=$TMP/data OMNISH_CONFIG=/dev/null
 LAT=$ROOT/scripts/ptylat.py
 
 echo "# Enter on \`:\` to the next prompt, ms: p50 p99 mean max ($RUNS commands each)"
 echo "# reproduce: bash scripts/bench-hooks.sh --runs $RUNS"
-for sh in bash zsh; do
+for sh in bash zsh fish; do
     command -v "$sh" >/dev/null || { echo "$sh: not installed, skipped"; continue; }
     printf '%-28s %s\n' "$sh -i" "$(python3 "$LAT" cycle "$RUNS" -- "$sh" -i)"
     printf '%-28s %s\n' "omnish wrap $sh" "$(python3 "$LAT" cycle "$RUNS" -- "$OMNISH" wrap "$sh")"
-    for inner in bash zsh; do
+    for inner in bash zsh fish; do
         command -v "$inner" >/dev/null || continue
         printf '%-28s %s\n' "$inner nested in wrap $sh" \
             "$(python3 "$LAT" cycle --first "$inner" "$RUNS" -- "$OMNISH" wrap "$sh")"

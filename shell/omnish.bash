@@ -58,14 +58,16 @@ __omnish_wa='' __omnish_wb='' __omnish_wb2='' __omnish_ps0_cur=''
 # typed `bash` or `zsh` (a nested shell), set in this shell before the command runs. PS0 can
 # assign (`${v:=word}`) though it runs nothing but subshells: the subshell prints `b` (a bash
 # replaces this one), `z` (a zsh does), `B` or `Z` (a bash or zsh starts nested in the command)
-# or nothing into __omnish_x, and the assignments that follow export ENV + POSIXLY_CORRECT
-# (bash reads $ENV in POSIX mode) or ZDOTDIR, naming the files of __omnish_files. They are unset
+# or nothing into __omnish_x (`f`, `F` for fish), and the assignments that follow export ENV +
+# POSIXLY_CORRECT (bash reads $ENV in POSIX mode), ZDOTDIR, or XDG_DATA_DIRS (fish reads
+# vendor_conf.d under each; only when unset, as PS0 can assign nothing else), naming the files
+# of __omnish_files. They are unset
 # and declared exported in advance (see __omnish_exec_ready). All of it sits in the key of an
 # associative array expanded with `+`, so PS0 shows nothing.
 declare -A __omnish_h=()
-declare -A __omnish_files=([b]=/exec.bash [B]=/nest.bash [z]='' [Z]=/nest)
+declare -A __omnish_files=([b]=/exec.bash [B]=/nest.bash [z]='' [Z]=/nest [f]=/fish/exec [F]=/fish/nest)
 # shellcheck disable=SC2016 # expanded by bash each time it shows PS0
-__omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%[zZ]}}${__omnish_xz:=${__omnish_x%[bB]}}${__omnish_xb:+${ENV:=$__omnish_dir${__omnish_files[$__omnish_xb]}}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir${__omnish_files[$__omnish_xz]}}}]+}'
+__omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%[zZfF]}}${__omnish_xz:=${__omnish_x%[bBfF]}}${__omnish_xf:=${__omnish_x%[bBzZ]}}${__omnish_xb:+${ENV:=$__omnish_dir${__omnish_files[$__omnish_xb]}}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir${__omnish_files[$__omnish_xz]}}}${__omnish_xf:+${XDG_DATA_DIRS:=$__omnish_dir${__omnish_files[$__omnish_xf]}:/usr/local/share:/usr/share}}]+}'
 
 # Escapes $1 into __omnish_esc: `\` → `\\`, `;`, control bytes and DEL → \xHH.
 __omnish_escape() {
@@ -143,13 +145,15 @@ __omnish_exec_ready() {
         builtin set +o posix
     fi
     [[ -n ${__omnish_xz-} ]] && builtin unset ZDOTDIR
-    builtin unset __omnish_x __omnish_xb __omnish_xz
+    [[ -n ${__omnish_xf-} ]] && builtin unset XDG_DATA_DIRS
+    builtin unset __omnish_x __omnish_xb __omnish_xz __omnish_xf
     [[ -v ENV || -v POSIXLY_CORRECT ]] || builtin declare -gx ENV POSIXLY_CORRECT
     [[ -v ZDOTDIR ]] || builtin declare -gx ZDOTDIR
+    [[ -v XDG_DATA_DIRS ]] || builtin declare -gx XDG_DATA_DIRS
 }
 
-# For a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]`, sets (in the caller) `name` to the
-# shell's name, `kind` to `b` or `z`, the kind of interactive shell about to replace this one,
+# For a line `exec [-l] [-a NAME] bash|zsh|fish|$SHELL [options]`, sets (in the caller) `name` to
+# the shell's name, `kind` to `b`, `z` or `f`, the kind of interactive shell about to replace this one,
 # and `why` to the reason it cannot be hooked, if any.
 __omnish_exec_kind() {
     [[ ${1-} == *exec* ]] || builtin return 0
@@ -170,6 +174,7 @@ __omnish_exec_kind() {
     case ${cmd##*/} in
     bash*) k=b ;;
     zsh*) k=z ;;
+    fish*) k=f ;;
     *) builtin return 0 ;;
     esac
     # A command string or a script: not an interactive shell.
@@ -188,19 +193,20 @@ __omnish_exec_kind() {
     fi
 }
 
-# For a line that starts an interactive bash or zsh nested in this shell (the shell's name or
+# For a line that starts an interactive bash, zsh or fish nested in this shell (the shell's name or
 # path, then only -i, -l, --login: `bash`, `zsh -l`, `/bin/bash --login`), sets (in the caller)
 # `name`, `kind` (`B` or `Z`) and `why`, as __omnish_exec_kind does. Anything else on the line
 # (a command string, a script, a redirection, a second command, an option that changes the
 # startup files) leaves the shell to run as it would without omnish: one command.
 __omnish_nest_kind() {
-    [[ ${1-} == *bash* || ${1-} == *zsh* ]] || builtin return 0
+    [[ ${1-} == *bash* || ${1-} == *zsh* || ${1-} == *fish* ]] || builtin return 0
     [[ $1 =~ ^[[:space:]]*([-_./[:alnum:]]+)(([[:space:]]+(-[il]+|--login|--interactive))*)[[:space:]]*$ ]] ||
         builtin return 0
     local cmd=${BASH_REMATCH[1]}
     case ${cmd##*/} in
     bash | bash[0-9]*) kind=B ;;
     zsh | zsh[0-9]*) kind=Z ;;
+    fish | fish[0-9]*) kind=F ;;
     *) builtin return 0 ;;
     esac
     name=${cmd##*/}
@@ -213,6 +219,11 @@ __omnish_why() {
     b | B)
         [[ -v ENV || -v POSIXLY_CORRECT ]] && why='ENV or POSIXLY_CORRECT is set'
         [[ -r ${__omnish_dir-}${__omnish_files[$kind]} ]] || why="omnish's startup files are gone"
+        ;;
+    f | F)
+        [[ -n ${XDG_DATA_DIRS-} ]] && why='XDG_DATA_DIRS is set'
+        [[ -r ${__omnish_dir-}${__omnish_files[$kind]}/fish/vendor_conf.d/omnish-hooks.fish ]] ||
+            why="omnish's startup files are gone"
         ;;
     *)
         [[ -v ZDOTDIR ]] && why='ZDOTDIR is set'

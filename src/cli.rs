@@ -25,8 +25,8 @@ pub enum Command {
     Wrap(WrapArgs),
     /// Print recent commands and their output as context for a language model.
     Context(ContextArgs),
-    /// Print the shell snippet for ~/.bashrc or ~/.zshrc: key bindings, optionally a recorded
-    /// shell.
+    /// Print the shell snippet for ~/.bashrc, ~/.zshrc or config.fish: key bindings, optionally a
+    /// recorded shell.
     Init(InitArgs),
     /// Ask your LLM command about the last failed command (or the last one).
     Ask(AskArgs),
@@ -65,7 +65,7 @@ pub enum Command {
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Run inside a shell recorded by `omnish wrap`. The shell the program starts gets omnish's\nhooks through the terminal (nothing is installed or left on the far side) and its commands\nbecome records of their own, with their host and user. Where that cannot work (a command\ngiven, no bash or zsh there, a ForceCommand), the program runs exactly as given and its\nrecord says why.\n\nExamples:\n  omnish nest -- sudo -i\n  omnish nest -- su - alice\n  omnish nest -- ssh -p 2222 alice@host\n  omnish nest -- docker exec -it web bash\n  omnish nest -- kubectl exec -it pod -- bash"
+    after_help = "Run inside a shell recorded by `omnish wrap`. The shell the program starts gets omnish's\nhooks through the terminal (nothing is installed or left on the far side) and its commands\nbecome records of their own, with their host and user. Where that cannot work (a command\ngiven, no bash, zsh or fish there, a ForceCommand), the program runs exactly as given and its\nrecord says why.\n\nExamples:\n  omnish nest -- sudo -i\n  omnish nest -- su - alice\n  omnish nest -- ssh -p 2222 alice@host\n  omnish nest -- docker exec -it web bash\n  omnish nest -- kubectl exec -it pod -- bash"
 )]
 pub struct NestArgs {
     /// Run by the hooks for a program of `nest.auto`: where the program starts no shell to
@@ -256,7 +256,7 @@ pub struct StatusArgs {
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  omnish wrap                 your $SHELL, recorded\n  omnish wrap zsh             zsh instead\n  omnish wrap bash -l         a login bash\n  omnish wrap bash -c 'make'  one command, recorded\n\nInside, OMNISH_SESSION_ID and OMNISH_SESSION_DIR name the session.\nA command typed with a leading space where the shell keeps such lines out of history\n(bash ignorespace/ignoreboth, zsh HIST_IGNORE_SPACE) is private: only its times and\nexit status are recorded. OMNISH_RECORD_PRIVATE=1 (or record.private_leading_space = false\nin the config) records it like any other."
+    after_help = "Examples:\n  omnish wrap                 your $SHELL, recorded\n  omnish wrap zsh             zsh instead\n  omnish wrap fish -l         a login fish\n  omnish wrap bash -l         a login bash\n  omnish wrap bash -c 'make'  one command, recorded\n\nInside, OMNISH_SESSION_ID and OMNISH_SESSION_DIR name the session.\nA command typed with a leading space where the shell keeps such lines out of history\n(bash ignorespace/ignoreboth, zsh HIST_IGNORE_SPACE, fish always) is private: only its times and\nexit status are recorded. OMNISH_RECORD_PRIVATE=1 (or record.private_leading_space = false\nin the config) records it like any other."
 )]
 pub struct WrapArgs {
     /// Start with recording paused, as after `omnish pause`, until `omnish resume`.
@@ -425,11 +425,12 @@ pub enum NoteAction {
 pub enum InitShell {
     Bash,
     Zsh,
+    Fish,
 }
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Add to the end of ~/.bashrc or ~/.zshrc:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys."
+    after_help = "Add to the end of ~/.bashrc, ~/.zshrc or ~/.config/fish/config.fish:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n  omnish init fish --wrap | source\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line. In fish, whose\nCtrl-X copies, the defaults are Ctrl-G a and Ctrl-G f.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys."
 )]
 pub struct InitArgs {
     /// The shell to print the snippet for.

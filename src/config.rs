@@ -958,8 +958,8 @@ impl Config {
         matches!(self.get(name).0, Value::Bool(true))
     }
 
-    #[cfg(test)]
-    pub fn source(&self, name: &str) -> &Source {
+    /// Where the value of `name` came from (the default, the file, the environment, a flag).
+    pub(crate) fn source(&self, name: &str) -> &Source {
         &self.get(name).1
     }
 

@@ -123,7 +123,7 @@ fn shells_without_hooks_are_recorded_whole() {
     let home = home_with(&[]);
     let out = omnish(home.path(), &["wrap", "sh"], &[], "echo from-sh\nexit 2\n");
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("hooks for bash and zsh only"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("hooks for bash, zsh"));
     let dir = only_session(home.path());
     let recs = omnish::store::read_commands(&dir).unwrap();
     assert_eq!(recs.len(), 1);

@@ -125,7 +125,8 @@ __omnish_line_finish() {
 # What __omnish_exec_prepare exported for an exec: `b`, `z` or empty; and ZDOTDIR before it;
 # the one line to show when the new shell cannot be hooked.
 typeset -g __omnish_exported='' __omnish_saved_zdotdir='' __omnish_exec_msg=''
-typeset -gi __omnish_saved_zdotdir_set=0 __omnish_saved_zdotdir_x=0
+typeset -gi __omnish_saved_zdotdir_set=0 __omnish_saved_zdotdir_x=0 __omnish_saved_xdg_set=0
+typeset -g __omnish_saved_xdg=''
 
 # For a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]`, exports what hooks the shell that
 # is about to replace this one (a line that starts a shell nested in this one goes to
@@ -135,7 +136,7 @@ typeset -gi __omnish_saved_zdotdir_set=0 __omnish_saved_zdotdir_x=0
 # warns about an exec the hooks did not see).
 __omnish_exec_prepare() {
     emulate -L zsh
-    [[ $1 == *(exec|bash|zsh)* ]] || return 0
+    [[ $1 == *(exec|bash|zsh|fish)* ]] || return 0
     local -a w
     w=(${(z)1})
     [[ ${w[1]-} == exec ]] || {
@@ -156,6 +157,7 @@ __omnish_exec_prepare() {
     case ${cmd:t} in
     (bash*) kind=b ;;
     (zsh*) kind=z ;;
+    (fish*) kind=f ;;
     (*) return 0 ;;
     esac
     # A command string or a script: not an interactive shell.
@@ -185,6 +187,7 @@ __omnish_nest_prepare() {
     case ${cmd:t} in
     (bash|bash[0-9]*) kind=b ;;
     (zsh|zsh[0-9]*) kind=z ;;
+    (fish|fish[0-9]*) kind=f ;;
     (*) return 0 ;;
     esac
     for arg in "${(@)argv[2,-1]}"; do
@@ -204,6 +207,9 @@ __omnish_export() {
         (( $3 )) && file=$__omnish_dir/nest.bash || file=$__omnish_dir/exec.bash
         (( ${+ENV} || ${+POSIXLY_CORRECT} )) && why='ENV or POSIXLY_CORRECT is set'
         [[ -r $file ]] || why="omnish's startup files are gone"
+    elif [[ $kind == f ]]; then
+        (( $3 )) && file=$__omnish_dir/fish/nest || file=$__omnish_dir/fish/exec
+        [[ -r $file/fish/vendor_conf.d/omnish-hooks.fish ]] || why="omnish's startup files are gone"
     else
         (( $3 )) && file=$__omnish_dir/nest || file=$__omnish_dir
         [[ -r $file/.zshenv ]] || why="omnish's startup files are gone"
@@ -214,6 +220,12 @@ __omnish_export() {
     fi
     if [[ $kind == b ]]; then
         export ENV=$file POSIXLY_CORRECT=y
+    elif [[ $kind == f ]]; then
+        # fish reads fish/vendor_conf.d under each of XDG_DATA_DIRS; omnish's file there puts
+        # the value back (unset, when only the XDG default follows omnish's directory).
+        __omnish_saved_xdg_set=${+XDG_DATA_DIRS}
+        __omnish_saved_xdg=${XDG_DATA_DIRS-}
+        export XDG_DATA_DIRS=$file:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
     else
         __omnish_saved_zdotdir_set=${+ZDOTDIR}
         __omnish_saved_zdotdir=${ZDOTDIR-}
@@ -227,6 +239,13 @@ __omnish_export() {
 __omnish_exec_undo() {
     case $__omnish_exported in
     (b) unset ENV POSIXLY_CORRECT ;;
+    (f)
+        if (( __omnish_saved_xdg_set )); then
+            XDG_DATA_DIRS=$__omnish_saved_xdg
+        else
+            unset XDG_DATA_DIRS
+        fi
+        ;;
     (z)
         if (( __omnish_saved_zdotdir_set )); then
             ZDOTDIR=$__omnish_saved_zdotdir

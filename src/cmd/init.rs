@@ -1,7 +1,8 @@
-//! `omnish init bash|zsh [--wrap]`: prints the snippet for the rc file (`eval "$(omnish init
+//! `omnish init bash|zsh|fish [--wrap]`: prints the snippet for the rc file (`eval "$(omnish init
 //! zsh)"`): the key bindings for `ask` and `fix`, and with `--wrap` the start of a recorded
 //! shell when this terminal can be recorded, is not recorded yet and was not wrapped before.
-//! The snippets are real files in `shell/` (checked by `bash -n`, `zsh -n` and shellcheck).
+//! The snippets are real files in `shell/` (checked by `bash -n`, `zsh -n`, shellcheck and
+//! `fish --no-execute`); fish's keys are written in its own notation (`fish`).
 //!
 //! It runs from the rc file at every shell start, so like `omnish wrap` it never fails on the
 //! configuration: each problem is one line (said once per terminal: by the recorded shell's
@@ -20,6 +21,9 @@ use std::io::{IsTerminal, Write};
 
 const BASH: &str = include_str!("../../shell/init.bash");
 const ZSH: &str = include_str!("../../shell/init.zsh");
+const FISH: &str = include_str!("../../shell/init.fish");
+
+mod fish;
 
 impl Run for InitArgs {
     fn run(self) -> Result<i32> {
@@ -98,6 +102,11 @@ impl Run for InitArgs {
         let shell = match self.shell {
             InitShell::Bash => "bash",
             InitShell::Zsh => "zsh",
+            InitShell::Fish => {
+                let text = fish_snippet(&cfg, &bin.to_string_lossy(), wrap, tty.as_deref());
+                std::io::stdout().lock().write_all(text.as_bytes())?;
+                return Ok(0);
+            }
         };
         let mut text = String::new();
         if self.shell == InitShell::Bash {
@@ -116,10 +125,50 @@ impl Run for InitArgs {
         text += match self.shell {
             InitShell::Bash => BASH,
             InitShell::Zsh => ZSH,
+            InitShell::Fish => FISH,
         };
         std::io::stdout().lock().write_all(text.as_bytes())?;
         Ok(0)
     }
+}
+
+/// The snippet for `omnish init fish | source`: the keys in fish's notation, fish's own
+/// defaults while keys.ask and keys.fix are the readline defaults (Ctrl-X is fish's copy key),
+/// and one line and the default for a key fish cannot bind.
+fn fish_snippet(cfg: &Config, bin: &str, wrap: bool, tty: Option<&str>) -> String {
+    let key = |name: &str, default: &str| {
+        let value = cfg.str(name);
+        if *cfg.source(name) == crate::config::Source::Default {
+            return fish::bind_notation(default).unwrap_or_default();
+        }
+        fish::bind_notation(value).unwrap_or_else(|| {
+            eprintln!(
+                "omnish: {name} '{value}' cannot be bound in fish; using {default} (readline syntax)"
+            );
+            fish::bind_notation(default).unwrap_or_default()
+        })
+    };
+    let ask = key("keys.ask", fish::ASK_DEFAULT);
+    let mut fix = key("keys.fix", fish::FIX_DEFAULT);
+    if fix == ask {
+        fix = fish::bind_notation(fish::FIX_DEFAULT).unwrap_or_default();
+    }
+    // The pause key gives way to the other two (none when its default is taken too).
+    let mut pause = key("keys.pause", fish::PAUSE_DEFAULT);
+    if pause == ask || pause == fix {
+        pause = fish::bind_notation(fish::PAUSE_DEFAULT).unwrap_or_default();
+        if pause == ask || pause == fix {
+            pause.clear();
+        }
+    }
+    let mut text = format!(
+        "# omnish init fish{}: omnish init fish | source in config.fish
+",
+        if wrap { " --wrap" } else { "" }
+    );
+    text += &fish::header(bin, [&ask, &fix, &pause], wrap, tty.unwrap_or(""));
+    text += FISH;
+    text
 }
 
 /// The terminal on stdin (the rc file's `$(...)` keeps stdin on the terminal).

@@ -15,7 +15,8 @@
 //!    temporary directory and start the shell. The hooks hold a fresh nest key `N`, which the
 //!    scanner accepts for one `Nest=` marker: the started shell makes a token of its own and
 //!    announces it with `N`, as a local nested shell does with the session's token
-//!    (`shell/nest.bash`, `shell/zsh/nest.zsh`), then removes the directory.
+//!    (`shell/nest.bash`, `shell/zsh/nest.zsh`, `shell/fish/nest.fish`), then removes the
+//!    directory.
 //!
 //! So no token of omnish's ever sits on the far side in a file another user can read, in the
 //! environment, or in an argument list: `Q` is in the bootstrap's arguments while it runs and
@@ -24,6 +25,7 @@
 //! file) has neither key. When the bootstrap cannot work it starts the shell exactly as the
 //! program would have, and the command's record says why ([`reason`]).
 
+use crate::record::shell::fish::{FISH_HOOKS, FISH_NEST};
 use crate::record::shell::{BASH_HOOKS, BASH_NEST, ZLOGIN, ZPROFILE, ZSH_HOOKS, ZSH_NEST};
 use crate::record::shell::{ZSHENV, ZSHRC};
 
@@ -116,6 +118,8 @@ fn shell_kind(shell: &str) -> Option<&'static str> {
         Some("bash")
     } else if tail("zsh") {
         Some("zsh")
+    } else if tail("fish") {
+        Some("fish")
     } else {
         None
     }
@@ -124,9 +128,9 @@ fn shell_kind(shell: &str) -> Option<&'static str> {
 /// Why the shell a bootstrap asked about runs without hooks.
 pub fn unsupported_shell(shell: &str) -> String {
     if shell == "other" {
-        "the shell there is not one omnish has hooks for (bash, zsh)".to_string()
+        "the shell there is not one omnish has hooks for (bash, zsh, fish)".to_string()
     } else {
-        format!("the shell there is {shell}, which omnish has no hooks for (bash, zsh)")
+        format!("the shell there is {shell}, which omnish has no hooks for (bash, zsh, fish)")
     }
 }
 
@@ -193,6 +197,16 @@ fn stage2(kind: &str, key: &str) -> String {
             ],
         );
         s.push_str("} >\"$1/rc\"\n");
+    } else if kind == "fish" {
+        // The header, then the removal of the directory: fish reads a sourced file whole before
+        // it runs a line of it.
+        s.push_str("{\nprintf 'set -g __omnish_key %s\\nset -g __omnish_dir %s\\nset -g __omnish_nested 1\\n' \"$__k\" \"$1\"\n");
+        doc(
+            &mut s,
+            None,
+            &["command rm -rf -- $__omnish_dir\n", FISH_NEST, FISH_HOOKS],
+        );
+        s.push_str("} >\"$1/omnish.fish\"\n");
     } else {
         s.push_str("__zs=0\n[ -n \"${ZDOTDIR+x}\" ] && __zs=1\n{\n");
         s.push_str(
@@ -256,7 +270,7 @@ mod tests {
 
     #[test]
     fn a_reply_is_framed_and_holds_no_ssh_escape_and_no_end_of_document_inside() {
-        for shell in ["bash", "zsh", "bash5.2"] {
+        for shell in ["bash", "zsh", "bash5.2", "fish"] {
             let r = reply(shell, Some(&"b".repeat(32)));
             let text = String::from_utf8(r).unwrap();
             let (head, body) = text[1..].split_once('\n').unwrap();
@@ -279,7 +293,7 @@ mod tests {
                 "{shell}"
             );
         }
-        let plain = String::from_utf8(reply("fish", Some("k"))).unwrap();
+        let plain = String::from_utf8(reply("tcsh", Some("k"))).unwrap();
         assert_eq!(plain, format!("\n#omnish-hooks {}\n#{END}", END.len() + 1));
         assert_eq!(String::from_utf8(reply("bash", None)).unwrap(), plain);
     }
@@ -287,7 +301,8 @@ mod tests {
     #[test]
     fn shells_are_known_by_name() {
         assert!(supported("bash") && supported("zsh") && supported("zsh5.9"));
-        assert!(!supported("bashful") && !supported("fish") && !supported("other"));
+        assert!(supported("fish") && supported("fish4.0"));
+        assert!(!supported("bashful") && !supported("fishy") && !supported("other"));
         assert!(unsupported_shell("fish").contains("fish"));
         assert!(reason("never").contains("never asked"));
         assert!(reason("x-y").contains("x-y"));

@@ -1640,8 +1640,8 @@ fn forget_line(line: &str) -> bool {
     )
 }
 
-/// The shell a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]` brings, as the hooks read
-/// it: an interactive bash or zsh replacing the recorded shell.
+/// The shell a line `exec [-l] [-a NAME] bash|zsh|fish|$SHELL [options]` brings, as the hooks
+/// read it: an interactive bash, zsh or fish replacing the recorded shell.
 fn exec_of_a_shell(line: &str) -> Option<String> {
     let mut words = line.split_whitespace();
     if words.next()? != "exec" {
@@ -1659,7 +1659,11 @@ fn exec_of_a_shell(line: &str) -> Option<String> {
         "$SHELL" | "${SHELL}" => "$SHELL",
         _ => cmd.rsplit('/').next().unwrap_or(cmd),
     };
-    if !(name.starts_with("bash") || name.starts_with("zsh") || name == "$SHELL") {
+    if !(name.starts_with("bash")
+        || name.starts_with("zsh")
+        || name.starts_with("fish")
+        || name == "$SHELL")
+    {
         return None;
     }
     // A command string or a script: not an interactive shell.
@@ -2061,7 +2065,7 @@ mod tests {
         r.marker(
             8,
             Marker::NestRequest {
-                shell: "fish".into(),
+                shell: "tcsh".into(),
             },
         );
         r.marker(9, Marker::CommandEnd(0));
@@ -2089,7 +2093,7 @@ mod tests {
             [
                 Some(nest::reason("command").as_str()),
                 Some(nest::reason("never").as_str()),
-                Some(nest::unsupported_shell("fish").as_str()),
+                Some(nest::unsupported_shell("tcsh").as_str()),
                 None
             ]
         );

@@ -10,6 +10,8 @@
 //! hooks export, for that exec only, `POSIXLY_CORRECT` and `ENV=<dir>/exec.bash` (a bash started
 //! in POSIX mode reads `$ENV` instead of its startup files; exec.bash leaves POSIX mode and
 //! reads them); for zsh `ZDOTDIR=<dir>`, as at the start.
+//! fish: `fish --init-command`, and `XDG_DATA_DIRS` for an exec or a nested fish (the child
+//! module `fish`).
 //! `-c`, a script argument or an unknown shell: no injection, the whole run is one command.
 
 use anyhow::{Context, Result};
@@ -17,6 +19,8 @@ use std::fs;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+pub(crate) mod fish;
 
 pub(crate) const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
 const BASH_EXEC: &str = include_str!("../../shell/exec.bash");
@@ -32,6 +36,7 @@ pub(crate) const ZSH_HOOKS: &str = include_str!("../../shell/zsh/omnish.zsh");
 pub enum ShellKind {
     Bash,
     Zsh,
+    Fish,
     Other,
 }
 
@@ -47,6 +52,8 @@ impl ShellKind {
             ShellKind::Bash
         } else if name.starts_with("zsh") {
             ShellKind::Zsh
+        } else if name.starts_with("fish") {
+            ShellKind::Fish
         } else {
             ShellKind::Other
         }
@@ -72,6 +79,9 @@ pub struct ShellArgs {
 
 impl ShellArgs {
     pub fn parse(kind: ShellKind, args: &[String]) -> ShellArgs {
+        if kind == ShellKind::Fish {
+            return fish::parse(args);
+        }
         let mut out = ShellArgs::default();
         let mut wants_command = false;
         let mut i = 0;
@@ -204,7 +214,7 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
         return Ok(launch);
     }
     if kind == ShellKind::Other {
-        launch.unhooked_reason = Some("omnish has hooks for bash and zsh only");
+        launch.unhooked_reason = Some("omnish has hooks for bash, zsh and fish only");
         return Ok(launch);
     }
     if kind == ShellKind::Zsh && parsed.norc {
@@ -269,6 +279,11 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
     write_private(&dir.path().join(".zprofile"), &[ZPROFILE])?;
     write_private(&dir.path().join(".zshrc"), &[ZSHRC, ZSH_HOOKS])?;
     write_private(&dir.path().join(".zlogin"), &[ZLOGIN])?;
+    let fish_args = fish::write_files(
+        dir.path(),
+        token,
+        &fish::auto_lines(&auto.programs.join(" "), &auto.omnish),
+    )?;
     match kind {
         ShellKind::Bash => {
             let mut args = vec![
@@ -280,6 +295,10 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
             launch.args = args;
         }
         ShellKind::Zsh => launch.env.push(("ZDOTDIR".into(), dir_path)),
+        ShellKind::Fish => {
+            launch.args = fish_args;
+            launch.args.extend(parsed.passthrough.iter().cloned());
+        }
         ShellKind::Other => unreachable!(),
     }
     launch.hooked = true;
