@@ -10,6 +10,8 @@
 //! hooks export, for that exec only, `POSIXLY_CORRECT` and `ENV=<dir>/exec.bash` (a bash started
 //! in POSIX mode reads `$ENV` instead of its startup files; exec.bash leaves POSIX mode and
 //! reads them); for zsh `ZDOTDIR=<dir>`, as at the start.
+//! nu: `nu --execute "source <private>/omnish.nu"`, run after the user's configuration (see
+//! the `nu` module).
 //! `-c`, a script argument or an unknown shell: no injection, the whole run is one command.
 
 use anyhow::{Context, Result};
@@ -17,6 +19,8 @@ use std::fs;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+
+pub(crate) mod nu;
 
 pub(crate) const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
 const BASH_EXEC: &str = include_str!("../../shell/exec.bash");
@@ -32,6 +36,7 @@ pub(crate) const ZSH_HOOKS: &str = include_str!("../../shell/zsh/omnish.zsh");
 pub enum ShellKind {
     Bash,
     Zsh,
+    Nu,
     Other,
 }
 
@@ -47,6 +52,8 @@ impl ShellKind {
             ShellKind::Bash
         } else if name.starts_with("zsh") {
             ShellKind::Zsh
+        } else if name == "nu" {
+            ShellKind::Nu
         } else {
             ShellKind::Other
         }
@@ -63,8 +70,10 @@ pub struct ShellArgs {
     pub login: bool,
     /// bash `--rcfile`/`--init-file`.
     pub rcfile: Option<String>,
-    /// bash `--norc`, zsh `-f`/`--no-rcs`.
+    /// bash `--norc`, zsh `-f`/`--no-rcs`, nu `-n`/`--no-config-file`.
     pub norc: bool,
+    /// nu `-e`/`--execute`: commands to run before the first prompt.
+    pub execute: Option<String>,
     /// The arguments to pass on when omnish injects its hooks (login and rc options removed for
     /// bash, which omnish replays itself).
     pub passthrough: Vec<String>,
@@ -72,6 +81,9 @@ pub struct ShellArgs {
 
 impl ShellArgs {
     pub fn parse(kind: ShellKind, args: &[String]) -> ShellArgs {
+        if kind == ShellKind::Nu {
+            return nu::parse(args);
+        }
         let mut out = ShellArgs::default();
         let mut wants_command = false;
         let mut i = 0;
@@ -269,6 +281,7 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
     write_private(&dir.path().join(".zprofile"), &[ZPROFILE])?;
     write_private(&dir.path().join(".zshrc"), &[ZSHRC, ZSH_HOOKS])?;
     write_private(&dir.path().join(".zlogin"), &[ZLOGIN])?;
+    nu::write_files(dir.path(), token)?;
     match kind {
         ShellKind::Bash => {
             let mut args = vec![
@@ -280,6 +293,7 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
             launch.args = args;
         }
         ShellKind::Zsh => launch.env.push(("ZDOTDIR".into(), dir_path)),
+        ShellKind::Nu => launch.args = nu::launch_args(dir.path(), &parsed),
         ShellKind::Other => unreachable!(),
     }
     launch.hooked = true;

@@ -1,0 +1,151 @@
+# omnish nushell hooks. `omnish wrap nu` runs `nu --execute "source <dir>/omnish.nu"`, which
+# nushell evaluates after env.nu, config.nu, login.nu and every autoload file (and so after a
+# prompt such as starship or oh-my-posh set PROMPT_COMMAND, and after a config that assigns
+# `$env.config = {...}` whole). A nu that replaces the recorded one (`exec nu`) or starts from
+# one of its commands (a typed `nu`) finds the same hooks in a vendor autoload directory that
+# the hooks named for that command only (NU_VENDOR_AUTOLOAD_DIR).
+# Markers: see src/record/marker.rs.
+#
+# The token: never in `$env` (nushell hands every string in `$env` to the programs it runs),
+# never in an argument, never in a prompt. It is read from omnish's private file (0600) into a
+# variable that only the hook closures capture: no name in the REPL's scope holds it, and
+# `view source` of a hook shows the variable's name, not its value. The lines after this file
+# (written by omnish) call the function below with omnish's private directory and what this nu
+# is: `top` (started by `omnish wrap`), `exec` (it replaced the recorded shell) or `nest` (it
+# started from a command of a recorded shell and takes a token of its own).
+def --env __omnish_hooks [dir: string, kind: string] {
+    # A nu started from a command of a recorded shell, with the hooks named for that command
+    # only: the next program it starts must not find them.
+    hide-env -i NU_VENDOR_AUTOLOAD_DIR
+    if not $nu.is-interactive { return }
+    let token = if $kind == nest {
+        # A token of its own, announced with the session's (the key, read once): omnish then
+        # follows this nu as a shell nested in the running command.
+        let key = try { open --raw ($dir | path join nu.token) | str trim } catch { "" }
+        if ($key | is-empty) { return }
+        let t = random binary 16 | encode hex --lower
+        let clean = {|s| $s | str replace -a -r '[;\\\x00-\x1f\x7f]' '' }
+        let user = try { ^id -un | str trim } catch { $env.USER? | default "" }
+        let host = try { sys host | get hostname } catch { "" }
+        print -n $"\e]633;($key);P;Nest=($t)\a\e]633;($t);P;Shell=nu\a\e]633;($t);P;User=(do $clean $user)\a\e]633;($t);P;Host=(do $clean $host)\a"
+        $t
+    } else {
+        try { open --raw ($dir | path join nu.token) | str trim } catch { "" }
+    }
+    # An unreadable token (the session is gone): nu runs as it would without omnish.
+    if ($token | is-empty) { return }
+    let nested = $kind == nest or ($env.__omnish_nested? | default "") == "1"
+
+    # `\` → `\\`, `;`, control bytes and DEL → \xHH (src/record/marker.rs).
+    let escape = {|s: string|
+        let s = $s | str replace -a '\' '\\' | str replace -a ';' '\x3b'
+        if ($s =~ '[\x00-\x1f\x7f]') {
+            $s | split chars | each {|c|
+                let n = $c | into binary | into int
+                if ($c | str length) == 1 and ($n < 32 or $n == 127) {
+                    $"\\x($n | format number | get lowerhex | str substring 2.. | fill -a r -w 2 -c '0')"
+                } else { $c }
+            } | str join
+        } else { $s }
+    }
+
+    # The command strings of the keybindings that run a host command (reedline's
+    # executehostcommand, as omnish's ask and fix keys do): nushell runs them through the
+    # pre_execution hooks as if typed, but they are keys pressed at the prompt, not commands.
+    let host_commands = {||
+        $env.config.keybindings? | default [] | each {|k|
+            let events = $k.event? | default {}
+            let events = if ($events | describe) =~ '^(list|table)' { $events } else { [$events] }
+            $events | where {|e| ($e | describe) =~ '^record' and ($e.send? | default "") =~ '(?i)^executehostcommand$' } | each {|e| $e.cmd? | default "" }
+        } | flatten
+    }
+
+    # pre_execution, kept last so that its output start comes right before the command's.
+    let pre_execution = {||
+        let line = commandline
+        # An empty line: nushell runs nothing (no record).
+        if ($line | str trim | is-empty) or ($line in (do $host_commands)) { return }
+        mut m = ""
+        # nushell keeps a line starting with a space out of its history
+        # (history.ignore_space_prefixed, on by default); with `--no-history` it keeps every
+        # line out: omnish keeps them out of the record too.
+        if ($line =~ '^[ \t]') and ($env.config.history?.ignore_space_prefixed? | default true) {
+            $m += $"\e]633;($token);P;HistIgnoreSpace=1\a"
+        }
+        if not $nu.history-enabled {
+            $m += $"\e]633;($token);P;Private=1\a"
+        }
+        let exec = __omnish_exec_prepare $line $dir $nested
+        if $exec.announce {
+            $m += $"\e]633;($token);P;Exec=1\a"
+        }
+        print -n $"($m)\e]633;($token);E;(do $escape $line)\a\e]133;($token);C\a"
+        if ($exec.why | is-not-empty) { print $"omnish: nu will not be recorded command by command \(($exec.why)\)" }
+        if ($exec.env | is-not-empty) { load-env $exec.env }
+    }
+
+    # pre_prompt, kept first so that it reads the last command's status before any other hook
+    # runs a command, and its end marker comes before their output.
+    let pre_prompt = {||
+        # An external's exit status; an error of an internal command sets 1 (nushell). An
+        # external killed by signal N is -N in nushell: 128+N, as bash and zsh say it.
+        let st = $env.LAST_EXIT_CODE? | default 0
+        let st = if $st < 0 { 128 - $st } else { $st }
+        # An exec that did not happen (it failed): no later command may find the hooks.
+        hide-env -i NU_VENDOR_AUTOLOAD_DIR
+        print -n $"\e]133;($token);D;($st)\a\e]633;($token);P;Cwd=(do $escape $env.PWD)\a\e]133;($token);A\a"
+        # Keep the order (a hook a command added goes after this one and before the other).
+        let hooks = $env.config.hooks
+        let pp = $hooks.pre_prompt? | default []
+        let pe = $hooks.pre_execution? | default []
+        if ($pe | last) != $pre_execution {
+            $env.config.hooks.pre_execution = ($pe | where {|h| $h != $pre_execution } | append $pre_execution)
+        }
+        if ($pp | length) > 0 and ($pp | first | describe) != closure or (view source ($pp | first)) !~ 'omnish-pre-prompt' {
+            let self = $pp | where {|h| ($h | describe) == closure and (view source $h) =~ 'omnish-pre-prompt' } | first
+            $env.config.hooks.pre_prompt = ($pp | where {|h| ($h | describe) != closure or (view source $h) !~ 'omnish-pre-prompt' } | prepend $self)
+        }
+        # omnish-pre-prompt
+    }
+
+    $env.config.hooks.pre_prompt = ($env.config.hooks.pre_prompt? | default [] | prepend $pre_prompt)
+    $env.config.hooks.pre_execution = ($env.config.hooks.pre_execution? | default [] | append $pre_execution)
+}
+
+# For a line `exec nu [-l|-i|--login|...]`, `exec bash`, `exec zsh` (a shell about to replace
+# this one) or a line that is only `nu`, `bash`, `zsh` with -i/-l/--login (a shell that starts
+# nested in this one): the environment that hooks it (`env`, loaded for that command only),
+# whether to announce an exec, and why it cannot be hooked (`why`).
+def __omnish_exec_prepare [line: string, dir: string, nested: bool] {
+    mut out = {env: {}, announce: false, why: ""}
+    if not ($line =~ '(nu|bash|zsh)') { return $out }
+    let w = $line | str trim | split row -r '\s+'
+    let exec = ($w | first) == exec
+    let w = if $exec { $w | skip 1 } else { $w }
+    if ($w | is-empty) { return $out }
+    let cmd = $w | first
+    let name = $cmd | path basename
+    let kind = if $name =~ '^nu$' { "n" } else if $name =~ '^bash[0-9.]*$' { "b" } else if $name =~ '^zsh[0-9.]*$' { "z" } else { "" }
+    if ($kind | is-empty) or not ($cmd =~ '^[-_./A-Za-z0-9]+$') { return $out }
+    # Only options that keep an interactive shell reading its startup files.
+    let ok = $w | skip 1 | all {|a| $a =~ '^(-[il]+|--login|--interactive)$' }
+    if not $ok { return $out }
+    $out.announce = $exec
+    # A nested shell takes a token of its own; so does one that replaces a nested one.
+    let own = (not $exec) or $nested
+    let files = match $kind {
+        n => { path: ($dir | path join (if $own { "nu-nest" } else { "nu-exec" })), var: NU_VENDOR_AUTOLOAD_DIR }
+        b => { path: ($dir | path join (if $own { "nest.bash" } else { "exec.bash" })), var: ENV }
+        _ => { path: ($dir | path join (if $own { "nest" } else { "" })), var: ZDOTDIR }
+    }
+    if not ($files.path | path exists) {
+        $out.why = "omnish's startup files are gone"
+        return $out
+    }
+    if $kind == b and ("ENV" in $env or "POSIXLY_CORRECT" in $env) {
+        $out.why = "ENV or POSIXLY_CORRECT is set"
+        return $out
+    }
+    $out.env = if $kind == b { {ENV: $files.path, POSIXLY_CORRECT: y} } else { {($files.var): $files.path} }
+    $out
+}
