@@ -57,15 +57,16 @@ __omnish_wa='' __omnish_wb='' __omnish_wb2='' __omnish_ps0_cur=''
 # `exec bash`/`exec zsh` must leave with variables that hook the new shell, and so must a
 # typed `bash` or `zsh` (a nested shell), set in this shell before the command runs. PS0 can
 # assign (`${v:=word}`) though it runs nothing but subshells: the subshell prints `b` (a bash
-# replaces this one), `z` (a zsh does), `B` or `Z` (a bash or zsh starts nested in the command)
-# or nothing into __omnish_x, and the assignments that follow export ENV + POSIXLY_CORRECT
-# (bash reads $ENV in POSIX mode) or ZDOTDIR, naming the files of __omnish_files. They are unset
+# replaces this one), `z` (a zsh does), `n` (a nu does), `B`, `Z` or `N` (a bash, zsh or nu starts
+# nested in the command) or nothing into __omnish_x, and the assignments that follow export
+# ENV + POSIXLY_CORRECT (bash reads $ENV in POSIX mode), ZDOTDIR, or NU_VENDOR_AUTOLOAD_DIR (nu
+# reads the .nu files there after config.nu), naming the files of __omnish_files. They are unset
 # and declared exported in advance (see __omnish_exec_ready). All of it sits in the key of an
 # associative array expanded with `+`, so PS0 shows nothing.
 declare -A __omnish_h=()
-declare -A __omnish_files=([b]=/exec.bash [B]=/nest.bash [z]='' [Z]=/nest)
+declare -A __omnish_files=([b]=/exec.bash [B]=/nest.bash [z]='' [Z]=/nest [n]=/nu-exec [N]=/nu-nest)
 # shellcheck disable=SC2016 # expanded by bash each time it shows PS0
-__omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%[zZ]}}${__omnish_xz:=${__omnish_x%[bB]}}${__omnish_xb:+${ENV:=$__omnish_dir${__omnish_files[$__omnish_xb]}}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir${__omnish_files[$__omnish_xz]}}}]+}'
+__omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%[zZnN]}}${__omnish_xz:=${__omnish_x%[bBnN]}}${__omnish_xn:=${__omnish_x%[bBzZ]}}${__omnish_xb:+${ENV:=$__omnish_dir${__omnish_files[$__omnish_xb]}}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir${__omnish_files[$__omnish_xz]}}}${__omnish_xn:+${NU_VENDOR_AUTOLOAD_DIR:=$__omnish_dir${__omnish_files[$__omnish_xn]}}}]+}'
 
 # Escapes $1 into __omnish_esc: `\` → `\\`, `;`, control bytes and DEL → \xHH.
 __omnish_escape() {
@@ -143,9 +144,11 @@ __omnish_exec_ready() {
         builtin set +o posix
     fi
     [[ -n ${__omnish_xz-} ]] && builtin unset ZDOTDIR
-    builtin unset __omnish_x __omnish_xb __omnish_xz
+    [[ -n ${__omnish_xn-} ]] && builtin unset NU_VENDOR_AUTOLOAD_DIR
+    builtin unset __omnish_x __omnish_xb __omnish_xz __omnish_xn
     [[ -v ENV || -v POSIXLY_CORRECT ]] || builtin declare -gx ENV POSIXLY_CORRECT
     [[ -v ZDOTDIR ]] || builtin declare -gx ZDOTDIR
+    [[ -v NU_VENDOR_AUTOLOAD_DIR ]] || builtin declare -gx NU_VENDOR_AUTOLOAD_DIR
 }
 
 # For a line `exec [-l] [-a NAME] bash|zsh|$SHELL [options]`, sets (in the caller) `name` to the
@@ -170,6 +173,7 @@ __omnish_exec_kind() {
     case ${cmd##*/} in
     bash*) k=b ;;
     zsh*) k=z ;;
+    nu) k=n ;;
     *) builtin return 0 ;;
     esac
     # A command string or a script: not an interactive shell.
@@ -194,13 +198,14 @@ __omnish_exec_kind() {
 # (a command string, a script, a redirection, a second command, an option that changes the
 # startup files) leaves the shell to run as it would without omnish: one command.
 __omnish_nest_kind() {
-    [[ ${1-} == *bash* || ${1-} == *zsh* ]] || builtin return 0
+    [[ ${1-} == *bash* || ${1-} == *zsh* || ${1-} == *nu* ]] || builtin return 0
     [[ $1 =~ ^[[:space:]]*([-_./[:alnum:]]+)(([[:space:]]+(-[il]+|--login|--interactive))*)[[:space:]]*$ ]] ||
         builtin return 0
     local cmd=${BASH_REMATCH[1]}
     case ${cmd##*/} in
     bash | bash[0-9]*) kind=B ;;
     zsh | zsh[0-9]*) kind=Z ;;
+    nu) kind=N ;;
     *) builtin return 0 ;;
     esac
     name=${cmd##*/}
@@ -213,6 +218,10 @@ __omnish_why() {
     b | B)
         [[ -v ENV || -v POSIXLY_CORRECT ]] && why='ENV or POSIXLY_CORRECT is set'
         [[ -r ${__omnish_dir-}${__omnish_files[$kind]} ]] || why="omnish's startup files are gone"
+        ;;
+    n | N)
+        [[ -v NU_VENDOR_AUTOLOAD_DIR ]] && why='NU_VENDOR_AUTOLOAD_DIR is set'
+        [[ -r ${__omnish_dir-}${__omnish_files[$kind]}/omnish.nu ]] || why="omnish's startup files are gone"
         ;;
     *)
         [[ -v ZDOTDIR ]] && why='ZDOTDIR is set'

@@ -335,3 +335,147 @@ fn nushells_default_config_files() {
     assert_eq!(line_and_status(&r), ("print with-defaults", Some(0)));
     assert!(shown(&h, &r).contains("with-defaults\r\n"));
 }
+
+/// Types `inner` (a shell) in a recorded `outer`, runs two commands in it and leaves it with
+/// `exit 3`: the inner commands are records of their own, nested in the one that started it,
+/// which ends with the inner shell's status.
+fn nested(outer: &str, inner: &str) {
+    if [outer, inner].iter().any(|s| s.starts_with("zsh")) && !require("zsh") {
+        return;
+    }
+    let files = [
+        (".config/nushell/config.nu", CONFIG),
+        (".bashrc", "PS1='READY> '\n"),
+        (".zshrc", "PROMPT='READY> '\n"),
+    ];
+    let mut h = Harness::start(&[outer], &files);
+    h.wait_prompts(1);
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line(inner);
+    h.wait_prompts(prompts + 1);
+    h.wait_until("the nested shell in meta.json", || h.meta().nest.len() == 1);
+    let nest = h.meta().nest;
+    assert_eq!(nest[0].parent.command_line, inner);
+    assert_eq!(nest[0].shell, inner.split(' ').next().unwrap());
+    let in_nu = inner.starts_with("nu");
+    let echo = h.run(if in_nu {
+        "print inner-ok"
+    } else {
+        "echo inner-ok"
+    });
+    let fail = h.run(if in_nu { "^false" } else { "false" });
+    // nushell redraws its prompt on Enter: wait for the outer command's record instead.
+    h.type_line("exit 3");
+    h.wait_until("the outer command's end", || {
+        h.records().iter().any(|r| r.command_line == inner)
+    });
+    let outer_echo = if outer == "nu" {
+        "print outer-after"
+    } else {
+        "echo outer-after"
+    };
+    let after = h.run(outer_echo);
+    assert_eq!((after.command_line.as_str(), after.depth), (outer_echo, 0));
+    let recs = h.records();
+    let started = recs.iter().find(|r| r.command_line == inner).unwrap();
+    assert_eq!(
+        (started.exit_code, started.depth),
+        (Some(3), 0),
+        "{recs:#?}"
+    );
+    for (r, code) in [(&echo, 0), (&fail, 1)] {
+        assert_eq!((r.exit_code, r.depth), (Some(code), 1), "{r:?}");
+        assert_eq!(r.nested_in.as_deref(), Some(started.command_id.as_str()));
+    }
+    assert_eq!(shown(&h, &echo), "inner-ok\r\n");
+}
+
+#[test]
+fn nu_nested_in_nu() {
+    if nu_or_skip() {
+        nested("nu", "nu");
+    }
+}
+
+#[test]
+fn bash_and_zsh_nested_in_nu() {
+    if nu_or_skip() {
+        nested("nu", "bash");
+        nested("nu", "zsh -l");
+    }
+}
+
+#[test]
+fn nu_nested_in_bash_and_zsh() {
+    if nu_or_skip() {
+        nested("bash", "nu");
+        nested("zsh", "nu");
+    }
+}
+
+#[test]
+fn exec_nu_from_bash_and_zsh_is_hooked() {
+    if !nu_or_skip() {
+        return;
+    }
+    for outer in ["bash", "zsh"] {
+        if outer == "zsh" && !require("zsh") {
+            return;
+        }
+        let files = [
+            (".config/nushell/config.nu", CONFIG),
+            (".bashrc", "PS1='READY> '\n"),
+            (".zshrc", "PROMPT='READY> '\n"),
+        ];
+        let mut h = Harness::start(&[outer], &files);
+        h.wait_prompts(1);
+        let r = h.run("exec nu");
+        assert_eq!(r.command_line, "exec nu");
+        let r = h.run("print $\"in-nu-(1 + 1)\"");
+        assert_eq!((r.exit_code, r.depth), (Some(0), 0), "{outer}");
+        assert_eq!(shown(&h, &r), "in-nu-2\r\n", "{outer}");
+        let r = h.run("^false");
+        assert_eq!(r.exit_code, Some(1), "{outer}");
+        let r = h.run("^env");
+        assert!(!shown(&h, &r).contains("NU_VENDOR_AUTOLOAD_DIR"), "{outer}");
+    }
+}
+
+#[test]
+fn exec_replaces_nu_with_a_hooked_shell() {
+    if !nu_or_skip() {
+        return;
+    }
+    // A command defined before the exec is gone after it; the new shell's commands are
+    // records of their own at the top level.
+    for (to, check, want) in [
+        (
+            "nu",
+            "print (scope commands | where name == my-marker | length)",
+            "0\r\n",
+        ),
+        ("bash", "echo ${BASH_VERSION%%.*}", "5\r\n"),
+    ] {
+        let files = [
+            (".config/nushell/config.nu", CONFIG),
+            (".bashrc", "PS1='READY> '\n"),
+        ];
+        let mut h = Harness::start(&["nu"], &files);
+        h.wait_prompts(1);
+        h.run("def my-marker [] {}");
+        let r = h.run(&format!("exec {to}"));
+        assert_eq!(r.command_line, format!("exec {to}"));
+        let r = h.run(check);
+        assert_eq!((r.exit_code, r.depth), (Some(0), 0), "{to}");
+        assert_eq!(shown(&h, &r), want, "{to}");
+        let r = h.run("^false".trim_start_matches(if to == "nu" { "" } else { "^" }));
+        assert_eq!(r.exit_code, Some(1), "{to}");
+        // Nothing of the hooks' exec is left for the programs the new shell starts.
+        let r = h.run("env");
+        let env = shown(&h, &r);
+        assert!(
+            !env.contains("NU_VENDOR_AUTOLOAD_DIR") && !env.contains("POSIXLY"),
+            "{env}"
+        );
+    }
+}

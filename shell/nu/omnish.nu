@@ -80,7 +80,7 @@ def --env __omnish_hooks [dir: string, kind: string] {
             $m += $"\e]633;($token);P;Exec=1\a"
         }
         print -n $"($m)\e]633;($token);E;(do $escape $line)\a\e]133;($token);C\a"
-        if ($exec.why | is-not-empty) { print $"omnish: nu will not be recorded command by command \(($exec.why)\)" }
+        if ($exec.why | is-not-empty) { print $"omnish: ($exec.name) will not be recorded command by command \(($exec.why)\)" }
         if ($exec.env | is-not-empty) { load-env $exec.env }
     }
 
@@ -91,8 +91,14 @@ def --env __omnish_hooks [dir: string, kind: string] {
         # external killed by signal N is -N in nushell: 128+N, as bash and zsh say it.
         let st = $env.LAST_EXIT_CODE? | default 0
         let st = if $st < 0 { 128 - $st } else { $st }
-        # An exec that did not happen (it failed): no later command may find the hooks.
-        hide-env -i NU_VENDOR_AUTOLOAD_DIR
+        # What the last line exported to hook a shell it started (a nested one that has
+        # ended, an exec that failed): no later command may find the hooks.
+        for v in [NU_VENDOR_AUTOLOAD_DIR ENV ZDOTDIR] {
+            if ($env | get -o $v | default "" | into string | str starts-with $dir) {
+                if $v == ENV { hide-env -i POSIXLY_CORRECT }
+                hide-env $v
+            }
+        }
         print -n $"\e]133;($token);D;($st)\a\e]633;($token);P;Cwd=(do $escape $env.PWD)\a\e]133;($token);A\a"
         # Keep the order (a hook a command added goes after this one and before the other).
         let hooks = $env.config.hooks
@@ -117,7 +123,7 @@ def --env __omnish_hooks [dir: string, kind: string] {
 # nested in this one): the environment that hooks it (`env`, loaded for that command only),
 # whether to announce an exec, and why it cannot be hooked (`why`).
 def __omnish_exec_prepare [line: string, dir: string, nested: bool] {
-    mut out = {env: {}, announce: false, why: ""}
+    mut out = {env: {}, announce: false, why: "", name: ""}
     if not ($line =~ '(nu|bash|zsh)') { return $out }
     let w = $line | str trim | split row -r '\s+'
     let exec = ($w | first) == exec
@@ -131,6 +137,7 @@ def __omnish_exec_prepare [line: string, dir: string, nested: bool] {
     let ok = $w | skip 1 | all {|a| $a =~ '^(-[il]+|--login|--interactive)$' }
     if not $ok { return $out }
     $out.announce = $exec
+    $out.name = $name
     # A nested shell takes a token of its own; so does one that replaces a nested one.
     let own = (not $exec) or $nested
     let files = match $kind {
@@ -142,8 +149,9 @@ def __omnish_exec_prepare [line: string, dir: string, nested: bool] {
         $out.why = "omnish's startup files are gone"
         return $out
     }
-    if $kind == b and ("ENV" in $env or "POSIXLY_CORRECT" in $env) {
-        $out.why = "ENV or POSIXLY_CORRECT is set"
+    let taken = match $kind { b => ([ENV POSIXLY_CORRECT] | any {|v| $v in $env }), z => ("ZDOTDIR" in $env), _ => false }
+    if $taken {
+        $out.why = if $kind == b { "ENV or POSIXLY_CORRECT is set" } else { "ZDOTDIR is set" }
         return $out
     }
     $out.env = if $kind == b { {ENV: $files.path, POSIXLY_CORRECT: y} } else { {($files.var): $files.path} }

@@ -135,7 +135,7 @@ typeset -gi __omnish_saved_zdotdir_set=0 __omnish_saved_zdotdir_x=0
 # warns about an exec the hooks did not see).
 __omnish_exec_prepare() {
     emulate -L zsh
-    [[ $1 == *(exec|bash|zsh)* ]] || return 0
+    [[ $1 == *(exec|bash|zsh|nu)* ]] || return 0
     local -a w
     w=(${(z)1})
     [[ ${w[1]-} == exec ]] || {
@@ -156,6 +156,7 @@ __omnish_exec_prepare() {
     case ${cmd:t} in
     (bash*) kind=b ;;
     (zsh*) kind=z ;;
+    (nu) kind=n ;;
     (*) return 0 ;;
     esac
     # A command string or a script: not an interactive shell.
@@ -185,6 +186,7 @@ __omnish_nest_prepare() {
     case ${cmd:t} in
     (bash|bash[0-9]*) kind=b ;;
     (zsh|zsh[0-9]*) kind=z ;;
+    (nu) kind=n ;;
     (*) return 0 ;;
     esac
     for arg in "${(@)argv[2,-1]}"; do
@@ -193,10 +195,11 @@ __omnish_nest_prepare() {
     __omnish_export $kind ${cmd:t} 1
 }
 
-# Exports what hooks the bash (`b`) or zsh (`z`) named $2 about to start: ENV and
-# POSIXLY_CORRECT for bash (a bash in POSIX mode reads $ENV), ZDOTDIR for zsh; with $3 = 1, the
-# files of a shell that takes a token of its own (nest.bash, nest/), else those of a shell that
-# replaces this one (exec.bash, omnish's directory). When that cannot be done, keeps the one
+# Exports what hooks the bash (`b`), zsh (`z`) or nu (`n`) named $2 about to start: ENV and
+# POSIXLY_CORRECT for bash (a bash in POSIX mode reads $ENV), ZDOTDIR for zsh,
+# NU_VENDOR_AUTOLOAD_DIR for nu; with $3 = 1, the files of a shell that takes a token of its own
+# (nest.bash, nest/, nu-nest/), else those of a shell that replaces this one (exec.bash, omnish's
+# directory, nu-exec/). When that cannot be done, keeps the one
 # line saying so in __omnish_exec_msg.
 __omnish_export() {
     local kind=$1 name=$2 why= file
@@ -204,6 +207,11 @@ __omnish_export() {
         (( $3 )) && file=$__omnish_dir/nest.bash || file=$__omnish_dir/exec.bash
         (( ${+ENV} || ${+POSIXLY_CORRECT} )) && why='ENV or POSIXLY_CORRECT is set'
         [[ -r $file ]] || why="omnish's startup files are gone"
+    elif [[ $kind == n ]]; then
+        # nu reads the .nu files of NU_VENDOR_AUTOLOAD_DIR after its config.nu.
+        (( $3 )) && file=$__omnish_dir/nu-nest || file=$__omnish_dir/nu-exec
+        (( ${+NU_VENDOR_AUTOLOAD_DIR} )) && why='NU_VENDOR_AUTOLOAD_DIR is set'
+        [[ -r $file/omnish.nu ]] || why="omnish's startup files are gone"
     else
         (( $3 )) && file=$__omnish_dir/nest || file=$__omnish_dir
         [[ -r $file/.zshenv ]] || why="omnish's startup files are gone"
@@ -214,6 +222,8 @@ __omnish_export() {
     fi
     if [[ $kind == b ]]; then
         export ENV=$file POSIXLY_CORRECT=y
+    elif [[ $kind == n ]]; then
+        export NU_VENDOR_AUTOLOAD_DIR=$file
     else
         __omnish_saved_zdotdir_set=${+ZDOTDIR}
         __omnish_saved_zdotdir=${ZDOTDIR-}
@@ -227,6 +237,7 @@ __omnish_export() {
 __omnish_exec_undo() {
     case $__omnish_exported in
     (b) unset ENV POSIXLY_CORRECT ;;
+    (n) unset NU_VENDOR_AUTOLOAD_DIR ;;
     (z)
         if (( __omnish_saved_zdotdir_set )); then
             ZDOTDIR=$__omnish_saved_zdotdir
