@@ -291,7 +291,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__completions)
-            opts="-h --help bash zsh fish"
+            opts="-h --help bash zsh fish nushell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -821,7 +821,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__init)
-            opts="-h --wrap --ask-key --fix-key --help bash zsh"
+            opts="-h --wrap --ask-key --fix-key --help bash zsh nu"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -367,11 +367,13 @@ pub enum NoteAction {
 pub enum InitShell {
     Bash,
     Zsh,
+    /// nushell: a file config.nu writes into the vendor autoload directory (see the output).
+    Nu,
 }
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Add to the end of ~/.bashrc or ~/.zshrc:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys."
+    after_help = "Add to the end of ~/.bashrc or ~/.zshrc:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys.\nnushell (Alt-a, Alt-x): the first lines of `omnish init nu` say what config.nu holds."
 )]
 pub struct InitArgs {
     /// The shell to print the snippet for.
@@ -449,6 +451,9 @@ pub enum CompletionShell {
     Bash,
     Zsh,
     Fish,
+    /// nushell's `extern` definitions, for `source` in config.nu.
+    #[value(alias = "nu")]
+    Nushell,
 }
 
 #[derive(Debug, clap::Args)]

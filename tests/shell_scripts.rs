@@ -129,6 +129,7 @@ fn every_shell_script_passes_shellcheck_or_zsh_n() {
         "shell/zsh/omnish.zsh",
         "shell/zsh/zshenv.zsh",
         "shell/nu/omnish.nu",
+        "shell/init.nu",
         "shell/nest/boot.sh",
         "shell/nest/stage2.sh",
         "scripts/test.sh",

@@ -18,6 +18,8 @@ use crate::error::Error;
 use anyhow::{Context, Result};
 use std::io::{IsTerminal, Write};
 
+mod nu;
+
 const BASH: &str = include_str!("../../shell/init.bash");
 const ZSH: &str = include_str!("../../shell/init.zsh");
 
@@ -82,10 +84,23 @@ impl Run for InitArgs {
                 false
             }
         };
+        if self.shell == InitShell::Nu {
+            let (ask, ask_why) = nu::key_for("ask", ask_key);
+            let (fix, fix_why) = nu::key_for("fix", fix_key);
+            if !recorded_here {
+                for line in [ask_why, fix_why].into_iter().flatten() {
+                    eprintln!("{line}");
+                }
+            }
+            let text = nu::snippet(&bin, &ask, &fix, wrap, tty.as_deref(), self.wrap);
+            std::io::stdout().lock().write_all(text.as_bytes())?;
+            return Ok(0);
+        }
         let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
         let shell = match self.shell {
             InitShell::Bash => "bash",
             InitShell::Zsh => "zsh",
+            InitShell::Nu => unreachable!("nu has its own snippet"),
         };
         let mut text = String::new();
         if self.shell == InitShell::Bash {
@@ -103,6 +118,7 @@ impl Run for InitArgs {
         text += match self.shell {
             InitShell::Bash => BASH,
             InitShell::Zsh => ZSH,
+            InitShell::Nu => unreachable!("nu has its own snippet"),
         };
         std::io::stdout().lock().write_all(text.as_bytes())?;
         Ok(0)
