@@ -302,6 +302,14 @@ fn default_configuration_in_a_fresh_home() {
     h.type_line("^false");
     let r = h.wait_records(2).remove(1);
     assert_eq!(line_and_status(&r), ("^false", Some(1)));
+    // nushell's own marks (OSC 133 A, B, C, D) reach the terminal once; omnish's never do.
+    let screen = h.screen();
+    assert!(
+        screen.contains("\x1b]133;A") && screen.contains("\x1b]133;D;1"),
+        "{screen:?}"
+    );
+    let token = token(&h);
+    assert!(!screen.contains(&token), "{screen:?}");
     // nushell wrote its (commented) default files at the first start, under omnish too.
     let config_dir = h.home.path().join(".config/nushell");
     assert!(config_dir.join("config.nu").exists() && config_dir.join("env.nu").exists());
@@ -478,4 +486,36 @@ fn exec_replaces_nu_with_a_hooked_shell() {
             "{env}"
         );
     }
+}
+
+#[test]
+fn command_strings_and_scripts_are_one_command() {
+    if !nu_or_skip() {
+        return;
+    }
+    let mut h = Harness::start(&["nu", "-c", "print from-c; exit 3"], &[]);
+    assert_eq!(h.wait_exit(), 3);
+    let recs = h.records();
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!(line_and_status(&recs[0]), ("print from-c; exit 3", Some(3)));
+    assert!(shown(&h, &recs[0]).contains("from-c"));
+    assert!(!h.meta().hooked);
+}
+
+#[test]
+fn hooks_a_command_removes_or_moves_come_back_at_the_next_prompt() {
+    if !nu_or_skip() {
+        return;
+    }
+    let mut h = nu(&[]);
+    // A hook that prints, put first, and the pre_execution hooks emptied.
+    let r = h.run(
+        "$env.config.hooks.pre_prompt = ([{|| print -n hook-said }] ++ $env.config.hooks.pre_prompt); $env.config.hooks.pre_execution = []",
+    );
+    assert_eq!(r.exit_code, Some(0));
+    let r = h.run("print back");
+    assert_eq!(line_and_status(&r), ("print back", Some(0)));
+    // omnish's pre_prompt hook runs first again: what the other prints is after the end.
+    assert_eq!(shown(&h, &r), "back\r\n");
+    assert!(h.screen().contains("hook-said"));
 }

@@ -34,7 +34,8 @@ def --env __omnish_hooks [dir: string, kind: string] {
     }
     # An unreadable token (the session is gone): nu runs as it would without omnish.
     if ($token | is-empty) { return }
-    let nested = $kind == nest or ($env.__omnish_nested? | default "") == "1"
+    # This nu, and a shell that replaces it, each take a token of their own.
+    let nested = $kind == nest
 
     # `\` → `\\`, `;`, control bytes and DEL → \xHH (src/record/marker.rs).
     let escape = {|s: string|
@@ -84,8 +85,8 @@ def --env __omnish_hooks [dir: string, kind: string] {
         if ($exec.env | is-not-empty) { load-env $exec.env }
     }
 
-    # pre_prompt, kept first so that it reads the last command's status before any other hook
-    # runs a command, and its end marker comes before their output.
+    # pre_prompt, kept first so that its end marker comes before what the other hooks print
+    # (after it, that is no command's output).
     let pre_prompt = {||
         # An external's exit status; an error of an internal command sets 1 (nushell). An
         # external killed by signal N is -N in nushell: 128+N, as bash and zsh say it.
@@ -107,9 +108,11 @@ def --env __omnish_hooks [dir: string, kind: string] {
         if ($pe | last) != $pre_execution {
             $env.config.hooks.pre_execution = ($pe | where {|h| $h != $pre_execution } | append $pre_execution)
         }
-        if ($pp | length) > 0 and ($pp | first | describe) != closure or (view source ($pp | first)) !~ 'omnish-pre-prompt' {
-            let self = $pp | where {|h| ($h | describe) == closure and (view source $h) =~ 'omnish-pre-prompt' } | first
-            $env.config.hooks.pre_prompt = ($pp | where {|h| ($h | describe) != closure or (view source $h) !~ 'omnish-pre-prompt' } | prepend $self)
+        # This closure is known by the comment in its source (a closure cannot name itself).
+        let ours = {|h| ($h | describe) == closure and ((view source $h) =~ 'omnish-pre-prompt') }
+        if ($pp | is-not-empty) and not (do $ours ($pp | first)) {
+            let self = $pp | where {|h| do $ours $h }
+            $env.config.hooks.pre_prompt = ($self | append ($pp | where {|h| not (do $ours $h) }))
         }
         # omnish-pre-prompt
     }
