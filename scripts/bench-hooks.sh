@@ -2,7 +2,7 @@
 # What omnish's hooks cost per command, at the top level and in a nested shell: the time from
 # Enter on an empty command (`:`) to the next prompt, in plain bash and zsh, in `omnish wrap`
 # (hooks, markers, recorder, writer) and in a bash or zsh typed inside the recorded shell
-# (hooked as a nested shell, issue 16). Prints "p50 p99 mean max" in ms per variant; asserts no
+# (hooked as a nested shell, issue 16); the same for nushell (`ignore` for `:`, issue 17). Prints "p50 p99 mean max" in ms per variant; asserts no
 # timings.
 #
 # Usage (from the repo root, after `cargo build --release`):
@@ -28,6 +28,10 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/omnish-bench-hooks.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 printf "PS1='RDY> '\nHISTFILE=/dev/null\n" >"$TMP/.bashrc"
 printf "PROMPT='RDY> '\nHISTFILE=/dev/null\n" >"$TMP/.zshrc"
+mkdir -p "$TMP/.config/nushell"
+# shellcheck disable=SC2016 # nushell's variables, for nushell
+printf '$env.config.show_banner = false\n$env.PROMPT_COMMAND = {|| "RDY> " }\n$env.PROMPT_COMMAND_RIGHT = ""\n$env.PROMPT_INDICATOR = ""\n' \
+    >"$TMP/.config/nushell/config.nu"
 export HOME=$TMP OMNISH_DATA_DIR=$TMP/data OMNISH_CONFIG=/dev/null
 LAT=$ROOT/scripts/ptylat.py
 
@@ -43,3 +47,14 @@ for sh in bash zsh; do
             "$(python3 "$LAT" cycle --first "$inner" "$RUNS" -- "$OMNISH" wrap "$sh")"
     done
 done
+# nushell: its line editor asks for the cursor position at each prompt and redraws the line on
+# Enter, so a prompt is ready once it asked and drew RDY> (--prompt-query).
+if command -v nu >/dev/null; then
+    NU=(--line ignore --prompt-query)
+    printf '%-28s %s\n' "nu" "$(python3 "$LAT" cycle "${NU[@]}" "$RUNS" -- nu)"
+    printf '%-28s %s\n' "omnish wrap nu" "$(python3 "$LAT" cycle "${NU[@]}" "$RUNS" -- "$OMNISH" wrap nu)"
+    printf '%-28s %s\n' "nu nested in wrap nu" \
+        "$(python3 "$LAT" cycle --first nu "${NU[@]}" "$RUNS" -- "$OMNISH" wrap nu)"
+else
+    echo "nu: not installed, skipped"
+fi

@@ -27,7 +27,7 @@ def --env __omnish_hooks [dir: string, kind: string] {
         let clean = {|s| $s | str replace -a -r '[;\\\x00-\x1f\x7f]' '' }
         let user = try { ^id -un | str trim } catch { $env.USER? | default "" }
         let host = try { sys host | get hostname } catch { "" }
-        print -n $"\e]633;($key);P;Nest=($t)\a\e]633;($t);P;Shell=nu\a\e]633;($t);P;User=(do $clean $user)\a\e]633;($t);P;Host=(do $clean $host)\a"
+        print -r -n $"\e]633;($key);P;Nest=($t)\a\e]633;($t);P;Shell=nu\a\e]633;($t);P;User=(do $clean $user)\a\e]633;($t);P;Host=(do $clean $host)\a"
         $t
     } else {
         try { open --raw ($dir | path join nu.token) | str trim } catch { "" }
@@ -50,22 +50,23 @@ def --env __omnish_hooks [dir: string, kind: string] {
         } else { $s }
     }
 
-    # The command strings of the keybindings that run a host command (reedline's
-    # executehostcommand, as omnish's ask and fix keys do): nushell runs them through the
-    # pre_execution hooks as if typed, but they are keys pressed at the prompt, not commands.
-    let host_commands = {||
-        $env.config.keybindings? | default [] | each {|k|
-            let events = $k.event? | default {}
-            let events = if ($events | describe) =~ '^(list|table)' { $events } else { [$events] }
-            $events | where {|e| ($e | describe) =~ '^record' and ($e.send? | default "") =~ '(?i)^executehostcommand$' } | each {|e| $e.cmd? | default "" }
-        } | flatten
+    # Whether `line` is the command of a keybinding that runs a host command (reedline's
+    # executehostcommand, as omnish's ask and fix keys do): nushell runs it through the
+    # pre_execution hooks as if typed, but it is a key pressed at the prompt, not a command.
+    # (A look at the bindings' text first: it is cheap, and most lines are in none.)
+    let host_command = {|line: string|
+        let bindings = $env.config.keybindings? | default []
+        if not ($bindings | to nuon | str contains ($line | to nuon | str trim -c '"')) { return false }
+        $bindings | get -o event | flatten | any {|e|
+            try { ($e.send | str downcase) == executehostcommand and $e.cmd == $line } catch { false }
+        }
     }
 
     # pre_execution, kept last so that its output start comes right before the command's.
     let pre_execution = {||
         let line = commandline
         # An empty line: nushell runs nothing (no record).
-        if ($line | str trim | is-empty) or ($line in (do $host_commands)) { return }
+        if ($line | str trim | is-empty) or (do $host_command $line) { return }
         mut m = ""
         # nushell keeps a line starting with a space out of its history
         # (history.ignore_space_prefixed, on by default); with `--no-history` it keeps every
@@ -80,8 +81,8 @@ def --env __omnish_hooks [dir: string, kind: string] {
         if $exec.announce {
             $m += $"\e]633;($token);P;Exec=1\a"
         }
-        print -n $"($m)\e]633;($token);E;(do $escape $line)\a\e]133;($token);C\a"
-        if ($exec.why | is-not-empty) { print $"omnish: ($exec.name) will not be recorded command by command \(($exec.why)\)" }
+        print -r -n $"($m)\e]633;($token);E;(do $escape $line)\a\e]133;($token);C\a"
+        if ($exec.why | is-not-empty) { print -r $"omnish: ($exec.name) will not be recorded command by command \(($exec.why)\)" }
         if ($exec.env | is-not-empty) { load-env $exec.env }
     }
 
@@ -94,13 +95,11 @@ def --env __omnish_hooks [dir: string, kind: string] {
         let st = if $st < 0 { 128 - $st } else { $st }
         # What the last line exported to hook a shell it started (a nested one that has
         # ended, an exec that failed): no later command may find the hooks.
-        for v in [NU_VENDOR_AUTOLOAD_DIR ENV ZDOTDIR] {
-            if ($env | get -o $v | default "" | into string | str starts-with $dir) {
-                if $v == ENV { hide-env -i POSIXLY_CORRECT }
-                hide-env $v
-            }
-        }
-        print -n $"\e]133;($token);D;($st)\a\e]633;($token);P;Cwd=(do $escape $env.PWD)\a\e]133;($token);A\a"
+        let mine = {|v| ($v | default "" | into string | str starts-with $dir) }
+        if (do $mine $env.NU_VENDOR_AUTOLOAD_DIR?) { hide-env NU_VENDOR_AUTOLOAD_DIR }
+        if (do $mine $env.ENV?) { hide-env ENV; hide-env -i POSIXLY_CORRECT }
+        if (do $mine $env.ZDOTDIR?) { hide-env ZDOTDIR }
+        print -r -n $"\e]133;($token);D;($st)\a\e]633;($token);P;Cwd=(do $escape $env.PWD)\a\e]133;($token);A\a"
         # Keep the order (a hook a command added goes after this one and before the other).
         let hooks = $env.config.hooks
         let pp = $hooks.pre_prompt? | default []
