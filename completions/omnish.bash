@@ -309,7 +309,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__completions)
-            opts="-h --help bash zsh fish"
+            opts="-h --help bash zsh fish nushell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -911,7 +911,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__init)
-            opts="-h --wrap --ask-key --fix-key --help bash zsh fish"
+            opts="-h --wrap --ask-key --fix-key --help bash zsh fish nu"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -77,7 +77,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -s h -l help -d '
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l ask-key -d 'Key for `omnish ask` [default: keys.ask, \\C-xa]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l fix-key -d 'Key for `omnish fix` [default: keys.fix, \\C-xf]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l wrap -d 'Also start a recorded shell (`omnish wrap`) for interactive terminals'
-complete -c omnish -n "__fish_omnish_using_subcommand init" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l command -d 'The LLM command to run [default: ask.command]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l grep -d 'Only commands whose command line or output matches REGEX' -r
@@ -139,7 +139,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand config" -l format -d 'Outp
 json\t''"
 complete -c omnish -n "__fish_omnish_using_subcommand config" -l set -d 'Override KEY as a flag would, to see the result (repeatable)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand config" -s h -l help -d 'Print help'
-complete -c omnish -n "__fish_omnish_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand man" -s h -l help -d 'Print help'
 complete -c omnish -n "__fish_omnish_using_subcommand mcp" -s h -l help -d 'Print help'
 complete -c omnish -n "__fish_omnish_using_subcommand note; and not __fish_seen_subcommand_from add rm list clear help" -s h -l help -d 'Print help'

@@ -2,7 +2,8 @@
 # What omnish's hooks cost per command, at the top level and in a nested shell: the time from
 # Enter on an empty command (`:`) to the next prompt, in plain bash, zsh and fish, in `omnish wrap`
 # (hooks, markers, recorder, writer) and in a bash, zsh or fish typed inside the recorded shell
-# (hooked as a nested shell, issue 16). Prints "p50 p99 mean max" in ms per variant; asserts no
+# (hooked as a nested shell, issue 16); the same for nushell (`ignore` for `:`, issue 17). Prints
+# "p50 p99 mean max" in ms per variant; asserts no
 # timings.
 #
 # Usage (from the repo root, after `cargo build --release`):
@@ -32,6 +33,10 @@ printf "PROMPT='RDY> '\nHISTFILE=/dev/null\n" >"$TMP/.zshrc"
 mkdir -p "$TMP/.config/fish" "$TMP/.local/share/fish/generated_completions"
 printf "set -g fish_greeting\nset -g fish_history ''\nfunction fish_prompt; printf 'RDY> '; end\n" \
     >"$TMP/.config/fish/config.fish"
+mkdir -p "$TMP/.config/nushell"
+# shellcheck disable=SC2016 # nushell's variables, for nushell
+printf '$env.config.show_banner = false\n$env.PROMPT_COMMAND = {|| "RDY> " }\n$env.PROMPT_COMMAND_RIGHT = ""\n$env.PROMPT_INDICATOR = ""\n' \
+    >"$TMP/.config/nushell/config.nu"
 export HOME=$TMP OMNISH_DATA_DIR=$TMP/data OMNISH_CONFIG=/dev/null
 LAT=$ROOT/scripts/ptylat.py
 
@@ -47,3 +52,14 @@ for sh in bash zsh fish; do
             "$(python3 "$LAT" cycle --first "$inner" "$RUNS" -- "$OMNISH" wrap "$sh")"
     done
 done
+# nushell: its line editor asks for the cursor position at each prompt and redraws the line on
+# Enter, so a prompt is ready once it asked and drew RDY> (--prompt-query).
+if command -v nu >/dev/null; then
+    NU=(--line ignore --prompt-query)
+    printf '%-28s %s\n' "nu" "$(python3 "$LAT" cycle "${NU[@]}" "$RUNS" -- nu)"
+    printf '%-28s %s\n' "omnish wrap nu" "$(python3 "$LAT" cycle "${NU[@]}" "$RUNS" -- "$OMNISH" wrap nu)"
+    printf '%-28s %s\n' "nu nested in wrap nu" \
+        "$(python3 "$LAT" cycle --first nu "${NU[@]}" "$RUNS" -- "$OMNISH" wrap nu)"
+else
+    echo "nu: not installed, skipped"
+fi

@@ -18,6 +18,16 @@
                                   the next one before measuring (`bash`: measure in a shell
                                   nested in CMD's)
 
+    --line LINE                   (before the N) cycle: the command to type instead of `:`
+                                  (nushell's no-op is `ignore`)
+
+    --prompt-query                (before the N) cycle: a prompt is ready when the line editor
+                                  has asked for the cursor position (ESC [ 6 n, which nushell's
+                                  reedline sends once per prompt, not when it redraws the line)
+                                  and then drawn RDY>
+
+    Cursor position queries are answered (row 1, column 1), as a terminal would.
+
     --slow-writer US              (before the N) once the program runs, strace delays every
                                   rename and write of omnish's writer thread by US
                                   microseconds: a slow disk that slows nothing else (strace
@@ -47,6 +57,9 @@ def read_until(fd, want, buf, limit=30.0):
                 raise SystemExit(f"ptylat: the program ended while waiting for {want!r}")
             if not chunk:
                 raise SystemExit(f"ptylat: end of output while waiting for {want!r}")
+            # A line editor that asks where the cursor is waits for the answer.
+            for _ in range((bytes(buf[-3:]) + chunk).count(b"\x1b[6n")):
+                os.write(fd, b"\x1b[1;1R")
             buf += chunk
     i = buf.index(want) + len(want)
     del buf[:i]
@@ -90,9 +103,17 @@ def main():
     slow = None
     mode = args.pop(0)
     first = None
-    while args[0] in ("--slow-writer", "--first"):
+    line = b":"
+    query = False
+    while args[0] in ("--slow-writer", "--first", "--line", "--prompt-query"):
+        if args[0] == "--prompt-query":
+            query = True
+            del args[:1]
+            continue
         if args[0] == "--slow-writer":
             slow = int(args[1])
+        elif args[0] == "--line":
+            line = args[1].encode()
         else:
             first = args[1].encode()
         del args[:2]
@@ -132,11 +153,18 @@ def main():
         read_until(fd, b"RDY> ", buf)
         if first is not None:
             os.write(fd, first + b"\r")
+            if query:
+                del buf[:]
+                read_until(fd, b"\x1b[6n", buf)
             read_until(fd, b"RDY> ", buf)
         time.sleep(0.2)
         for _ in range(n):
+            if query:
+                del buf[:]
             t0 = time.perf_counter_ns()
-            os.write(fd, b":\r")
+            os.write(fd, line + b"\r")
+            if query:
+                read_until(fd, b"\x1b[6n", buf)
             read_until(fd, b"RDY> ", buf)
             samples.append(time.perf_counter_ns() - t0)
             time.sleep(0.005)

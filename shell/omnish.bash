@@ -57,17 +57,17 @@ __omnish_wa='' __omnish_wb='' __omnish_wb2='' __omnish_ps0_cur=''
 # `exec bash`/`exec zsh` must leave with variables that hook the new shell, and so must a
 # typed `bash` or `zsh` (a nested shell), set in this shell before the command runs. PS0 can
 # assign (`${v:=word}`) though it runs nothing but subshells: the subshell prints `b` (a bash
-# replaces this one), `z` (a zsh does), `B` or `Z` (a bash or zsh starts nested in the command)
-# or nothing into __omnish_x (`f`, `F` for fish), and the assignments that follow export ENV +
-# POSIXLY_CORRECT (bash reads $ENV in POSIX mode), ZDOTDIR, or XDG_DATA_DIRS (fish reads
-# vendor_conf.d under each; only when unset, as PS0 can assign nothing else), naming the files
-# of __omnish_files. They are unset
-# and declared exported in advance (see __omnish_exec_ready). All of it sits in the key of an
-# associative array expanded with `+`, so PS0 shows nothing.
+# replaces this one), `z` (a zsh does), `f` (a fish does), `n` (a nu does), `B`, `Z`, `F` or `N`
+# (a bash, zsh, fish or nu starts nested in the command) or nothing into __omnish_x, and the
+# assignments that follow export ENV + POSIXLY_CORRECT (bash reads $ENV in POSIX mode), ZDOTDIR,
+# XDG_DATA_DIRS (fish reads vendor_conf.d under each; only when unset, as PS0 can assign nothing
+# else) or NU_VENDOR_AUTOLOAD_DIR (nu reads the .nu files there after config.nu), naming the files
+# of __omnish_files. They are unset and declared exported in advance (see __omnish_exec_ready).
+# All of it sits in the key of an associative array expanded with `+`, so PS0 shows nothing.
 declare -A __omnish_h=()
-declare -A __omnish_files=([b]=/exec.bash [B]=/nest.bash [z]='' [Z]=/nest [f]=/fish/exec [F]=/fish/nest)
+declare -A __omnish_files=([b]=/exec.bash [B]=/nest.bash [z]='' [Z]=/nest [f]=/fish/exec [F]=/fish/nest [n]=/nu-exec [N]=/nu-nest)
 # shellcheck disable=SC2016 # expanded by bash each time it shows PS0
-__omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%[zZfF]}}${__omnish_xz:=${__omnish_x%[bBfF]}}${__omnish_xf:=${__omnish_x%[bBzZ]}}${__omnish_xb:+${ENV:=$__omnish_dir${__omnish_files[$__omnish_xb]}}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir${__omnish_files[$__omnish_xz]}}}${__omnish_xf:+${XDG_DATA_DIRS:=$__omnish_dir${__omnish_files[$__omnish_xf]}:/usr/local/share:/usr/share}}]+}'
+__omnish_ps0='${__omnish_h[k${__omnish_x:=$(__omnish_preexec)}${__omnish_xb:=${__omnish_x%[zZfFnN]}}${__omnish_xz:=${__omnish_x%[bBfFnN]}}${__omnish_xf:=${__omnish_x%[bBzZnN]}}${__omnish_xn:=${__omnish_x%[bBzZfF]}}${__omnish_xb:+${ENV:=$__omnish_dir${__omnish_files[$__omnish_xb]}}${POSIXLY_CORRECT:=y}}${__omnish_xz:+${ZDOTDIR:=$__omnish_dir${__omnish_files[$__omnish_xz]}}}${__omnish_xf:+${XDG_DATA_DIRS:=$__omnish_dir${__omnish_files[$__omnish_xf]}:/usr/local/share:/usr/share}}${__omnish_xn:+${NU_VENDOR_AUTOLOAD_DIR:=$__omnish_dir${__omnish_files[$__omnish_xn]}}}]+}'
 
 # Escapes $1 into __omnish_esc: `\` → `\\`, `;`, control bytes and DEL → \xHH.
 __omnish_escape() {
@@ -146,14 +146,16 @@ __omnish_exec_ready() {
     fi
     [[ -n ${__omnish_xz-} ]] && builtin unset ZDOTDIR
     [[ -n ${__omnish_xf-} ]] && builtin unset XDG_DATA_DIRS
-    builtin unset __omnish_x __omnish_xb __omnish_xz __omnish_xf
+    [[ -n ${__omnish_xn-} ]] && builtin unset NU_VENDOR_AUTOLOAD_DIR
+    builtin unset __omnish_x __omnish_xb __omnish_xz __omnish_xf __omnish_xn
     [[ -v ENV || -v POSIXLY_CORRECT ]] || builtin declare -gx ENV POSIXLY_CORRECT
     [[ -v ZDOTDIR ]] || builtin declare -gx ZDOTDIR
     [[ -v XDG_DATA_DIRS ]] || builtin declare -gx XDG_DATA_DIRS
+    [[ -v NU_VENDOR_AUTOLOAD_DIR ]] || builtin declare -gx NU_VENDOR_AUTOLOAD_DIR
 }
 
 # For a line `exec [-l] [-a NAME] bash|zsh|fish|$SHELL [options]`, sets (in the caller) `name` to
-# the shell's name, `kind` to `b`, `z` or `f`, the kind of interactive shell about to replace this one,
+# the shell's name, `kind` to `b`, `z`, `f` or `n`, the kind of interactive shell about to replace this one,
 # and `why` to the reason it cannot be hooked, if any.
 __omnish_exec_kind() {
     [[ ${1-} == *exec* ]] || builtin return 0
@@ -175,6 +177,7 @@ __omnish_exec_kind() {
     bash*) k=b ;;
     zsh*) k=z ;;
     fish*) k=f ;;
+    nu) k=n ;;
     *) builtin return 0 ;;
     esac
     # A command string or a script: not an interactive shell.
@@ -199,7 +202,7 @@ __omnish_exec_kind() {
 # (a command string, a script, a redirection, a second command, an option that changes the
 # startup files) leaves the shell to run as it would without omnish: one command.
 __omnish_nest_kind() {
-    [[ ${1-} == *bash* || ${1-} == *zsh* || ${1-} == *fish* ]] || builtin return 0
+    [[ ${1-} == *bash* || ${1-} == *zsh* || ${1-} == *fish* || ${1-} == *nu* ]] || builtin return 0
     [[ $1 =~ ^[[:space:]]*([-_./[:alnum:]]+)(([[:space:]]+(-[il]+|--login|--interactive))*)[[:space:]]*$ ]] ||
         builtin return 0
     local cmd=${BASH_REMATCH[1]}
@@ -207,6 +210,7 @@ __omnish_nest_kind() {
     bash | bash[0-9]*) kind=B ;;
     zsh | zsh[0-9]*) kind=Z ;;
     fish | fish[0-9]*) kind=F ;;
+    nu) kind=N ;;
     *) builtin return 0 ;;
     esac
     name=${cmd##*/}
@@ -224,6 +228,10 @@ __omnish_why() {
         [[ -n ${XDG_DATA_DIRS-} ]] && why='XDG_DATA_DIRS is set'
         [[ -r ${__omnish_dir-}${__omnish_files[$kind]}/fish/vendor_conf.d/omnish-hooks.fish ]] ||
             why="omnish's startup files are gone"
+        ;;
+    n | N)
+        [[ -v NU_VENDOR_AUTOLOAD_DIR ]] && why='NU_VENDOR_AUTOLOAD_DIR is set'
+        [[ -r ${__omnish_dir-}${__omnish_files[$kind]}/omnish.nu ]] || why="omnish's startup files are gone"
         ;;
     *)
         [[ -v ZDOTDIR ]] && why='ZDOTDIR is set'

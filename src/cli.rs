@@ -426,11 +426,13 @@ pub enum InitShell {
     Bash,
     Zsh,
     Fish,
+    /// nushell: a file config.nu writes into the vendor autoload directory (see the output).
+    Nu,
 }
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Add to the end of ~/.bashrc, ~/.zshrc or ~/.config/fish/config.fish:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n  omnish init fish --wrap | source\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line. In fish, whose\nCtrl-X copies, the defaults are Ctrl-G a and Ctrl-G f.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys."
+    after_help = "Add to the end of ~/.bashrc, ~/.zshrc or ~/.config/fish/config.fish:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n  omnish init fish --wrap | source\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line. In fish, whose\nCtrl-X copies, the defaults are Ctrl-G a and Ctrl-G f.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys.\nnushell (Alt-a, Alt-x): the first lines of `omnish init nu` say what config.nu holds."
 )]
 pub struct InitArgs {
     /// The shell to print the snippet for.
@@ -508,6 +510,9 @@ pub enum CompletionShell {
     Bash,
     Zsh,
     Fish,
+    /// nushell's `extern` definitions, for `source` in config.nu.
+    #[value(alias = "nu")]
+    Nushell,
 }
 
 #[derive(Debug, clap::Args)]

@@ -36,6 +36,13 @@ fn completion(shell: Shell) -> String {
     String::from_utf8(buf).expect("completion script is UTF-8")
 }
 
+fn nushell_completion() -> String {
+    let mut cmd = Cli::command();
+    let mut buf = Vec::new();
+    clap_complete::generate(clap_complete_nushell::Nushell, &mut cmd, "omnish", &mut buf);
+    String::from_utf8(buf).expect("completion script is UTF-8")
+}
+
 /// The preamble roff puts at the start of every rendered piece; kept once, at the top.
 const ROFF_PREAMBLE: &str = ".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n";
 
@@ -129,6 +136,7 @@ fn generated() -> Vec<(&'static str, String)> {
         ("completions/omnish.bash", completion(Shell::Bash)),
         ("completions/_omnish", completion(Shell::Zsh)),
         ("completions/omnish.fish", completion(Shell::Fish)),
+        ("completions/omnish.nu", nushell_completion()),
         ("man/omnish.1", man_page()),
     ]
 }

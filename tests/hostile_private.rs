@@ -67,14 +67,7 @@ fn start_gated(h: &mut Harness) {
 
 /// Every byte omnish wrote for the session, as text.
 fn session_files(h: &Harness) -> String {
-    let mut all = Vec::new();
-    for f in std::fs::read_dir(h.session_dir()).unwrap() {
-        let path = f.unwrap().path();
-        if path.is_file() {
-            all.extend(std::fs::read(path).unwrap());
-        }
-    }
-    String::from_utf8_lossy(&all).into_owned()
+    session_text(&h.session_dir())
 }
 
 fn omnish(h: &Harness, args: &[&str]) -> Output {

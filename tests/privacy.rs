@@ -11,14 +11,7 @@ use std::process::{Command, Output};
 
 /// Every byte omnish wrote for the session, as text.
 fn session_files(h: &Harness) -> String {
-    let mut all = Vec::new();
-    for f in std::fs::read_dir(h.session_dir()).unwrap() {
-        let path = f.unwrap().path();
-        if path.is_file() {
-            all.extend(std::fs::read(path).unwrap());
-        }
-    }
-    String::from_utf8_lossy(&all).into_owned()
+    session_text(&h.session_dir())
 }
 
 /// `omnish ARGS` from a second terminal, as the session's shell would see it
@@ -294,13 +287,8 @@ fn forget_secret_scrubs_every_session_and_is_never_recorded_itself() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("in 2 sessions"), "{err}");
     for dir in sessions_in(&h.data()) {
-        for f in std::fs::read_dir(&dir).unwrap() {
-            let path = f.unwrap().path();
-            if path.is_file() {
-                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
-                assert!(!text.contains("SCRUBME"), "{}: {text}", path.display());
-            }
-        }
+        let text = session_text(&dir);
+        assert!(!text.contains("SCRUBME"), "{}: {text}", dir.display());
     }
     assert!(session_files(&h).contains(&"*".repeat(26)));
     // Typed in the recorded shell, with the value: the line is private.

@@ -2,7 +2,8 @@
 //! `shell/` (embedded in the binary), the test and CI scripts (`scripts/`, `.ci/run`), the fuzz
 //! runner and the fixture programs (the `docker exec` stand-in). bash and sh files pass
 //! shellcheck (every severity, sources followed); zsh files pass `zsh -n`, a syntax check only,
-//! as shellcheck does not read zsh; fish files pass `fish --no-execute`.
+//! as shellcheck does not read zsh; fish files pass `fish --no-execute`; nushell files pass
+//! `nu-check`, nushell's own parse check.
 //! `completions/` is left out: clap_complete writes it, and `tests/cli_docs.rs` keeps it equal
 //! to what clap_complete prints.
 
@@ -21,6 +22,8 @@ enum Kind {
     Zsh,
     /// Checked by `fish --no-execute`.
     Fish,
+    /// Checked by nushell's `nu-check`.
+    Nu,
 }
 
 /// What checks `path`, from its `#!` line, else its name; None for a file that is no shell
@@ -37,6 +40,7 @@ fn kind(path: &Path) -> Option<Kind> {
         Some("bash" | "sh" | "dash") => return Some(Kind::Shellcheck),
         Some("zsh") => return Some(Kind::Zsh),
         Some("fish") => return Some(Kind::Fish),
+        Some("nu") => return Some(Kind::Nu),
         Some(_) => return None,
         None => {}
     }
@@ -44,6 +48,7 @@ fn kind(path: &Path) -> Option<Kind> {
         Some("bash" | "sh") => Some(Kind::Shellcheck),
         Some("zsh") => Some(Kind::Zsh),
         Some("fish") => Some(Kind::Fish),
+        Some("nu") => Some(Kind::Nu),
         _ => None,
     }
 }
@@ -73,7 +78,7 @@ fn output_text(out: &std::process::Output) -> String {
 
 #[test]
 fn every_shell_script_passes_shellcheck_or_zsh_n() {
-    if !(require("shellcheck") && require("zsh") && require("fish")) {
+    if !(require("shellcheck") && require("zsh") && require("fish") && require("nu")) {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -107,6 +112,12 @@ fn every_shell_script_passes_shellcheck_or_zsh_n() {
                 .arg(&name)
                 .current_dir(root)
                 .output(),
+            // No config files: the check must not depend on the user's.
+            Kind::Nu => Command::new("nu")
+                .args(["-n", "--no-std-lib", "-c"])
+                .arg(format!("nu-check --debug r#'{}'#", name.display()))
+                .current_dir(root)
+                .output(),
         }
         .unwrap();
         if !out.status.success() {
@@ -131,6 +142,8 @@ fn every_shell_script_passes_shellcheck_or_zsh_n() {
         "shell/fish/vendor.fish",
         "shell/fish/nest.fish",
         "shell/init.fish",
+        "shell/nu/omnish.nu",
+        "shell/init.nu",
         "shell/nest/boot.sh",
         "shell/nest/stage2.sh",
         "scripts/test.sh",
@@ -167,6 +180,7 @@ fn a_script_is_known_by_its_name_or_its_first_line() {
     assert_eq!(kind(&write("b", "#!/bin/sh -e\n")), Some(Kind::Shellcheck));
     assert_eq!(kind(&write("z", "#!/usr/bin/env zsh\n")), Some(Kind::Zsh));
     assert_eq!(kind(&write("f.fish", "")), Some(Kind::Fish));
+    assert_eq!(kind(&write("a.nu", "")), Some(Kind::Nu));
     assert_eq!(kind(&write("c.sh", "#!/usr/bin/env python3\n")), None);
     assert_eq!(kind(&write("d.rs", "fn main() {}\n")), None);
     assert_eq!(kind(&write("e", "no script\n")), None);

@@ -136,7 +136,7 @@ typeset -g __omnish_saved_xdg=''
 # warns about an exec the hooks did not see).
 __omnish_exec_prepare() {
     emulate -L zsh
-    [[ $1 == *(exec|bash|zsh|fish)* ]] || return 0
+    [[ $1 == *(exec|bash|zsh|fish|nu)* ]] || return 0
     local -a w
     w=(${(z)1})
     [[ ${w[1]-} == exec ]] || {
@@ -158,6 +158,7 @@ __omnish_exec_prepare() {
     (bash*) kind=b ;;
     (zsh*) kind=z ;;
     (fish*) kind=f ;;
+    (nu) kind=n ;;
     (*) return 0 ;;
     esac
     # A command string or a script: not an interactive shell.
@@ -188,6 +189,7 @@ __omnish_nest_prepare() {
     (bash|bash[0-9]*) kind=b ;;
     (zsh|zsh[0-9]*) kind=z ;;
     (fish|fish[0-9]*) kind=f ;;
+    (nu) kind=n ;;
     (*) return 0 ;;
     esac
     for arg in "${(@)argv[2,-1]}"; do
@@ -196,10 +198,11 @@ __omnish_nest_prepare() {
     __omnish_export $kind ${cmd:t} 1
 }
 
-# Exports what hooks the bash (`b`) or zsh (`z`) named $2 about to start: ENV and
-# POSIXLY_CORRECT for bash (a bash in POSIX mode reads $ENV), ZDOTDIR for zsh; with $3 = 1, the
-# files of a shell that takes a token of its own (nest.bash, nest/), else those of a shell that
-# replaces this one (exec.bash, omnish's directory). When that cannot be done, keeps the one
+# Exports what hooks the bash (`b`), zsh (`z`) or nu (`n`) named $2 about to start: ENV and
+# POSIXLY_CORRECT for bash (a bash in POSIX mode reads $ENV), ZDOTDIR for zsh,
+# NU_VENDOR_AUTOLOAD_DIR for nu; with $3 = 1, the files of a shell that takes a token of its own
+# (nest.bash, nest/, nu-nest/), else those of a shell that replaces this one (exec.bash, omnish's
+# directory, nu-exec/). When that cannot be done, keeps the one
 # line saying so in __omnish_exec_msg.
 __omnish_export() {
     local kind=$1 name=$2 why= file
@@ -210,6 +213,11 @@ __omnish_export() {
     elif [[ $kind == f ]]; then
         (( $3 )) && file=$__omnish_dir/fish/nest || file=$__omnish_dir/fish/exec
         [[ -r $file/fish/vendor_conf.d/omnish-hooks.fish ]] || why="omnish's startup files are gone"
+    elif [[ $kind == n ]]; then
+        # nu reads the .nu files of NU_VENDOR_AUTOLOAD_DIR after its config.nu.
+        (( $3 )) && file=$__omnish_dir/nu-nest || file=$__omnish_dir/nu-exec
+        (( ${+NU_VENDOR_AUTOLOAD_DIR} )) && why='NU_VENDOR_AUTOLOAD_DIR is set'
+        [[ -r $file/omnish.nu ]] || why="omnish's startup files are gone"
     else
         (( $3 )) && file=$__omnish_dir/nest || file=$__omnish_dir
         [[ -r $file/.zshenv ]] || why="omnish's startup files are gone"
@@ -226,6 +234,8 @@ __omnish_export() {
         __omnish_saved_xdg_set=${+XDG_DATA_DIRS}
         __omnish_saved_xdg=${XDG_DATA_DIRS-}
         export XDG_DATA_DIRS=$file:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}
+    elif [[ $kind == n ]]; then
+        export NU_VENDOR_AUTOLOAD_DIR=$file
     else
         __omnish_saved_zdotdir_set=${+ZDOTDIR}
         __omnish_saved_zdotdir=${ZDOTDIR-}
@@ -246,6 +256,7 @@ __omnish_exec_undo() {
             unset XDG_DATA_DIRS
         fi
         ;;
+    (n) unset NU_VENDOR_AUTOLOAD_DIR ;;
     (z)
         if (( __omnish_saved_zdotdir_set )); then
             ZDOTDIR=$__omnish_saved_zdotdir

@@ -24,6 +24,7 @@ const ZSH: &str = include_str!("../../shell/init.zsh");
 const FISH: &str = include_str!("../../shell/init.fish");
 
 mod fish;
+mod nu;
 
 impl Run for InitArgs {
     fn run(self) -> Result<i32> {
@@ -98,6 +99,29 @@ impl Run for InitArgs {
                 false
             }
         };
+        if self.shell == InitShell::Nu {
+            let (ask, ask_why) = nu::key_for("ask", ask_key);
+            let (fix, fix_why) = nu::key_for("fix", fix_key);
+            let (pause, pause_why) = nu::key_for("pause", cfg.str("keys.pause"));
+            // The pause key gives way to the other two.
+            let pause = (pause != ask && pause != fix).then_some(pause);
+            if !recorded_here {
+                for line in [ask_why, fix_why, pause_why].into_iter().flatten() {
+                    eprintln!("{line}");
+                }
+            }
+            let text = nu::snippet(
+                &bin,
+                &ask,
+                &fix,
+                pause.as_ref(),
+                wrap,
+                tty.as_deref(),
+                self.wrap,
+            );
+            std::io::stdout().lock().write_all(text.as_bytes())?;
+            return Ok(0);
+        }
         let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
         let shell = match self.shell {
             InitShell::Bash => "bash",
@@ -107,6 +131,7 @@ impl Run for InitArgs {
                 std::io::stdout().lock().write_all(text.as_bytes())?;
                 return Ok(0);
             }
+            InitShell::Nu => unreachable!("nu has its own snippet"),
         };
         let mut text = String::new();
         if self.shell == InitShell::Bash {
@@ -126,6 +151,7 @@ impl Run for InitArgs {
             InitShell::Bash => BASH,
             InitShell::Zsh => ZSH,
             InitShell::Fish => FISH,
+            InitShell::Nu => unreachable!("nu has its own snippet"),
         };
         std::io::stdout().lock().write_all(text.as_bytes())?;
         Ok(0)

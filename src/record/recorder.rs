@@ -790,7 +790,18 @@ impl Recorder {
                 }
             }
             Marker::NestFailed(code) => self.set_unsplit(nest::reason(&code)),
-            Marker::Pause(seconds) => self.pause(now, seconds),
+            Marker::Pause(seconds) => {
+                self.pause(now, seconds);
+                // Said at the prompt (the pause key): what was typed there is the line that
+                // runs next, paused. (nushell runs a key's command as a cycle of its own, and
+                // would have what it held written as the keys of a line given up.)
+                if self.lvl.phase != Phase::Output && self.lvl.held.is_some() {
+                    self.cut();
+                    self.lvl.held = Some(Vec::new());
+                    self.lvl.held_bytes = 0;
+                    self.lvl.held_pos = self.out_pos;
+                }
+            }
             Marker::Resume => {
                 if self.meta.paused.take().is_some() {
                     self.write_meta();
@@ -2268,6 +2279,54 @@ mod tests {
                 until: None
             })
         );
+    }
+
+    #[test]
+    fn a_line_being_typed_when_the_pause_key_is_pressed_runs_paused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("s");
+        let mut r = Recorder::create(&dir, meta("s")).unwrap();
+        one_command(&mut r, 1, "before", "out-before", 0);
+        // bash, zsh, fish: the key's widget says it while the line is edited.
+        r.marker(3, Marker::PromptStart);
+        r.output(3, b"$ ");
+        r.marker(3, Marker::PromptEnd);
+        r.output(3, b"typed-bef");
+        r.end_of_read(3);
+        r.marker(3, Marker::Pause(None));
+        r.output(3, b"ore-the-key\r\n");
+        r.marker(3, Marker::CommandLine("typed-before-the-key".into()));
+        r.marker(3, Marker::OutputStart);
+        r.output(3, b"hidden-out");
+        r.marker(4, Marker::CommandEnd(0));
+        r.marker(4, Marker::NoLineWaiting);
+        r.marker(5, Marker::Resume);
+        // nushell: the key's command runs as a cycle of its own (an end with nothing run, a
+        // new prompt, the line drawn again).
+        r.marker(6, Marker::PromptStart);
+        r.output(6, b"$ nu-typed");
+        r.end_of_read(6);
+        r.marker(6, Marker::Pause(None));
+        r.output(6, b"omnish: paused\r\n");
+        r.marker(6, Marker::CommandEnd(0));
+        r.marker(6, Marker::PromptStart);
+        r.output(6, b"$ nu-typed-line\r\n");
+        r.marker(6, Marker::CommandLine("nu-typed-line".into()));
+        r.marker(6, Marker::OutputStart);
+        r.output(6, b"hidden-nu-out");
+        r.marker(7, Marker::CommandEnd(0));
+        r.finish(8, Some(0), false);
+        let recs = store::read_commands(&dir).unwrap();
+        assert_eq!(
+            recs.iter().map(|c| c.paused).collect::<Vec<_>>(),
+            [false, true, true]
+        );
+        let all =
+            String::from_utf8_lossy(&std::fs::read(dir.join(store::STREAM)).unwrap()).into_owned();
+        for hidden in ["typed-bef", "hidden", "nu-typed"] {
+            assert!(!all.contains(hidden), "{hidden}: {all}");
+        }
+        assert!(all.contains("out-before"), "{all}");
     }
 
     #[test]

@@ -12,6 +12,8 @@
 //! reads them); for zsh `ZDOTDIR=<dir>`, as at the start.
 //! fish: `fish --init-command`, and `XDG_DATA_DIRS` for an exec or a nested fish (the child
 //! module `fish`).
+//! nu: `nu --execute "source <private>/omnish.nu"`, run after the user's configuration (see
+//! the `nu` module).
 //! `-c`, a script argument or an unknown shell: no injection, the whole run is one command.
 
 use anyhow::{Context, Result};
@@ -21,6 +23,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 pub(crate) mod fish;
+pub(crate) mod nu;
 
 pub(crate) const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
 const BASH_EXEC: &str = include_str!("../../shell/exec.bash");
@@ -37,6 +40,7 @@ pub enum ShellKind {
     Bash,
     Zsh,
     Fish,
+    Nu,
     Other,
 }
 
@@ -54,6 +58,8 @@ impl ShellKind {
             ShellKind::Zsh
         } else if name.starts_with("fish") {
             ShellKind::Fish
+        } else if name == "nu" {
+            ShellKind::Nu
         } else {
             ShellKind::Other
         }
@@ -70,8 +76,10 @@ pub struct ShellArgs {
     pub login: bool,
     /// bash `--rcfile`/`--init-file`.
     pub rcfile: Option<String>,
-    /// bash `--norc`, zsh `-f`/`--no-rcs`.
+    /// bash `--norc`, zsh `-f`/`--no-rcs`, nu `-n`/`--no-config-file`.
     pub norc: bool,
+    /// nu `-e`/`--execute`: commands to run before the first prompt.
+    pub execute: Option<String>,
     /// The arguments to pass on when omnish injects its hooks (login and rc options removed for
     /// bash, which omnish replays itself).
     pub passthrough: Vec<String>,
@@ -81,6 +89,9 @@ impl ShellArgs {
     pub fn parse(kind: ShellKind, args: &[String]) -> ShellArgs {
         if kind == ShellKind::Fish {
             return fish::parse(args);
+        }
+        if kind == ShellKind::Nu {
+            return nu::parse(args);
         }
         let mut out = ShellArgs::default();
         let mut wants_command = false;
@@ -214,7 +225,7 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
         return Ok(launch);
     }
     if kind == ShellKind::Other {
-        launch.unhooked_reason = Some("omnish has hooks for bash, zsh and fish only");
+        launch.unhooked_reason = Some("omnish has hooks for bash, zsh, fish and nu only");
         return Ok(launch);
     }
     if kind == ShellKind::Zsh && parsed.norc {
@@ -284,6 +295,7 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
         token,
         &fish::auto_lines(&auto.programs.join(" "), &auto.omnish),
     )?;
+    nu::write_files(dir.path(), token)?;
     match kind {
         ShellKind::Bash => {
             let mut args = vec![
@@ -299,6 +311,7 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
             launch.args = fish_args;
             launch.args.extend(parsed.passthrough.iter().cloned());
         }
+        ShellKind::Nu => launch.args = nu::launch_args(dir.path(), &parsed),
         ShellKind::Other => unreachable!(),
     }
     launch.hooked = true;

@@ -2,6 +2,7 @@
 //! omnish wrote. Each harness has its own HOME, data dir and shell startup files.
 #![allow(dead_code)]
 
+pub mod cursor;
 pub mod remote;
 
 use omnish::store::{self, CommandRecord, SessionMeta};
@@ -18,7 +19,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Harness {
     pub home: tempfile::TempDir,
     pub master: Box<dyn MasterPty + Send>,
-    writer: Box<dyn Write + Send>,
+    writer: Arc<Mutex<Box<dyn Write + Send>>>,
     child: Box<dyn Child + Send + Sync>,
     screen: Arc<Mutex<Vec<u8>>>,
     reader: Option<std::thread::JoinHandle<()>>,
@@ -97,7 +98,10 @@ impl Harness {
         let child = pair.slave.spawn_command(cmd).unwrap();
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().unwrap();
-        let writer = pair.master.take_writer().unwrap();
+        let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
+        // A terminal answers cursor position queries (nushell's line editor waits for them).
+        let answer = Arc::clone(&writer);
+        let mut cursor = cursor::Cursor::new(24, 80);
         let screen = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&screen);
         let paused = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -114,6 +118,10 @@ impl Harness {
                     break;
                 }
                 sink.lock().unwrap().extend_from_slice(&buf[..n]);
+                for a in cursor.feed(&buf[..n]) {
+                    let mut w = answer.lock().unwrap();
+                    let _ = w.write_all(&a).and_then(|_| w.flush());
+                }
             }
         });
         Harness {
@@ -198,8 +206,9 @@ impl Harness {
     }
 
     pub fn send(&mut self, bytes: &[u8]) {
-        self.writer.write_all(bytes).unwrap();
-        self.writer.flush().unwrap();
+        let mut w = self.writer.lock().unwrap();
+        w.write_all(bytes).unwrap();
+        w.flush().unwrap();
     }
 
     /// Types `line` a few keys at a time, then Enter.
@@ -780,6 +789,28 @@ impl Harness {
             .output()
             .unwrap()
     }
+}
+
+/// Every byte of every file under a session's directory (its caches included), as text. A file
+/// the recorder replaces meanwhile (`meta.json` through a temporary file) may vanish between
+/// the listing and the read: it is passed over, its successor read if listed.
+pub fn session_text(dir: &Path) -> String {
+    let mut all = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                all.extend(bytes);
+            }
+        }
+    }
+    String::from_utf8_lossy(&all).into_owned()
 }
 
 /// The sessions of the store at `data`, newest first (none when it has none yet).

@@ -1,0 +1,161 @@
+# omnish nushell hooks. `omnish wrap nu` runs `nu --execute "source <dir>/omnish.nu"`, which
+# nushell evaluates after env.nu, config.nu, login.nu and every autoload file (and so after a
+# prompt such as starship or oh-my-posh set PROMPT_COMMAND, and after a config that assigns
+# `$env.config = {...}` whole). A nu that replaces the recorded one (`exec nu`) or starts from
+# one of its commands (a typed `nu`) finds the same hooks in a vendor autoload directory that
+# the hooks named for that command only (NU_VENDOR_AUTOLOAD_DIR).
+# Markers: see src/record/marker.rs.
+#
+# The token: never in `$env` (nushell hands every string in `$env` to the programs it runs),
+# never in an argument, never in a prompt. It is read from omnish's private file (0600) into a
+# variable that only the hook closures capture: no name in the REPL's scope holds it, and
+# `view source` of a hook shows the variable's name, not its value. The lines after this file
+# (written by omnish) call the function below with omnish's private directory and what this nu
+# is: `top` (started by `omnish wrap`), `exec` (it replaced the recorded shell) or `nest` (it
+# started from a command of a recorded shell and takes a token of its own).
+def --env __omnish_hooks [dir: string, kind: string] {
+    # A nu started from a command of a recorded shell, with the hooks named for that command
+    # only: the next program it starts must not find them.
+    hide-env -i NU_VENDOR_AUTOLOAD_DIR
+    if not $nu.is-interactive { return }
+    let token = if $kind == nest {
+        # A token of its own, announced with the session's (the key, read once): omnish then
+        # follows this nu as a shell nested in the running command.
+        let key = try { open --raw ($dir | path join nu.token) | str trim } catch { "" }
+        if ($key | is-empty) { return }
+        let t = random binary 16 | encode hex --lower
+        let clean = {|s| $s | str replace -a -r '[;\\\x00-\x1f\x7f]' '' }
+        let user = try { ^id -un | str trim } catch { $env.USER? | default "" }
+        let host = try { sys host | get hostname } catch { "" }
+        print -r -n $"\e]633;($key);P;Nest=($t)\a\e]633;($t);P;Shell=nu\a\e]633;($t);P;User=(do $clean $user)\a\e]633;($t);P;Host=(do $clean $host)\a"
+        $t
+    } else {
+        try { open --raw ($dir | path join nu.token) | str trim } catch { "" }
+    }
+    # An unreadable token (the session is gone): nu runs as it would without omnish.
+    if ($token | is-empty) { return }
+    # This nu, and a shell that replaces it, each take a token of their own.
+    let nested = $kind == nest
+
+    # `\` → `\\`, `;`, control bytes and DEL → \xHH (src/record/marker.rs).
+    let escape = {|s: string|
+        let s = $s | str replace -a '\' '\\' | str replace -a ';' '\x3b'
+        if ($s =~ '[\x00-\x1f\x7f]') {
+            $s | split chars | each {|c|
+                let n = $c | into binary | into int
+                if ($c | str length) == 1 and ($n < 32 or $n == 127) {
+                    $"\\x($n | format number | get lowerhex | str substring 2.. | fill -a r -w 2 -c '0')"
+                } else { $c }
+            } | str join
+        } else { $s }
+    }
+
+    # Whether `line` is the command of a keybinding that runs a host command (reedline's
+    # executehostcommand, as omnish's ask and fix keys do): nushell runs it through the
+    # pre_execution hooks as if typed, but it is a key pressed at the prompt, not a command.
+    # (A look at the bindings' text first: it is cheap, and most lines are in none.)
+    let host_command = {|line: string|
+        let bindings = $env.config.keybindings? | default []
+        if not ($bindings | to nuon | str contains ($line | to nuon | str trim -c '"')) { return false }
+        $bindings | get -o event | flatten | any {|e|
+            try { ($e.send | str downcase) == executehostcommand and $e.cmd == $line } catch { false }
+        }
+    }
+
+    # pre_execution, kept last so that its output start comes right before the command's.
+    let pre_execution = {||
+        let line = commandline
+        # An empty line: nushell runs nothing (no record).
+        if ($line | str trim | is-empty) or (do $host_command $line) { return }
+        mut m = ""
+        # nushell keeps a line starting with a space out of its history
+        # (history.ignore_space_prefixed, on by default); with `--no-history` it keeps every
+        # line out: omnish keeps them out of the record too.
+        if ($line =~ '^[ \t]') and ($env.config.history?.ignore_space_prefixed? | default true) {
+            $m += $"\e]633;($token);P;HistIgnoreSpace=1\a"
+        }
+        if not $nu.history-enabled {
+            $m += $"\e]633;($token);P;Private=1\a"
+        }
+        let exec = __omnish_exec_prepare $line $dir $nested
+        if $exec.announce {
+            $m += $"\e]633;($token);P;Exec=1\a"
+        }
+        print -r -n $"($m)\e]633;($token);E;(do $escape $line)\a\e]133;($token);C\a"
+        if ($exec.why | is-not-empty) { print -r $"omnish: ($exec.name) will not be recorded command by command \(($exec.why)\)" }
+        if ($exec.env | is-not-empty) { load-env $exec.env }
+    }
+
+    # pre_prompt, kept first so that its end marker comes before what the other hooks print
+    # (after it, that is no command's output).
+    let pre_prompt = {||
+        # An external's exit status; an error of an internal command sets 1 (nushell). An
+        # external killed by signal N is -N in nushell: 128+N, as bash and zsh say it.
+        let st = $env.LAST_EXIT_CODE? | default 0
+        let st = if $st < 0 { 128 - $st } else { $st }
+        # What the last line exported to hook a shell it started (a nested one that has
+        # ended, an exec that failed): no later command may find the hooks.
+        let mine = {|v| ($v | default "" | into string | str starts-with $dir) }
+        if (do $mine $env.NU_VENDOR_AUTOLOAD_DIR?) { hide-env NU_VENDOR_AUTOLOAD_DIR }
+        if (do $mine $env.ENV?) { hide-env ENV; hide-env -i POSIXLY_CORRECT }
+        if (do $mine $env.ZDOTDIR?) { hide-env ZDOTDIR }
+        print -r -n $"\e]133;($token);D;($st)\a\e]633;($token);P;Cwd=(do $escape $env.PWD)\a\e]133;($token);A\a"
+        # Keep the order (a hook a command added goes after this one and before the other).
+        let hooks = $env.config.hooks
+        let pp = $hooks.pre_prompt? | default []
+        let pe = $hooks.pre_execution? | default []
+        if ($pe | last) != $pre_execution {
+            $env.config.hooks.pre_execution = ($pe | where {|h| $h != $pre_execution } | append $pre_execution)
+        }
+        # This closure is known by the comment in its source (a closure cannot name itself).
+        let ours = {|h| ($h | describe) == closure and ((view source $h) =~ 'omnish-pre-prompt') }
+        if ($pp | is-not-empty) and not (do $ours ($pp | first)) {
+            let self = $pp | where {|h| do $ours $h }
+            $env.config.hooks.pre_prompt = ($self | append ($pp | where {|h| not (do $ours $h) }))
+        }
+        # omnish-pre-prompt
+    }
+
+    $env.config.hooks.pre_prompt = ($env.config.hooks.pre_prompt? | default [] | prepend $pre_prompt)
+    $env.config.hooks.pre_execution = ($env.config.hooks.pre_execution? | default [] | append $pre_execution)
+}
+
+# For a line `exec nu [-l|-i|--login|...]`, `exec bash`, `exec zsh` (a shell about to replace
+# this one) or a line that is only `nu`, `bash`, `zsh` with -i/-l/--login (a shell that starts
+# nested in this one): the environment that hooks it (`env`, loaded for that command only),
+# whether to announce an exec, and why it cannot be hooked (`why`).
+def __omnish_exec_prepare [line: string, dir: string, nested: bool] {
+    mut out = {env: {}, announce: false, why: "", name: ""}
+    if not ($line =~ '(nu|bash|zsh)') { return $out }
+    let w = $line | str trim | split row -r '\s+'
+    let exec = ($w | first) == exec
+    let w = if $exec { $w | skip 1 } else { $w }
+    if ($w | is-empty) { return $out }
+    let cmd = $w | first
+    let name = $cmd | path basename
+    let kind = if $name =~ '^nu$' { "n" } else if $name =~ '^bash[0-9.]*$' { "b" } else if $name =~ '^zsh[0-9.]*$' { "z" } else { "" }
+    if ($kind | is-empty) or not ($cmd =~ '^[-_./A-Za-z0-9]+$') { return $out }
+    # Only options that keep an interactive shell reading its startup files.
+    let ok = $w | skip 1 | all {|a| $a =~ '^(-[il]+|--login|--interactive)$' }
+    if not $ok { return $out }
+    $out.announce = $exec
+    $out.name = $name
+    # A nested shell takes a token of its own; so does one that replaces a nested one.
+    let own = (not $exec) or $nested
+    let files = match $kind {
+        n => { path: ($dir | path join (if $own { "nu-nest" } else { "nu-exec" })), var: NU_VENDOR_AUTOLOAD_DIR }
+        b => { path: ($dir | path join (if $own { "nest.bash" } else { "exec.bash" })), var: ENV }
+        _ => { path: ($dir | path join (if $own { "nest" } else { "" })), var: ZDOTDIR }
+    }
+    if not ($files.path | path exists) {
+        $out.why = "omnish's startup files are gone"
+        return $out
+    }
+    let taken = match $kind { b => ([ENV POSIXLY_CORRECT] | any {|v| $v in $env }), z => ("ZDOTDIR" in $env), _ => false }
+    if $taken {
+        $out.why = if $kind == b { "ENV or POSIXLY_CORRECT is set" } else { "ZDOTDIR is set" }
+        return $out
+    }
+    $out.env = if $kind == b { {ENV: $files.path, POSIXLY_CORRECT: y} } else { {($files.var): $files.path} }
+    $out
+}
