@@ -368,14 +368,20 @@ fn bare_token(text: &str, start: usize, end: usize) -> Option<Range<usize>> {
     let trimmed_end = word.trim_end_matches(['.', '-', '~']);
     let w = trimmed_end.trim_start_matches(['-', '.', '~', '+', '/']);
     let lead = trimmed_end.len() - w.len();
-    if w.len() < 20
-        || is_public_or_hash(w)
-        || super::values::is_sealed(w)
-        || super::values::is_placeholder(w)
-    {
+    let range = bare_shape(text, w, start + lead)?;
+    // The filters cost more than the shape: run them on candidates only.
+    if is_public_or_hash(w) || super::values::is_sealed(w) || super::values::is_placeholder(w) {
         return None;
     }
-    let mut range = start + lead..start + lead + w.len();
+    Some(range)
+}
+
+/// Where the token `w` (at `at` in `text`) is, if its shape is a token's (see [`detect_bare`]).
+fn bare_shape(text: &str, w: &str, at: usize) -> Option<Range<usize>> {
+    if w.len() < 20 || w.len() < 44 && w.contains(['+', '/']) {
+        return None;
+    }
+    let mut range = at..at + w.len();
     // Base64 padding after the word.
     let pad = text[range.end..].bytes().take_while(|&c| c == b'=').count();
     if pad <= 3 {
