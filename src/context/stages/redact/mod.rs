@@ -146,10 +146,11 @@
 //! All patterns are compiled once. A search for the literals every match needs (the prefilter
 //! in `rules`) turns away most lines at the cost of one literal scan; on the rest a
 //! [`regex::RegexSet`] pass decides which detectors can match at all, and only those run (per
-//! stretch between existing markers). `cargo bench --bench redact` prints the throughput: about
-//! 800,000 realistic lines/s for [`redact`] and 700,000 for a [`Redactor`] with 100 learned
-//! values on the machine this was written on (716,000 for the smaller rule set before session
-//! learning; 287,000 with the larger set and no prefilter). Only the linear-time `regex` crate
+//! stretch between existing markers). The unknown-token scan (`tokens::detect_bare`) is one
+//! byte loop over every line, checking a word's shape before its filters. `cargo bench --bench
+//! redact` prints the throughput: on a loaded 2-core machine, 1.77 million lines/s before the
+//! held-out work of issue 19 and 0.5 to 0.9 million after (the larger pattern set for candidate
+//! lines and the scan); the goal of 3 million is not reached yet. Only the linear-time `regex` crate
 //! is used, with ASCII `\b` so the lazy DFA handles non-ASCII output; context checks (what
 //! precedes or follows a match, value rules) are done in code. A match a check rejects does not
 //! hide matches that start inside it.
