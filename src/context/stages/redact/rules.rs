@@ -7,7 +7,7 @@ use regex::{Captures, Regex, RegexSet};
 use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
 
-use super::values::{is_identifier, is_non_secret};
+use super::values::{is_filler, is_identifier, is_non_secret, looks_random};
 use super::{Cand, cand, flags, tokens};
 
 /// ASCII word boundary: keeps the patterns DFA-friendly on non-ASCII text.
@@ -40,6 +40,8 @@ const P_JWT: u8 = 70;
 const P_URL: u8 = 60;
 const P_AUTH: u8 = 50;
 const P_ASSIGN: u8 = 40;
+/// A token found by its randomness alone (`tokens::detect_bare`).
+pub(super) const P_BARE: u8 = 35;
 
 static DETECTORS: &[Detector] = &[
     Detector {
@@ -51,7 +53,7 @@ static DETECTORS: &[Detector] = &[
         run: |re, text, _, out| simple(re, text, out, 1, "gcp-service-account-key", P_GCP),
     },
     Detector {
-        pattern: || format!("{B}(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{{16}}{B}"),
+        pattern: || format!("{B}(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{{16}}{B}"),
         run: |re, text, _, out| simple(re, text, out, 0, "aws-access-key", P_TOKEN),
     },
     Detector {
@@ -73,7 +75,9 @@ static DETECTORS: &[Detector] = &[
     },
     Detector {
         pattern: || {
-            format!("{B}(?:glpat|glptt|gldt|glrt|glcbt|glsoat|glffct)-[A-Za-z0-9_-]{{20,}}")
+            format!(
+                "{B}(?:glpat|glptt|gldt|glrt|glcbt|glsoat|glffct)-[A-Za-z0-9_-]{{20,}}(?:\\.[0-9a-z]{{9}}{B})?"
+            )
         },
         run: |re, text, _, out| simple(re, text, out, 0, "gitlab-token", P_TOKEN),
     },
@@ -113,7 +117,7 @@ static DETECTORS: &[Detector] = &[
         run: |re, text, _, out| simple(re, text, out, 1, "slack-webhook", P_TOKEN),
     },
     Detector {
-        pattern: || format!("{B}(?:(?:sk|rk)_(?:live|test)|pk_live)_[A-Za-z0-9]{{10,}}{B}"),
+        pattern: || format!("{B}(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{{10,}}{B}"),
         run: |re, text, _, out| simple(re, text, out, 0, "stripe-key", P_TOKEN),
     },
     Detector {
@@ -141,7 +145,9 @@ static DETECTORS: &[Detector] = &[
     },
     Detector {
         pattern: || {
-            format!(r#"(?i)([A-Za-z0-9_.-]*{NAME_END})["']?[ \t]*(=>|:=|[:=])[ \t]*({VALUE})"#)
+            format!(
+                r#"(?i)([A-Za-z0-9_.-]*{NAME_END}(?:[_.-][A-Za-z0-9]+){{0,2}})["']?[ \t]*(=>|:=|[:=])[ \t]*({VALUE})"#
+            )
         },
         run: |re, text, marker, out| detect_assignment(re, text, marker, out, false),
     },
@@ -232,7 +238,158 @@ static DETECTORS: &[Detector] = &[
             }
         },
     },
+    Detector {
+        // An XML element named like a secret: `<ApiKey>v</ApiKey>`, `<Password>v</Password>`.
+        pattern: || format!(r"(?i)<([A-Za-z0-9_.:-]*{NAME_END})>([^<\s][^<\r\n]*)</"),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let (name, v) = (c.get(1).unwrap(), c.get(2).unwrap());
+                if secret_name_kind(name.as_str()).is_some() && !is_non_secret(v.as_str(), true) {
+                    out.push(cand(v.range(), "assignment", P_ASSIGN));
+                }
+            }
+        },
+    },
+    Detector {
+        // A name/value pair in attributes: `<add key="ClearTextPassword" value="v" />`.
+        pattern: || {
+            format!(
+                r#"(?i)(?:key|name)[ \t]*=[ \t]*"([A-Za-z0-9_. :-]*{NAME_END})"[ \t]+value[ \t]*=[ \t]*"([^"\r\n]*)""#
+            )
+        },
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let (name, v) = (c.get(1).unwrap(), c.get(2).unwrap());
+                if secret_name_kind(name.as_str()).is_some() && !is_non_secret(v.as_str(), true) {
+                    out.push(cand(v.range(), "assignment", P_ASSIGN));
+                }
+            }
+        },
+    },
+    Detector {
+        // A table row: `Secret Key   VALUE`, `  Password        VALUE` (words, then two or more
+        // spaces or a tab, then one value ending the line or followed by another column).
+        pattern: || {
+            format!(
+                r"(?im)^[ \t]*((?:[A-Za-z][A-Za-z0-9]*[ ]){{0,4}}[A-Za-z]*{NAME_END})(?:[ ]{{2,}}|\t[ \t]*)([^\s]+)[ \t]*(?:$|[ \t]{{2,}})"
+            )
+        },
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let (name, v) = (c.get(1).unwrap(), c.get(2).unwrap());
+                if secret_name_kind(name.as_str()).is_some() && strong_value(v.as_str()) {
+                    out.push(cand(v.range(), "assignment", P_ASSIGN));
+                }
+            }
+        },
+    },
+    Detector {
+        // Prose: `the password is X`, `Your new API key is X`, `with password "X"`,
+        // `Created token 'X' for …`. Only values that cannot be words (see `strong_value`).
+        pattern: || {
+            r#"(?i)(?-u:\b)(?:password|passphrase|passwd|token|secret|key)(?:[ \t]+(?:is|was))?[ \t]+(["'])?([^\s"'`]+)"#.into()
+        },
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let v = c.get(2).unwrap();
+                let quoted = c.get(1).is_some();
+                let said = c.get(0).unwrap().as_str();
+                let is = said.to_ascii_lowercase().contains(" is ")
+                    || said.to_ascii_lowercase().contains(" was ");
+                if !(quoted || is) {
+                    continue;
+                }
+                let mut value = v.as_str();
+                if quoted {
+                    let q = c.get(1).unwrap().as_str();
+                    if !text[v.end()..].starts_with(q) {
+                        continue;
+                    }
+                } else {
+                    value = value.trim_end_matches(['.', ',', ';', ')']);
+                }
+                if strong_value(value) {
+                    out.push(cand(
+                        v.start()..v.start() + value.len(),
+                        "assignment",
+                        P_ASSIGN,
+                    ));
+                }
+            }
+        },
+    },
+    Detector {
+        // A value on the line after its name: `API_KEY=` or `client secret:`, then the value
+        // alone on the next line.
+        pattern: || {
+            format!(
+                r#"(?i)((?:[A-Za-z0-9_.-]+[ ]){{0,3}}[A-Za-z0-9_.-]*{NAME_END})["']?[ \t]*[:=][ \t]*\r?\n[ \t]*(["']?)([^\s"']+)["']?[ \t]*(?:\r?\n|$)"#
+            )
+        },
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let (name, v) = (c.get(1).unwrap(), c.get(3).unwrap());
+                if secret_name_kind(name.as_str().trim()).is_some() && strong_value(v.as_str()) {
+                    out.push(cand(v.range(), "assignment", P_ASSIGN));
+                }
+            }
+        },
+    },
+    Detector {
+        // A JSON array of secrets: `"api_keys": ["v1", "v2"]`, on one line or several.
+        pattern: || format!(r#"(?i)"([A-Za-z0-9_.-]*{NAME_END})s?"[ \t]*:[ \t]*\["#),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let name = c.get(1).unwrap().as_str();
+                if secret_name_kind(name).is_none() && !name.eq_ignore_ascii_case("key") {
+                    continue;
+                }
+                let start = c.get(0).unwrap().end();
+                let end = text[start..].find(']').map_or(text.len(), |i| start + i);
+                let mut pos = start;
+                while let Some(open) = text[pos..end].find('"') {
+                    let vs = pos + open + 1;
+                    let Some(close) = text[vs..end].find('"') else {
+                        break;
+                    };
+                    let ve = vs + close;
+                    if strong_value(&text[vs..ve]) {
+                        out.push(cand(vs..ve, "assignment", P_ASSIGN));
+                    }
+                    pos = ve + 1;
+                }
+            }
+        },
+    },
+    Detector {
+        // `curl -u TOKEN:` (a token as the user name, no password), on a curl line.
+        pattern: || r#"(?:^|[ \t])(?:-u|--user)[ \t]*['"]?([^\s:'"<>$]+):(?:['"]|[ \t]|$)"#.into(),
+        run: |re, text, _, out| {
+            for c in re.captures_iter(text) {
+                let user = c.get(1).unwrap();
+                let line_start = text[..user.start()].rfind('\n').map_or(0, |i| i + 1);
+                if text[line_start..user.start()].contains("curl")
+                    && (looks_random(user.as_str())
+                        || super::learnable(user.as_str()) && user.len() >= 16)
+                {
+                    out.push(cand(user.range(), "authorization", P_AUTH));
+                }
+            }
+        },
+    },
 ];
+
+/// A value that cannot be a word of prose or code, for the detectors that read values with
+/// little context (table rows, prose, the next line, JSON arrays): one that could be learned
+/// (see [`super::learnable`]: 8 or more chars mixing classes, not a path, a version, a
+/// placeholder, ...) and is not an identifier made of words (`Password_Reset_Link`,
+/// `refreshToken`).
+fn strong_value(v: &str) -> bool {
+    super::learnable(v)
+        && !(is_identifier(v)
+            && !super::values::switches_often(v)
+            && !v.bytes().any(|b| b.is_ascii_digit()))
+}
 
 /// `Cookie: a=1; b=2` (every value) and `Set-Cookie: a=1; Path=/` (the first value only): in
 /// HTTP dumps, curl `-H`, JSON (`"Cookie": "a=1"`). A quoted header ends at its closing quote.
@@ -331,7 +488,7 @@ const PREFILTER: &[&str] = &[
     // Names and headers (assignments, flags, .netrc, Authorization, Cookie, docker "auth").
     "(?i:token|secret|key|pass|pwd|credential|auth|cookie)",
     // Shapes.
-    "AKIA|ASIA|ABIA|ACCA|AIza|gh[pousr]_|github_pat_|gl(?:pat|ptt|dt|rt|cbt|soat|ffct)-",
+    "AKIA|ASIA|ABIA|ACCA|A3T|AIza|gh[pousr]_|github_pat_|gl(?:pat|ptt|dt|rt|cbt|soat|ffct)-",
     r"sk-|xox|hooks\.slack\.com|_live_|_test_|eyJ|://",
     // curl -u user:pw.
     "-u|-U",
@@ -346,6 +503,12 @@ const PREFILTER: &[&str] = &[
     r"\.atlasv1\.|hv|NR|dt0c01\.|fm|fo1_|figd_|ntn_|discord|sq0|EAA",
     r"sbp_|gsk_|r8_|pplx-|xai-|AAAAAAAAAAAAAAAAAAAAA|Q~|v1\.0-|ATBB|sntry|django-insecure-",
     r"CCIPAT_|CFPAT-|dckr_pat_|tskey-|sig=",
+    r"A3-|ops_eyJ|p8e-|AKCp|cmVmd|ABSK|4b1d|CLOJARS_|duffel_|EZ|FLWSECK|fio-u-",
+    r"glft|glimt|glagent|gloas|GR1348941|eyJrIjoi|ico-|s-s4t2|_mmk|API-|sha256~",
+    r"pscale_|pnu_|rdme_|tk-us-|sm_|shippo_|xapp-|xoxe|tfp_|t1\.|AQVN|dnkey-|sl\.|SG\.",
+    r"access-",
+    // XML elements, attribute pairs, table rows, prose, JSON arrays, curl -u TOKEN:.
+    r"(?i:value|key|password|token|secret)",
 ];
 
 static PREFILTER_RE: LazyLock<Regex> =
@@ -355,9 +518,17 @@ static PREFILTER_RE: LazyLock<Regex> =
 /// `marker_follows`: the stretch ends where an existing marker begins.
 pub(super) fn detect(text: &str, seg: Range<usize>, marker_follows: bool, out: &mut Vec<Cand>) {
     let part = &text[seg.clone()];
-    if !PREFILTER_RE.is_match(part) {
-        return;
+    let first = out.len();
+    tokens::detect_bare(part, out);
+    if PREFILTER_RE.is_match(part) {
+        run_detectors(part, marker_follows, out);
     }
+    for c in &mut out[first..] {
+        c.range = c.range.start + seg.start..c.range.end + seg.start;
+    }
+}
+
+fn run_detectors(part: &str, marker_follows: bool, out: &mut Vec<Cand>) {
     let hits = SET.matches(part);
     if !hits.matched_any() {
         return;
@@ -374,8 +545,14 @@ pub(super) fn detect(text: &str, seg: Range<usize>, marker_follows: bool, out: &
             }
         }
     }
-    for c in &mut out[first..] {
-        c.range = c.range.start + seg.start..c.range.end + seg.start;
+    // A token shape filled with a placeholder (`ghp_xxxx…`, `AKIA…EXAMPLE`) is no secret.
+    let mut i = first;
+    while i < out.len() {
+        if out[i].prio == P_TOKEN && is_filler(&part[out[i].range.clone()]) {
+            out.swap_remove(i);
+        } else {
+            i += 1;
+        }
     }
 }
 
@@ -475,6 +652,9 @@ fn detect_authorization(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
 fn detect_user_password(re: &Regex, text: &str, _: bool, out: &mut Vec<Cand>) {
     for c in re.captures_iter(text) {
         let pw = c.get(1).unwrap();
+        if c.get(0).unwrap().as_str().contains('<') {
+            continue; // `curl -u <user:password>`: a placeholder.
+        }
         let line_start = text[..pw.start()].rfind('\n').map_or(0, |i| i + 1);
         let line_end = text[pw.end()..]
             .find('\n')
@@ -519,7 +699,21 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
     if before.ends_with("://") {
         return None;
     }
-    let kind = secret_name_kind(name.as_str())?;
+    // `…:secret:prod/db/password-x` inside an ARN is a path, not `name: value`.
+    let word_start = before
+        .rfind(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+        .map_or(0, |i| i + 1);
+    if before[word_start..].starts_with("arn:") {
+        return None;
+    }
+    // `?key=v` in a URL: an API key, though `key` alone is not a secret-looking name.
+    let query_key =
+        name.as_str().eq_ignore_ascii_case("key") && op == "=" && before.ends_with(['?', '&']);
+    let kind = match secret_name_kind(name.as_str()) {
+        Some(k) => k,
+        None if query_key && super::learnable(value.as_str()) => "assignment",
+        None => return None,
+    };
     // `--no-password db`, `--ask-pass site.yml`: switches, the next word is not their value.
     if flag {
         let first = split_name(name.as_str())
@@ -532,6 +726,14 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
     }
     let raw = value.as_str();
     let quote = raw.chars().next().filter(|&q| q == '"' || q == '\'');
+    // `getpass("Password: ")`, `read -p "Password: " PASS`: the name is inside a string (a
+    // prompt) and the "value" is that string's closing quote.
+    if let Some(q) = quote {
+        let after_name = &text[name.end()..];
+        if before.ends_with(q) && !after_name.starts_with(q) {
+            return None;
+        }
+    }
     let (inner, range) = match quote {
         Some(q) => {
             let end = if raw.len() >= 2 && raw.ends_with(q) {
@@ -553,6 +755,18 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
         if comparison || inner.starts_with(':') || (flag && inner.starts_with('-')) {
             return None;
         }
+        // `--password via the CLI`, `--api-key string   API key`, `--token TOKEN`: prose, a
+        // type or a metavariable after a flag, not its value.
+        if flag
+            && (PROSE_WORDS.contains(&inner)
+                || inner.len() >= 2 && inner.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+                || matches!(
+                    inner,
+                    "string" | "str" | "int" | "bool" | "value" | "file" | "path" | "text"
+                ))
+        {
+            return None;
+        }
         if is_identifier(inner) {
             let mut follow = text[range.end..].trim_start_matches([' ', '\t']);
             if follow.is_empty() && marker_follows {
@@ -562,7 +776,13 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
                 looks_like_type(inner)
                     && follow.starts_with([')', ',', '=', ';', '{', '<', '>', '(', '['])
             } else {
+                // `token = get_token()`, `f(token=settings.TOKEN)`.
                 follow.starts_with(['(', '['])
+                    || inner.contains('.')
+                        && inner
+                            .split('.')
+                            .all(|p| is_identifier(p) && !looks_random(p))
+                        && follow.starts_with([')', ','])
             };
             if code {
                 return None;
@@ -677,6 +897,52 @@ const SWITCH_PREFIX: &[&str] = &[
     "reset", "change", "use", "with",
 ];
 
+/// Words of prose that follow a flag's name in a sentence (`Using --password via the CLI`).
+const PROSE_WORDS: &[&str] = &[
+    "via", "the", "on", "in", "to", "from", "for", "is", "are", "was", "and", "or", "with", "when",
+    "if", "at", "by", "as", "of", "an", "a", "be", "it", "not", "no", "option", "flag", "instead",
+    "only", "must", "should", "can", "will",
+];
+
+/// Words after a secret word that only say which secret it is (`…_TOKEN_PROD`).
+const QUALIFIERS: &[&str] = &[
+    "prod",
+    "production",
+    "dev",
+    "development",
+    "staging",
+    "stage",
+    "test",
+    "live",
+    "sandbox",
+    "root",
+    "admin",
+    "ops",
+    "old",
+    "new",
+    "current",
+    "next",
+    "prev",
+    "previous",
+    "primary",
+    "secondary",
+    "backup",
+    "b64",
+    "base64",
+    "raw",
+    "value",
+    "local",
+    "remote",
+    "ci",
+    "main",
+    "master",
+    "rw",
+    "ro",
+    "v1",
+    "v2",
+    "v3",
+];
+
 /// Previous words that make `…_key` a non-secret name.
 const BENIGN_KEY_PREFIX: &[&str] = &[
     "sort",
@@ -734,7 +1000,16 @@ const BENIGN_KEY_PREFIX: &[&str] = &[
 
 /// The kind of a value assigned to `name`, when `name` looks like it holds a secret.
 fn secret_name_kind(name: &str) -> Option<&'static str> {
-    let words = split_name(name);
+    let mut words = split_name(name);
+    // `STRIPE_API_KEY_LIVE`, `MYSQL_PASSWORD_ROOT`, `SLACK_TOKEN_OPS`: a secret word followed
+    // by words that only say which one.
+    while words.len() > 1
+        && words.last().is_some_and(|w| {
+            QUALIFIERS.contains(&w.as_str()) || w.bytes().all(|b| b.is_ascii_digit())
+        })
+    {
+        words.pop();
+    }
     let last = words.last()?;
     if words
         .iter()
@@ -953,11 +1228,13 @@ mod tests {
 
     #[test]
     fn stripe_key() {
-        for p in ["sk_live_", "sk_test_", "rk_live_", "pk_live_"] {
+        for p in ["sk_live_", "sk_test_", "rk_live_", "sk_prod_"] {
             let k = format!("{p}{}", "51HxYz9AbCdEf".repeat(3));
             assert_eq!(r(&format!("key {k}")), "key [REDACTED:stripe-key]", "{p}");
         }
         unchanged("pk_test_ is publishable; sk_live_ alone is nothing");
+        // Publishable keys are public by design (they are in every checkout page).
+        unchanged(&format!("key pk_live_{}", "51HxYz9AbCdEf".repeat(3)));
     }
 
     #[test]
