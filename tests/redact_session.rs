@@ -28,7 +28,7 @@ fn session() -> Harness {
         mysql_password()
     ));
     h.run("cat cmds.log | tr -d ' ' ; echo");
-    h.run("source app.env && echo token is $APP_API_TOKEN");
+    h.run("source app.env && echo got $APP_API_TOKEN back");
     h.run("echo done-with-secrets");
     h
 }
@@ -65,7 +65,7 @@ fn a_password_typed_once_is_redacted_wherever_it_is_printed_later() {
                 "{what}:\n{out}"
             );
             assert!(
-                out.contains("token is [REDACTED:session-secret]"),
+                out.contains("got [REDACTED:session-secret] back"),
                 "{what}:\n{out}"
             );
             assert!(
@@ -113,7 +113,7 @@ fn learning_reaches_back_before_the_commands_shown() {
     let out = ok_stdout(h.context(&["--recent", "2"]));
     assert!(!out.contains("cat app.env"), "{out}");
     assert!(!out.contains(&api_token()), "{out}");
-    assert!(out.contains("token is [REDACTED:session-secret]"), "{out}");
+    assert!(out.contains("got [REDACTED:session-secret] back"), "{out}");
     // One command: the command shown teaches nothing, the history does.
     let out = ok_stdout(h.context(&["--grep", "printenv"]));
     assert!(
