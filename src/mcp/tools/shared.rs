@@ -90,22 +90,58 @@ pub(super) fn redacted<'a>(config: &Config, text: &'a str) -> Cow<'a, str> {
     }
 }
 
-/// `line` redacted and, when longer than `cap` chars, cut to its head and tail first (each
-/// redacted on its own), so a command line of megabytes costs what a short one does.
+/// Chars redacted beyond each side of a cut, so that a secret the cut goes through is seen
+/// whole (up to this long) before the cut is made.
+const CUT_SLACK: usize = 1024;
+
+/// `line` redacted and, when longer than `cap` chars, cut to its head and tail, so a command
+/// line of megabytes costs what a short one does. Each side is redacted with [`CUT_SLACK`]
+/// chars past the cut before it is cut (never inside a marker): a secret across the cut is
+/// redacted as a whole, not as two halves the detectors may not know.
 pub(super) fn redacted_line(config: &Config, line: &str, cap: usize) -> String {
     let n = line.chars().count();
     if n <= cap {
         return redacted(config, line).into_owned();
     }
     let keep = cap.div_ceil(2);
-    let head: String = line.chars().take(keep).collect();
-    let tail: String = line.chars().skip(n - (cap - keep)).collect();
+    let head_window: String = line.chars().take(keep + CUT_SLACK).collect();
+    let tail_window: String = line
+        .chars()
+        .skip(n.saturating_sub(cap - keep + CUT_SLACK))
+        .collect();
+    let head = redacted(config, &head_window);
+    let tail = redacted(config, &tail_window);
     crate::context::stages::truncate::shorten(
-        &redacted(config, &head),
+        first_chars(&head, keep),
         (n - cap) as u64,
-        &redacted(config, &tail),
+        last_chars(&tail, cap - keep),
         cap,
     )
+}
+
+/// Where a `[REDACTED:...]` marker of `text` spans byte `at`, its range.
+fn marker_around(text: &str, at: usize) -> Option<std::ops::Range<usize>> {
+    let start = text[..at].rfind("[REDACTED:")?;
+    let end = start + text[start..].find(']')? + 1;
+    (end > at).then_some(start..end)
+}
+
+/// The first `n` chars of `text`, ending before a marker the cut would go through.
+fn first_chars(text: &str, n: usize) -> &str {
+    let at = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+    let at = marker_around(text, at).map_or(at, |m| m.start);
+    &text[..at]
+}
+
+/// The last `n` chars of `text`, starting after a marker the cut would go through.
+fn last_chars(text: &str, n: usize) -> &str {
+    let total = text.chars().count();
+    let at = text
+        .char_indices()
+        .nth(total.saturating_sub(n))
+        .map_or(text.len(), |(i, _)| i);
+    let at = marker_around(text, at).map_or(at, |m| m.end);
+    &text[at..]
 }
 
 /// `line` for a one-line summary: newlines shown as ` ⏎ `, at most [`SHORT_LINE`] chars kept
@@ -204,6 +240,38 @@ mod tests {
             f.starts_with("`````terminal\n") && f.ends_with("\n`````"),
             "{f}"
         );
+    }
+
+    #[test]
+    fn a_secret_across_the_cut_of_a_long_line_is_redacted_whole() {
+        let config = Config::at("/nonexistent".into(), "/".into());
+        assert!(config.settings.redact);
+        let token = ["ghp_", "aZ3x9Kq2Lm8Vn4Rt6Ws1Yb5Hd7Fj0Pc2Ge9Tu"].concat();
+        for pad in [990usize, 995, 1000, 1005] {
+            // The cut (at 1000 chars for a cap of 2000) goes through the token, or near it.
+            let line = format!("{}{token}{}", "x".repeat(pad), " y".repeat(5000));
+            let shown = redacted_line(&config, &line, 2000);
+            assert!(!shown.contains("aZ3x9Kq2"), "{pad}: {shown}");
+            assert!(!shown.contains("Tu "), "{pad}: {shown}");
+            assert!(shown.contains("omitted"), "{pad}");
+        }
+        // At the tail's cut too; and a value whose keyword the cut leaves on the other side.
+        let line = format!("{}{token} {}", "y ".repeat(5000), "x".repeat(995));
+        let shown = redacted_line(&config, &line, 2000);
+        assert!(
+            !shown.contains("aZ3x9Kq2") && !shown.contains("Ge9Tu"),
+            "{shown}"
+        );
+        let value = ["hunter2", "-Secret-", "Value-9"].concat();
+        for after in [975usize, 980, 985] {
+            let line = format!(
+                "{}password={value} {}",
+                "y ".repeat(5000),
+                "x".repeat(after)
+            );
+            let shown = redacted_line(&config, &line, 2000);
+            assert!(!shown.contains("Secret-Value"), "{after}: {shown}");
+        }
     }
 
     #[test]

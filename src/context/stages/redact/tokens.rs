@@ -297,8 +297,15 @@ pub(super) fn detect_bare(text: &str, out: &mut Vec<Cand>) {
                 .map_or(b.len(), |j| i + j + 1);
             continue;
         }
-        while i < b.len() && is_word_byte(b[i]) {
+        // A run of dashes ends a word (PEM armor, `--flag`): redacted or not, what follows it
+        // leaves the word the same, so a second pass judges it as the first did.
+        while i < b.len() && is_word_byte(b[i]) && !(b[i] == b'-' && b.get(i + 1) == Some(&b'-')) {
             i += 1;
+        }
+        if i == start {
+            // The dashes themselves.
+            i += 1;
+            continue;
         }
         if i - start >= 20 {
             // Word boundaries: a token is not glued to a path or a longer non-ASCII word.

@@ -147,9 +147,11 @@ pub(crate) fn is_placeholder(v: &str) -> bool {
     let starts = |p: &str| b.len() >= p.len() && b[..p.len()].eq_ignore_ascii_case(p.as_bytes());
     let ends =
         |p: &str| b.len() >= p.len() && b[b.len() - p.len()..].eq_ignore_ascii_case(p.as_bytes());
+    // `…_here` in words only (`your_api_key_here`, `token-goes-here`): a value with digits
+    // before it (`s3cr3t-value-here`) is a password that happens to end so.
+    let words_only = !b.iter().any(u8::is_ascii_digit);
     if starts("your") && b.get(4).is_none_or(|c| !c.is_ascii_digit())
-        || ends("_here")
-        || ends("-here")
+        || (ends("_here") || ends("-here")) && words_only
         || starts("insert")
         || starts("replace")
         || starts("changeme")
