@@ -133,7 +133,10 @@
 //! * A token shape filled with a placeholder (`ghp_xxxx…`, `AKIAXXXX…`, `A3-XXXXXX-…`).
 //! * Text already redacted: an existing `[REDACTED:…]` is a barrier; detectors run separately on
 //!   the text between markers, so no match touches a marker (an unterminated private key block
-//!   runs to the next marker), `redact` is idempotent and never nests markers.
+//!   runs to the next marker) and markers never nest. Where a value's end depends on what
+//!   follows it, the text next to a new marker can read differently than before; so the
+//!   detectors run again on the redacted text until they find nothing more (`settle`, two
+//!   passes in practice, one for a line without secrets), and `redact` is idempotent.
 //!
 //! # Overlaps
 //!
@@ -187,9 +190,7 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 
 /// The secrets [`redact`] replaces in `text`: sorted, non-overlapping, non-empty ranges.
 pub fn find_secrets(text: &str) -> Vec<Secret> {
-    let mut cands = Vec::new();
-    detect_all(text, &mut cands);
-    merge(cands)
+    settle(text, detect_all)
 }
 
 /// Redaction for one session: the detectors plus the secret values the session has shown
@@ -235,10 +236,10 @@ impl Redactor {
 
     /// What [`Redactor::redact`] replaces in `text`.
     pub fn find_secrets(&self, text: &str) -> Vec<Secret> {
-        let mut cands = Vec::new();
-        detect_all(text, &mut cands);
-        self.learned.find(text, &mut cands);
-        merge(cands)
+        settle(text, |t, cands| {
+            detect_all(t, cands);
+            self.learned.find(t, cands);
+        })
     }
 }
 
@@ -247,9 +248,13 @@ fn apply(text: &str, secrets: Vec<Secret>) -> Cow<'_, str> {
     if secrets.is_empty() {
         return Cow::Borrowed(text);
     }
-    let mut out = String::with_capacity(text.len());
+    Cow::Owned(applied(text, &secrets))
+}
+
+fn applied(text: &str, secrets: &[Secret]) -> String {
+    let mut out = String::with_capacity(text.len() + 24 * secrets.len());
     let mut pos = 0;
-    for s in &secrets {
+    for s in secrets {
         out.push_str(&text[pos..s.range.start]);
         out.push_str("[REDACTED:");
         out.push_str(s.kind);
@@ -257,7 +262,63 @@ fn apply(text: &str, secrets: Vec<Secret>) -> Cow<'_, str> {
         pos = s.range.end;
     }
     out.push_str(&text[pos..]);
-    Cow::Owned(out)
+    out
+}
+
+/// At most this many passes over a text whose markers keep revealing secrets (in practice two:
+/// each pass replaces text by markers, so it always ends).
+const MAX_PASSES: usize = 8;
+
+/// The secrets `detect` finds in `text`, and then in the text with those replaced by markers,
+/// until a pass finds nothing more: what [`redact`] returns is then redacted already, whatever
+/// the detectors do next to a marker. A value's end can depend on what follows it
+/// (`TOKEN=a${…`, a value alone on its line), and text next to a marker is read as a stretch
+/// of its own; without this, a second `redact` could find more. Lines without secrets (nearly
+/// all) take one pass.
+fn settle(text: &str, detect: impl Fn(&str, &mut Vec<Cand>)) -> Vec<Secret> {
+    let mut cands = Vec::new();
+    detect(text, &mut cands);
+    let mut secrets = merge(cands);
+    for _ in 1..MAX_PASSES {
+        if secrets.is_empty() {
+            break;
+        }
+        let shown = applied(text, &secrets);
+        let mut cands = Vec::new();
+        detect(&shown, &mut cands);
+        let more = merge(cands);
+        if more.is_empty() {
+            break;
+        }
+        // Back to `text`'s offsets: a new secret lies between markers, so before it, each
+        // marker stands for its secret's bytes.
+        let mut shift: isize = 0;
+        let mut next = 0;
+        let mut found = Vec::with_capacity(more.len());
+        for m in more {
+            let mut at = 0usize;
+            while next < secrets.len() {
+                let s = &secrets[next];
+                let marker = "[REDACTED:]".len() + s.kind.len();
+                let start = (s.range.start as isize + shift) as usize;
+                if start >= m.range.end {
+                    break;
+                }
+                at = start + marker;
+                shift += marker as isize - s.range.len() as isize;
+                next += 1;
+            }
+            debug_assert!(m.range.start >= at, "a new secret inside a marker");
+            let start = (m.range.start as isize - shift) as usize;
+            found.push(Secret {
+                kind: m.kind,
+                range: start..start + m.range.len(),
+            });
+        }
+        secrets.extend(found);
+        secrets.sort_by_key(|s| s.range.start);
+    }
+    secrets
 }
 
 /// Every detector's candidates in `text`. Text already redacted is a barrier: detectors run on

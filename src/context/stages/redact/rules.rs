@@ -172,9 +172,13 @@ static DETECTORS: &[Detector] = &[
     Detector {
         // A `.netrc` password on a line of its own, as context shows it line by line.
         pattern: || r"(?m)^[ \t]*password[ \t]+([^\s'`]+)[ \t]*$".into(),
-        run: |re, text, _, out| {
+        run: |re, text, marker_follows, out| {
             for c in re.captures_iter(text) {
                 let v = c.get(1).unwrap();
+                // Alone on its line: a marker right after it is more of the line.
+                if marker_follows && c.get(0).unwrap().end() == text.len() {
+                    continue;
+                }
                 if super::learnable(v.as_str()) {
                     out.push(cand(v.range(), "assignment", P_ASSIGN));
                 }
@@ -326,9 +330,14 @@ static DETECTORS: &[Detector] = &[
                 r#"(?i)((?:[A-Za-z0-9_.-]+[ ]){{0,3}}[A-Za-z0-9_.-]*{NAME_END})["']?[ \t]*[:=][ \t]*\r?\n[ \t]*(["']?)([^\s"']+)["']?[ \t]*(?:\r?\n|$)"#
             )
         },
-        run: |re, text, _, out| {
+        run: |re, text, marker_follows, out| {
             for c in re.captures_iter(text) {
                 let (name, v) = (c.get(1).unwrap(), c.get(3).unwrap());
+                // Alone on its line: a marker right after it is more of the line.
+                if marker_follows && c.get(0).unwrap().end() == text.len() && !c[0].ends_with('\n')
+                {
+                    continue;
+                }
                 if secret_name_kind(name.as_str().trim()).is_some() && strong_value(v.as_str()) {
                     out.push(cand(v.range(), "assignment", P_ASSIGN));
                 }
@@ -612,10 +621,15 @@ fn scan<'t>(
     while let Some(c) = re.captures_at(text, pos) {
         let whole = c.get(0).unwrap();
         pos = match check(&c) {
-            Ok(found) => {
-                out.extend(found);
-                whole.end().max(whole.start() + 1)
+            // Go on from where the value ends, not the match: an unquoted value is cut short
+            // (`TOKEN=a${--password=TOKEN=b`), and what follows the cut is looked at as it
+            // would be after a marker, so that redacting twice changes nothing.
+            Ok(Some(found)) => {
+                let next = found.range.end.min(whole.end());
+                out.push(found);
+                next.max(whole.start() + 1)
             }
+            Ok(None) => whole.end().max(whole.start() + 1),
             Err(resume) => resume.max(whole.start() + 1),
         };
         while !text.is_char_boundary(pos) {
