@@ -170,8 +170,7 @@ fn grep(
         format: SearchFormat::Json,
         color: false,
     };
-    let mut found = Vec::new();
-    let outcome = search::search(&request, &mut found).map_err(|e| {
+    let (found, outcome) = search::search_ids(&request).map_err(|e| {
         let e = Error::from(e);
         match e.as_usage() {
             Some(_) => Setup::flags(e.named(|_| Some("--grep".into()))),
@@ -179,19 +178,7 @@ fn grep(
         }
     })?;
     warnings.extend(outcome.warnings);
-    #[derive(serde::Deserialize)]
-    struct Found {
-        hits: Vec<Hit>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Hit {
-        session_id: String,
-        seq: u64,
-        running: bool,
-    }
-    let found: Found = serde_json::from_slice(&found).context("reading the search's hits")?;
     Ok(found
-        .hits
         .into_iter()
         .filter(|h| !h.running)
         .filter_map(|h| {

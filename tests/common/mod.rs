@@ -730,7 +730,13 @@ pub fn have(program: &str) -> bool {
 
 /// Runs `cmd` with `input` on its stdin and collects its output. A run that has not ended after
 /// a minute is killed and fails the test (a hang guard, not a timing check).
-pub fn run_piped(mut cmd: std::process::Command, input: &str) -> std::process::Output {
+pub fn run_piped(cmd: std::process::Command, input: &str) -> std::process::Output {
+    run_piped_peak(cmd, input).0
+}
+
+/// [`run_piped`], also sampling the process's peak resident memory (VmHWM, a high-water mark)
+/// every few milliseconds: returns it in KiB with the output.
+pub fn run_piped_peak(mut cmd: std::process::Command, input: &str) -> (std::process::Output, u64) {
     use std::process::Stdio;
     let mut child = cmd
         .stdin(Stdio::piped())
@@ -750,28 +756,39 @@ pub fn run_piped(mut cmd: std::process::Command, input: &str) -> std::process::O
         let done = Arc::clone(&done);
         std::thread::spawn(move || {
             let start = Instant::now();
+            let mut peak = 0;
             while start.elapsed() < Duration::from_secs(60) {
                 if done.load(std::sync::atomic::Ordering::SeqCst) {
-                    return false;
+                    return (false, peak);
                 }
-                std::thread::sleep(Duration::from_millis(100));
+                if let Some(kib) = std::fs::read_to_string(format!("/proc/{pid}/status"))
+                    .ok()
+                    .and_then(|s| {
+                        s.lines()
+                            .find_map(|l| l.strip_prefix("VmHWM:"))
+                            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+                    })
+                {
+                    peak = u64::max(peak, kib);
+                }
+                std::thread::sleep(Duration::from_millis(5));
             }
             let _ = std::process::Command::new("kill")
                 .args(["-KILL", &pid.to_string()])
                 .status();
-            true
+            (true, peak)
         })
     };
     let out = child.wait_with_output().unwrap();
     done.store(true, std::sync::atomic::Ordering::SeqCst);
-    let hung = guard.join().unwrap_or(false);
+    let (hung, peak) = guard.join().unwrap_or((false, 0));
     assert!(
         !hung,
         "hung for a minute and was killed; stdout: {}; stderr: {}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    out
+    (out, peak)
 }
 
 impl Harness {

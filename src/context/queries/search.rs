@@ -150,6 +150,77 @@ pub(crate) fn search(req: &SearchRequest, out: &mut dyn Write) -> anyhow::Result
     Ok(outcome)
 }
 
+/// A command a search found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HitId {
+    pub session_id: String,
+    pub seq: u64,
+    /// Still running when the search read it.
+    pub running: bool,
+}
+
+/// Runs the search for the commands it finds, not their lines (`forget --grep`): memory grows
+/// with the number of commands found, never with what matched in their output. `req.format`,
+/// `context` and `color` are not used.
+pub(crate) fn search_ids(req: &SearchRequest) -> anyhow::Result<(Vec<HitId>, SearchOutcome)> {
+    let matcher = matcher(req)?;
+    let mut outcome = SearchOutcome::default();
+    let sessions = select::sessions(
+        &req.data_root,
+        &req.selection.sessions,
+        req.current_session.as_deref(),
+        &mut outcome.warnings,
+    )?;
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .bom_sniffing(false)
+        .heap_limit(Some(4 << 20))
+        .build();
+    let req = SearchRequest {
+        context: 0,
+        ..req.clone()
+    };
+    if !req.commands_only {
+        warm_caches(&req, &sessions);
+    }
+    let mut printer = IdPrinter { ids: Vec::new() };
+    for s in &sessions {
+        outcome.hits += search_session(&req, &matcher, &mut searcher, s, &mut printer)?;
+    }
+    Ok((printer.ids, outcome))
+}
+
+/// Keeps the id of each hit and nothing of its lines.
+struct IdPrinter {
+    ids: Vec<HitId>,
+}
+
+impl Printer for IdPrinter {
+    fn start(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    fn hit(&mut self, hit: &Hit, _: &RegexMatcher) -> io::Result<()> {
+        self.ids.push(HitId {
+            session_id: hit.session_id.clone(),
+            seq: hit.seq,
+            running: hit.running,
+        });
+        Ok(())
+    }
+    fn line(&mut self, _: u64, _: &str, _: bool, _: &RegexMatcher) -> io::Result<()> {
+        Ok(())
+    }
+    fn gap(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    fn end_hit(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// What a hit says about its command.
 #[derive(Debug, Clone, Serialize)]
 struct Hit {
