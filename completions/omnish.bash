@@ -235,7 +235,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__ask)
-            opts="-h --command --print-prompt --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
+            opts="-h --command --print-prompt --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -345,7 +345,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__context)
-            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
+            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -415,7 +415,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__fix)
-            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
+            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

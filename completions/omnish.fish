@@ -73,6 +73,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l no-notes -d 'L
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l env -d 'Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and allowed environment variables'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l changed -d 'Add the project\'s files modified since the selected commands started'
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l screens -d 'Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l ask-key -d 'Key for `omnish ask` [default: keys.ask, \\C-xa]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l fix-key -d 'Key for `omnish fix` [default: keys.fix, \\C-xf]' -r
@@ -106,6 +107,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand ask" -l no-notes -d 'Leave
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l env -d 'Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and allowed environment variables'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l changed -d 'Add the project\'s files modified since the selected commands started'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l screens -d 'Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l command -d 'The LLM command to run [default: ask.command]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
@@ -134,6 +136,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand fix" -l no-notes -d 'Leave
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l env -d 'Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and allowed environment variables'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l changed -d 'Add the project\'s files modified since the selected commands started'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l screens -d 'Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand config" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"

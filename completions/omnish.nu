@@ -43,6 +43,7 @@ module completions {
     --files                   # Add the project's file tree (git root, else the current directory), without ignored files
     --depth: string           # Levels of the file tree to expand (1: the root's entries only)
     --changed                 # Add the project's files modified since the selected commands started
+    --screens                 # Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)
     --help(-h)                # Print help (see more with '--help')
   ]
 
@@ -91,6 +92,7 @@ module completions {
     --files                   # Add the project's file tree (git root, else the current directory), without ignored files
     --depth: string           # Levels of the file tree to expand (1: the root's entries only)
     --changed                 # Add the project's files modified since the selected commands started
+    --screens                 # Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)
     --help(-h)                # Print help (see more with '--help')
     ...question: string       # The question [default: "Why did this fail and how do I fix it?"]
   ]
@@ -126,6 +128,7 @@ module completions {
     --files                   # Add the project's file tree (git root, else the current directory), without ignored files
     --depth: string           # Levels of the file tree to expand (1: the root's entries only)
     --changed                 # Add the project's files modified since the selected commands started
+    --screens                 # Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)
     --help(-h)                # Print help (see more with '--help')
   ]
 

@@ -364,6 +364,10 @@ pub struct ContextOpts {
     /// Add the project's files modified since the selected commands started.
     #[arg(long)]
     pub changed: bool,
+    /// Show the whole last screen of each full-screen program (vim, less, htop), not only its
+    /// first and last rows (--max-lines is then 200 unless given).
+    #[arg(long)]
+    pub screens: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -62,6 +62,7 @@ pub(crate) fn options(opts: &ContextOpts) -> Options {
         files: opts.files,
         depth: opts.depth,
         changed: opts.changed,
+        screens: opts.screens,
     }
 }
 

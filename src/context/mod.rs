@@ -462,6 +462,9 @@ fn pick(
     if picked.is_empty() {
         outcome.nothing_matched = Some(nothing_matched(req, &scanned));
     }
+    for c in &mut picked {
+        c.screens = req.screens;
+    }
     Ok(picked)
 }
 

@@ -24,6 +24,9 @@ use crate::context::tokens::{models, tokenizer};
 use crate::error::{Error, Field, Result, Usage};
 use crate::store;
 
+/// Output lines per command at least, when whole screens of full-screen programs are asked for
+/// and no line limit is.
+pub(crate) const SCREENS_MAX_LINES: usize = 200;
 /// Longest duration accepted (`90s`, `2h 30m`), in bytes.
 pub(crate) const MAX_DURATION: usize = 64;
 /// Longest session argument looked up (session ids are about 30 chars).
@@ -72,6 +75,8 @@ pub(crate) struct Request {
     pub files: Option<files::FilesRequest>,
     /// How runs of failed attempts are folded.
     pub loops: loops::LoopSettings,
+    /// What full-screen programs show of their last screen.
+    pub screens: crate::term::render::Screens,
 }
 
 /// Where a front end runs, gathered once per process (the command line's `Setup`, the MCP
@@ -317,6 +322,9 @@ pub(crate) struct Options {
     pub depth: Option<usize>,
     /// Add the project's files changed since the selected commands started.
     pub changed: bool,
+    /// Show full-screen programs' whole last screens (else their first and last rows); the
+    /// line limit left to the settings is then at least [`SCREENS_MAX_LINES`].
+    pub screens: bool,
 }
 
 impl Options {
@@ -371,7 +379,12 @@ impl Options {
             selection,
             limit: if self.last { 1 } else { recent },
             parts: self.parts,
-            max_lines: self.max_lines.unwrap_or(settings.max_lines),
+            max_lines: match (self.max_lines, settings.max_lines) {
+                (Some(n), _) => n,
+                // Whole screens asked for: the configured line limit, raised to show them.
+                (None, n) if self.screens && n != 0 => n.max(SCREENS_MAX_LINES),
+                (None, n) => n,
+            },
             max_line_width: self.max_line_width.unwrap_or(settings.max_line_width),
             redact: self.redact.unwrap_or(true) && settings.redact,
             budget: budget(
@@ -388,6 +401,11 @@ impl Options {
             env,
             files,
             loops: settings.loops(facts),
+            screens: if self.screens {
+                crate::term::render::Screens::Full
+            } else {
+                crate::term::render::Screens::Brief
+            },
         })
     }
 

@@ -212,6 +212,8 @@ pub(crate) struct Candidate {
     /// The record's host or user differs from the session's: front ends that show host and
     /// user only when they differ show them.
     pub elsewhere: bool,
+    /// What full-screen programs leave in its output (the request's, set after selection).
+    pub screens: crate::term::render::Screens,
 }
 
 impl Candidate {
@@ -230,6 +232,7 @@ impl Candidate {
             host: String::new(),
             user: None,
             elsewhere: false,
+            screens: crate::term::render::Screens::Brief,
         }
         .placed(None)
     }
