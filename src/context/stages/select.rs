@@ -422,6 +422,26 @@ pub(crate) fn cheap_filters(cheap: Cheap<'_>) -> Vec<Box<dyn Filter>> {
     filters
 }
 
+/// Only these commands: (session id or a prefix of one, seq). Scanning a session newest first,
+/// nothing older can match once its lowest number named is passed.
+pub(crate) struct Ids(pub Vec<(String, u64)>);
+impl Ids {
+    fn of<'a>(&'a self, c: &'a Candidate) -> impl Iterator<Item = u64> + 'a {
+        self.0
+            .iter()
+            .filter(|(s, _)| c.record.session_id.starts_with(s.as_str()))
+            .map(|(_, q)| *q)
+    }
+}
+impl Filter for Ids {
+    fn keep(&self, c: &Candidate) -> bool {
+        self.of(c).any(|q| q == c.record.seq)
+    }
+    fn exhausted(&self, c: &Candidate) -> bool {
+        self.of(c).all(|q| c.record.seq < q)
+    }
+}
+
 /// Only the command numbered `seq` (one command by its id): scanning newest first, nothing
 /// older can match once a lower number is reached.
 pub(crate) struct Seq(pub u64);
