@@ -158,13 +158,14 @@ fn the_pick_key_asks_about_the_commands_picked() {
     };
     t.keys(&["C-x", "k"]);
     t.wait("fzf's list", |s| s.contains("omnish pick>"));
-    t.type_text("gamma-three");
-    t.wait("the list narrowed", |s| !s.contains("alpha-one  ["));
+    // The oldest: were the pick ignored, the newest command would be asked about.
+    t.type_text("alpha-one");
+    t.wait("the list narrowed", |s| !s.contains("gamma-three  ["));
     t.keys(&["Enter"]);
     t.wait("the answer", |s| s.contains("STAND-IN-ANSWERED"));
     let prompt = read(home.path(), "prompt.txt");
-    assert!(prompt.contains("$ echo gamma-three"), "{prompt}");
-    assert!(!prompt.contains("alpha-one"), "{prompt}");
+    assert!(prompt.contains("$ echo alpha-one"), "{prompt}");
+    assert!(!prompt.contains("gamma-three"), "{prompt}");
     assert!(!prompt.contains("no-such-pick"), "{prompt}");
 }
 
