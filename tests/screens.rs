@@ -125,3 +125,40 @@ fn thirty_megabytes_on_the_alternate_screen_leave_one_screen() {
     assert!(text.ends_with(&want), "{text}");
     assert!(text.len() < 2000, "{} bytes", text.len());
 }
+
+/// The MCP server's `command_output` pages through the whole output: the whole last screen.
+#[test]
+fn mcp_command_output_has_the_whole_last_screen() {
+    if !require("less") {
+        return;
+    }
+    let h = less_session();
+    let lines = [
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+        .to_string(),
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "command_output", "arguments": {"id": "1", "max_lines": 100}}})
+        .to_string(),
+    ];
+    let mut cmd = std::process::Command::new(omnish_bin());
+    cmd.arg("mcp")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("HOME", h.home.path())
+        .env("OMNISH_DATA_DIR", h.data())
+        .current_dir(h.home.path());
+    let out = run_piped(cmd, &(lines.join("\n") + "\n"));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let answer: serde_json::Value = stdout
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|r| r["id"] == 2)
+        .unwrap_or_else(|| panic!("no answer: {stdout}"));
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    let rows: String = (78..=100).map(|i| format!("row-{i}\n")).collect();
+    let want = format!("[full-screen program: less; its last screen:]\n{rows}[end of the screen]");
+    assert!(text.contains(&want), "{text}");
+}
