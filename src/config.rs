@@ -162,7 +162,7 @@ pub(crate) const KEYS: &[Key] = &[
         Kind::Str,
         r"\C-xk",
         Some("OMNISH_KEYS_PICK"),
-        "key that lists recent commands to pick and asks about them (`omnish ask --pick`; readline syntax), used by `omnish init` for bash and zsh",
+        "key that lists recent commands to pick and asks about them (`omnish ask --pick`; readline syntax), used by `omnish init`",
     )
     .checked(check_key),
     key(

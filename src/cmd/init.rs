@@ -203,12 +203,21 @@ fn fish_snippet(cfg: &Config, bin: &str, wrap: bool, tty: Option<&str>) -> Strin
             pause.clear();
         }
     }
+    // Likewise the pick key, which gives way to the three others.
+    let taken = |k: &String| *k == ask || *k == fix || *k == pause;
+    let mut pick = key("keys.pick", fish::PICK_DEFAULT);
+    if taken(&pick) {
+        pick = fish::bind_notation(fish::PICK_DEFAULT).unwrap_or_default();
+        if taken(&pick) {
+            pick.clear();
+        }
+    }
     let mut text = format!(
         "# omnish init fish{}: omnish init fish | source in config.fish
 ",
         if wrap { " --wrap" } else { "" }
     );
-    text += &fish::header(bin, [&ask, &fix, &pause], wrap, tty.unwrap_or(""));
+    text += &fish::header(bin, [&ask, &fix, &pause, &pick], wrap, tty.unwrap_or(""));
     text += FISH;
     text
 }
