@@ -55,6 +55,9 @@ _omnish() {
             omnish,pause)
                 cmd="omnish__subcmd__pause"
                 ;;
+            omnish,pick)
+                cmd="omnish__subcmd__pick"
+                ;;
             omnish,resume)
                 cmd="omnish__subcmd__resume"
                 ;;
@@ -111,6 +114,9 @@ _omnish() {
                 ;;
             omnish__subcmd__help,pause)
                 cmd="omnish__subcmd__help__subcmd__pause"
+                ;;
+            omnish__subcmd__help,pick)
+                cmd="omnish__subcmd__help__subcmd__pick"
                 ;;
             omnish__subcmd__help,resume)
                 cmd="omnish__subcmd__help__subcmd__resume"
@@ -221,7 +227,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help"
+            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,7 +241,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__ask)
-            opts="-h --command --print-prompt --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
+            opts="-h --command --print-prompt --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --id --pick --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -298,6 +304,10 @@ _omnish() {
                     return 0
                     ;;
                 --depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -345,7 +355,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__context)
-            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
+            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --id --pick --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -407,6 +417,10 @@ _omnish() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -415,7 +429,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__fix)
-            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
+            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --id --pick --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -481,6 +495,10 @@ _omnish() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -519,7 +537,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help"
+            opts="wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -757,6 +775,20 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help__subcmd__pause)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__pick)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1151,6 +1183,36 @@ _omnish() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__pick)
+            opts="-h --recent --failed --grep --session --plain --preview --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --recent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preview)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -38,6 +38,7 @@ complete -c omnish -n "__fish_omnish_needs_command" -f -a "mcp" -d 'Serve recent
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "note" -d 'Pin notes that every context starts with (add, rm, list, clear)'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "sessions" -d 'List, show, remove and prune recorded sessions'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "search" -d 'Search command lines and rendered output of recorded commands'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "pick" -d 'Choose recent commands from a list with a preview of each output (fzf when installed) and print their ids; `context --pick` and `ask --pick` use them'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "status" -d 'Show the current session, the project and the session store'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "nest" -d 'Run a program that starts a shell (sudo -i, su -, ssh, docker exec -it) so that the shell\'s commands are recorded one by one'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "ssh" -d 'ssh, with the remote shell\'s commands recorded one by one (omnish nest -- ssh ...)'
@@ -63,6 +64,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l format -d 'Out
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l depth -d 'Levels of the file tree to expand (1: the root\'s entries only)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l last -d 'Only the most recent matching command (same as --recent 1)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l failed -d 'Only commands that failed (non-zero exit status)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
@@ -73,6 +75,8 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l no-notes -d 'L
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l env -d 'Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and allowed environment variables'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l changed -d 'Add the project\'s files modified since the selected commands started'
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l screens -d 'Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)'
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l ask-key -d 'Key for `omnish ask` [default: keys.ask, \\C-xa]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l fix-key -d 'Key for `omnish fix` [default: keys.fix, \\C-xf]' -r
@@ -95,6 +99,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand ask" -l format -d 'Output 
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l depth -d 'Levels of the file tree to expand (1: the root\'s entries only)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l print-prompt -d 'Print the prompt instead of running the LLM command'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l last -d 'Only the most recent matching command (same as --recent 1)'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l failed -d 'Only commands that failed (non-zero exit status)'
@@ -106,6 +111,8 @@ complete -c omnish -n "__fish_omnish_using_subcommand ask" -l no-notes -d 'Leave
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l env -d 'Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and allowed environment variables'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l changed -d 'Add the project\'s files modified since the selected commands started'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l screens -d 'Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l command -d 'The LLM command to run [default: ask.command]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
@@ -124,6 +131,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand fix" -l format -d 'Output 
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l depth -d 'Levels of the file tree to expand (1: the root\'s entries only)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l last -d 'Only the most recent matching command (same as --recent 1)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l failed -d 'Only commands that failed (non-zero exit status)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
@@ -134,6 +142,8 @@ complete -c omnish -n "__fish_omnish_using_subcommand fix" -l no-notes -d 'Leave
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l env -d 'Add an environment snapshot: OS, shell, terminal, cwd, git state, active toolchains and allowed environment variables'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l changed -d 'Add the project\'s files modified since the selected commands started'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l screens -d 'Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand config" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
@@ -200,6 +210,13 @@ complete -c omnish -n "__fish_omnish_using_subcommand search" -l commands -d 'Se
 complete -c omnish -n "__fish_omnish_using_subcommand search" -s i -l ignore-case -d 'Case-insensitive'
 complete -c omnish -n "__fish_omnish_using_subcommand search" -s F -l fixed-strings -d 'PATTERN is a plain string, not a regular expression'
 complete -c omnish -n "__fish_omnish_using_subcommand search" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c omnish -n "__fish_omnish_using_subcommand pick" -l recent -d 'List the N most recent commands [default: 50]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand pick" -l grep -d 'Only commands whose command line or output matches REGEX' -r
+complete -c omnish -n "__fish_omnish_using_subcommand pick" -l session -d 'Session to list: an id (or unique prefix), `current` or `all`' -r
+complete -c omnish -n "__fish_omnish_using_subcommand pick" -l preview -d 'Print what the preview shows for command ID (fzf runs this)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand pick" -l failed -d 'Only commands that failed (non-zero exit status)'
+complete -c omnish -n "__fish_omnish_using_subcommand pick" -l plain -d 'The plain numbered list, even when fzf is installed'
+complete -c omnish -n "__fish_omnish_using_subcommand pick" -s h -l help -d 'Print help'
 complete -c omnish -n "__fish_omnish_using_subcommand status" -l format -d 'Output format' -r -f -a "text\t'Lines for a person'
 json\t'One JSON document'"
 complete -c omnish -n "__fish_omnish_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -215,25 +232,26 @@ complete -c omnish -n "__fish_omnish_using_subcommand forget" -l session -d 'Wit
 complete -c omnish -n "__fish_omnish_using_subcommand forget" -l secret -d 'Overwrite VALUE wherever it was recorded, in every session' -r
 complete -c omnish -n "__fish_omnish_using_subcommand forget" -l dry-run -d 'Say what would be forgotten, change nothing'
 complete -c omnish -n "__fish_omnish_using_subcommand forget" -s h -l help -d 'Print help'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "init" -d 'Print the shell snippet for ~/.bashrc, ~/.zshrc or config.fish: key bindings, optionally a recorded shell'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "ask" -d 'Ask your LLM command about the last failed command (or the last one)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "fix" -d 'Ask your LLM command for a corrected command for the last failed one and print it'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "config" -d 'Print the effective configuration and where each value came from'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "completions" -d 'Print the shell completion script for bash, zsh or fish'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "man" -d 'Print the man page (roff)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "mcp" -d 'Serve recent commands to coding agents over the Model Context Protocol (stdio)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "note" -d 'Pin notes that every context starts with (add, rm, list, clear)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "sessions" -d 'List, show, remove and prune recorded sessions'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "search" -d 'Search command lines and rendered output of recorded commands'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "status" -d 'Show the current session, the project and the session store'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "nest" -d 'Run a program that starts a shell (sudo -i, su -, ssh, docker exec -it) so that the shell\'s commands are recorded one by one'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "ssh" -d 'ssh, with the remote shell\'s commands recorded one by one (omnish nest -- ssh ...)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "pause" -d 'Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "resume" -d 'Keep commands again after `omnish pause`'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "forget" -d 'Destroy recorded commands (by id, or those matching a pattern) or a value (a pasted secret) wherever it was recorded'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "init" -d 'Print the shell snippet for ~/.bashrc, ~/.zshrc or config.fish: key bindings, optionally a recorded shell'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "ask" -d 'Ask your LLM command about the last failed command (or the last one)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "fix" -d 'Ask your LLM command for a corrected command for the last failed one and print it'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "config" -d 'Print the effective configuration and where each value came from'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "completions" -d 'Print the shell completion script for bash, zsh or fish'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "man" -d 'Print the man page (roff)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "mcp" -d 'Serve recent commands to coding agents over the Model Context Protocol (stdio)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "note" -d 'Pin notes that every context starts with (add, rm, list, clear)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "sessions" -d 'List, show, remove and prune recorded sessions'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "search" -d 'Search command lines and rendered output of recorded commands'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "pick" -d 'Choose recent commands from a list with a preview of each output (fzf when installed) and print their ids; `context --pick` and `ask --pick` use them'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "status" -d 'Show the current session, the project and the session store'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "nest" -d 'Run a program that starts a shell (sudo -i, su -, ssh, docker exec -it) so that the shell\'s commands are recorded one by one'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "ssh" -d 'ssh, with the remote shell\'s commands recorded one by one (omnish nest -- ssh ...)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "pause" -d 'Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "resume" -d 'Keep commands again after `omnish pause`'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "forget" -d 'Destroy recorded commands (by id, or those matching a pattern) or a value (a pasted secret) wherever it was recorded'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "add" -d 'Pin a note; a note with the same --key is replaced'
 complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "rm" -d 'Remove the note with key (or number) K'
 complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "list" -d 'List the notes, with keys, priorities, scopes and expiry'

@@ -43,6 +43,9 @@ module completions {
     --files                   # Add the project's file tree (git root, else the current directory), without ignored files
     --depth: string           # Levels of the file tree to expand (1: the root's entries only)
     --changed                 # Add the project's files modified since the selected commands started
+    --screens                 # Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)
+    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
+    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --help(-h)                # Print help (see more with '--help')
   ]
 
@@ -91,6 +94,9 @@ module completions {
     --files                   # Add the project's file tree (git root, else the current directory), without ignored files
     --depth: string           # Levels of the file tree to expand (1: the root's entries only)
     --changed                 # Add the project's files modified since the selected commands started
+    --screens                 # Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)
+    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
+    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --help(-h)                # Print help (see more with '--help')
     ...question: string       # The question [default: "Why did this fail and how do I fix it?"]
   ]
@@ -126,6 +132,9 @@ module completions {
     --files                   # Add the project's file tree (git root, else the current directory), without ignored files
     --depth: string           # Levels of the file tree to expand (1: the root's entries only)
     --changed                 # Add the project's files modified since the selected commands started
+    --screens                 # Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)
+    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
+    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --help(-h)                # Print help (see more with '--help')
   ]
 
@@ -304,6 +313,17 @@ module completions {
     pattern: string           # Regular expression (Rust regex syntax), matched line by line
   ]
 
+  # Choose recent commands from a list with a preview of each output (fzf when installed) and print their ids; `context --pick` and `ask --pick` use them
+  export extern "omnish pick" [
+    --recent: string          # List the N most recent commands [default: 50]
+    --failed                  # Only commands that failed (non-zero exit status)
+    --grep: string            # Only commands whose command line or output matches REGEX
+    --session: string         # Session to list: an id (or unique prefix), `current` or `all`
+    --plain                   # The plain numbered list, even when fzf is installed
+    --preview: string         # Print what the preview shows for command ID (fzf runs this)
+    --help(-h)                # Print help
+  ]
+
   def "nu-complete omnish status format" [] {
     [ "text" "json" ]
   }
@@ -432,6 +452,10 @@ module completions {
 
   # Search command lines and rendered output of recorded commands
   export extern "omnish help search" [
+  ]
+
+  # Choose recent commands from a list with a preview of each output (fzf when installed) and print their ids; `context --pick` and `ask --pick` use them
+  export extern "omnish help pick" [
   ]
 
   # Show the current session, the project and the session store

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests drive for real, when missing: zsh, fish, tmux, less, strace, shellcheck,
+# Installs what the tests drive for real, when missing: zsh, fish, tmux, less, vim and fzf (the
+# full-screen and picker tests), strace, shellcheck,
 # and for the ssh, sudo/su and container tests OpenSSH's server and client, sudo and hostname
 # (Debian packages); nushell from its official release package on the npm registry (pinned),
 # under target/; and in a virtualenv under target/ the `llm` CLI with its echo model and the
@@ -10,7 +11,7 @@
 # shellcheck shell=bash
 
 need=()
-for tool in zsh fish tmux less strace shellcheck sudo ssh hostname; do
+for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
 # Debian names the packages of these after the project, not the program.

@@ -5,6 +5,7 @@
 #   __omnish_ask_key   the key for `omnish ask`, readline syntax (\C-xa)
 #   __omnish_fix_key   the key for `omnish fix`
 #   __omnish_pause_key the key for `omnish pause --toggle` (empty: none)
+#   __omnish_pick_key  the key for `omnish ask --pick` (empty: none)
 #   __omnish_wrap      1 to replace this shell with a recorded one: omnish found this terminal
 #                      can be recorded, is not recorded yet and was not wrapped from here before
 #   __omnish_tty       this terminal, remembered so the recorded shell is started once
@@ -65,10 +66,20 @@ if [[ $- == *i* ]]; then
         "$__omnish_bin" pause --toggle </dev/null
     }
 
+    # Lists recent commands to pick (fzf, else a numbered list) and asks about those picked;
+    # Esc picks nothing and asks nothing.
+    __omnish_pick_widget() {
+        __omnish_show_line
+        "$__omnish_bin" ask --pick </dev/null
+    }
+
     builtin bind -m emacs -x "\"${__omnish_ask_key-}\": __omnish_ask_widget"
     builtin bind -m emacs -x "\"${__omnish_fix_key-}\": __omnish_fix_widget"
     if [[ -n ${__omnish_pause_key-} ]]; then
         builtin bind -m emacs -x "\"$__omnish_pause_key\": __omnish_pause_widget"
+    fi
+    if [[ -n ${__omnish_pick_key-} ]]; then
+        builtin bind -m emacs -x "\"$__omnish_pick_key\": __omnish_pick_widget"
     fi
 fi
 builtin unset __omnish_wrap __omnish_tty

@@ -5,6 +5,7 @@
 #   __omnish_ask_key   the key for `omnish ask` (keys.ask, turned into the bytes `bind` takes)
 #   __omnish_fix_key   the key for `omnish fix`
 #   __omnish_pause_key the key for `omnish pause --toggle` (empty: none)
+#   __omnish_pick_key  the key for `omnish ask --pick` (empty: none)
 #   __omnish_wrap      1 to replace this shell with a recorded one: omnish found this terminal
 #                      can be recorded, is not recorded yet and was not wrapped from here before
 #   __omnish_tty       this terminal, remembered so the recorded shell is started once
@@ -62,12 +63,23 @@ if status is-interactive
         commandline -f repaint
     end
 
+    # Lists recent commands to pick (fzf, else a numbered list) and asks about those picked;
+    # Esc picks nothing and asks nothing.
+    function __omnish_pick_widget
+        echo
+        $__omnish_bin ask --pick </dev/null
+        commandline -f repaint
+    end
+
     # Emacs keys (fish's default mode) and vi's insert mode.
     for __omnish_m in default insert
         bind -M $__omnish_m $__omnish_ask_key __omnish_ask_widget
         bind -M $__omnish_m $__omnish_fix_key __omnish_fix_widget
         if test -n "$__omnish_pause_key"
             bind -M $__omnish_m $__omnish_pause_key __omnish_pause_widget
+        end
+        if test -n "$__omnish_pick_key"
+            bind -M $__omnish_m $__omnish_pick_key __omnish_pick_widget
         end
     end
     set -e __omnish_m

@@ -5,6 +5,7 @@
 #   __omnish_ask_key   the key for `omnish ask`, readline syntax (\C-xa), which bindkey reads
 #   __omnish_fix_key   the key for `omnish fix`
 #   __omnish_pause_key the key for `omnish pause --toggle` (empty: none)
+#   __omnish_pick_key  the key for `omnish ask --pick` (empty: none)
 #   __omnish_wrap      1 to replace this shell with a recorded one: omnish found this terminal
 #                      can be recorded, is not recorded yet and was not wrapped from here before
 #   __omnish_tty       this terminal, remembered so the recorded shell is started once
@@ -55,6 +56,11 @@ if [[ -o interactive ]]; then
         "$__omnish_bin" pause --toggle </dev/null
     }
 
+    __omnish_pick_widget() {
+        zle -I
+        "$__omnish_bin" ask --pick </dev/null
+    }
+
     zle -N __omnish_ask_widget
     zle -N __omnish_fix_widget
     bindkey -M emacs "$__omnish_ask_key" __omnish_ask_widget
@@ -65,6 +71,11 @@ if [[ -o interactive ]]; then
         zle -N __omnish_pause_widget
         bindkey -M emacs "$__omnish_pause_key" __omnish_pause_widget
         bindkey -M viins "$__omnish_pause_key" __omnish_pause_widget
+    fi
+    if [[ -n ${__omnish_pick_key-} ]]; then
+        zle -N __omnish_pick_widget
+        bindkey -M emacs "$__omnish_pick_key" __omnish_pick_widget
+        bindkey -M viins "$__omnish_pick_key" __omnish_pick_widget
     fi
 fi
 unset __omnish_wrap __omnish_tty __omnish_zsh

@@ -46,6 +46,9 @@ pub enum Command {
     Sessions(SessionsArgs),
     /// Search command lines and rendered output of recorded commands.
     Search(SearchArgs),
+    /// Choose recent commands from a list with a preview of each output (fzf when installed)
+    /// and print their ids; `context --pick` and `ask --pick` use them.
+    Pick(PickArgs),
     /// Show the current session, the project and the session store.
     Status(StatusArgs),
     /// Run a program that starts a shell (sudo -i, su -, ssh, docker exec -it) so that the
@@ -202,6 +205,31 @@ pub enum SessionsCommand {
         #[arg(long)]
         dry_run: bool,
     },
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Lists in fzf when it is installed (Tab marks several, Enter chooses, Esc\ncancels), else numbered on the terminal with the last lines of each output.\n\nExit status: 0 when something was picked, 130 when nothing was (Esc, an empty\nanswer), 1 when there is nothing to pick from, 2 for a usage error.\n\nExamples:\n  omnish pick\n  omnish context $(omnish pick | sed 's/^/--id /')\n  omnish ask --pick 'why do these differ?'"
+)]
+pub struct PickArgs {
+    /// List the N most recent commands [default: 50].
+    #[arg(long, value_name = "N")]
+    pub recent: Option<usize>,
+    /// Only commands that failed (non-zero exit status).
+    #[arg(long)]
+    pub failed: bool,
+    /// Only commands whose command line or output matches REGEX.
+    #[arg(long, value_name = "REGEX")]
+    pub grep: Option<String>,
+    /// Session to list: an id (or unique prefix), `current` or `all`.
+    #[arg(long, value_name = "ID|current|all", default_value = "current")]
+    pub session: String,
+    /// The plain numbered list, even when fzf is installed.
+    #[arg(long)]
+    pub plain: bool,
+    /// Print what the preview shows for command ID (fzf runs this).
+    #[arg(long, value_name = "ID", hide = true)]
+    pub preview: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -364,6 +392,17 @@ pub struct ContextOpts {
     /// Add the project's files modified since the selected commands started.
     #[arg(long)]
     pub changed: bool,
+    /// Show the whole last screen of each full-screen program (vim, less, htop), not only its
+    /// first and last rows (--max-lines is then 200 unless given).
+    #[arg(long)]
+    pub screens: bool,
+    /// Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them;
+    /// repeatable, or comma-separated). The ids say which sessions are read.
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    pub id: Vec<String>,
+    /// Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130).
+    #[arg(long)]
+    pub pick: bool,
 }
 
 #[derive(Debug, clap::Args)]

@@ -158,6 +158,14 @@ pub(crate) const KEYS: &[Key] = &[
     )
     .checked(check_key),
     key(
+        "keys.pick",
+        Kind::Str,
+        r"\C-xk",
+        Some("OMNISH_KEYS_PICK"),
+        "key that lists recent commands to pick and asks about them (`omnish ask --pick`; readline syntax), used by `omnish init`",
+    )
+    .checked(check_key),
+    key(
         "context.recent",
         Kind::Int,
         "10",

@@ -40,6 +40,8 @@ pub enum Field {
     Host,
     /// The user commands ran as (`--user`, MCP `user`).
     User,
+    /// Commands by their ids (`--id`, as `omnish pick` prints them).
+    Id,
 }
 
 impl Field {
@@ -60,6 +62,7 @@ impl Field {
             Field::Duration => "duration",
             Field::Host => "--host",
             Field::User => "--user",
+            Field::Id => "--id",
         }
     }
 }

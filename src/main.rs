@@ -27,6 +27,7 @@ fn main() {
         Command::Pause(args) => with_setup(|s| args.run(s)),
         Command::Resume(args) => with_setup(|s| args.run(s)),
         Command::Forget(args) => with_setup(|s| args.run(s)),
+        Command::Pick(args) => with_setup(|s| args.run(s)),
     };
     let code = match result {
         Ok(code) => code,

@@ -232,17 +232,20 @@ fn a_second_terminal_sees_the_running_command_so_far() {
 }
 
 #[test]
-fn full_screen_programs_become_one_line() {
+fn full_screen_programs_leave_their_last_screen() {
     let mut h = Harness::bash(&[]);
     h.run("printf '\\e[?1049h\\e[Hfull screen stuff\\e[?1049l'; echo after-it");
     let text = ok_stdout(context(&h, &["--last"]));
-    assert!(text.contains("[full-screen program]"), "{text}");
-    assert!(text.contains("after-it"), "{text}");
-    assert_eq!(
-        text.matches("full screen stuff").count(),
-        1,
-        "only in the command line: {text}"
+    // The program (the command line's first word) and what it showed, then what followed.
+    assert!(
+        text.contains(
+            "\n[full-screen program: printf; its last screen:]\nfull screen stuff\n\
+             [end of the screen]\nafter-it\n"
+        ),
+        "{text}"
     );
+    // The command line and the screen.
+    assert_eq!(text.matches("full screen stuff").count(), 2, "{text}");
 }
 
 #[test]

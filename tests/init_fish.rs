@@ -143,6 +143,8 @@ fn default_keys_shadow_nothing_in_a_clean_fish() {
         r"bind -M insert \cgf __omnish_fix_widget",
         r"bind \cgp __omnish_pause_widget",
         r"bind -M insert \cgp __omnish_pause_widget",
+        r"bind \cgk __omnish_pick_widget",
+        r"bind -M insert \cgk __omnish_pick_widget",
     ] {
         assert!(ours.lines().any(|l| l == want), "{want} in:\n{ours}");
     }
@@ -381,8 +383,8 @@ fn inside_a_recorded_fish_init_wrap_installs_the_keys_only() {
     h.wait_prompts(1);
     let r = h.run("bind | string match -e __omnish_ | count; echo $OMNISH_SESSION_ID");
     let shown = omnish::term::render::render(&h.output(&r), 80, 24);
-    // The three keys (ask, fix, pause), in emacs and vi insert mode.
-    assert_eq!(shown[0], "6", "{shown:?}");
+    // The four keys (ask, fix, pause, pick), in emacs and vi insert mode.
+    assert_eq!(shown[0], "8", "{shown:?}");
     assert_eq!(sessions_in(&h.data()).len(), 1);
     let r = h.run(&format!(
         "{} init fish --wrap | source; echo still-here",

@@ -125,7 +125,13 @@ fn default_keys_shadow_nothing_in_plain_bash_and_zsh() {
         "{bash}"
     );
     // Neither key nor its \C-x prefix alone is bound to anything.
-    for key in [r#""\C-xa""#, r#""\C-xf""#, r#""\C-xp""#, r#""\C-x""#] {
+    for key in [
+        r#""\C-xa""#,
+        r#""\C-xf""#,
+        r#""\C-xp""#,
+        r#""\C-xk""#,
+        r#""\C-x""#,
+    ] {
         assert!(
             !bash.lines().any(|l| l.starts_with(key)),
             "{key} is bound in plain bash:\n{bash}"
@@ -134,7 +140,7 @@ fn default_keys_shadow_nothing_in_plain_bash_and_zsh() {
     for keymap in ["emacs", "viins"] {
         let zsh = zsh_bindings(home.path(), keymap, "");
         assert!(zsh.lines().count() > 20, "{zsh}");
-        for key in [r#""^Xa""#, r#""^Xf""#, r#""^Xp""#, r#""^X" "#] {
+        for key in [r#""^Xa""#, r#""^Xf""#, r#""^Xp""#, r#""^Xk""#, r#""^X" "#] {
             assert!(
                 !zsh.lines().any(|l| l.starts_with(key)),
                 "{key} is bound in zsh {keymap}:\n{zsh}"
@@ -146,6 +152,7 @@ fn default_keys_shadow_nothing_in_plain_bash_and_zsh() {
         assert!(zsh.contains("\"^Xa\" __omnish_ask_widget"), "{zsh}");
         assert!(zsh.contains("\"^Xf\" __omnish_fix_widget"), "{zsh}");
         assert!(zsh.contains("\"^Xp\" __omnish_pause_widget"), "{zsh}");
+        assert!(zsh.contains("\"^Xk\" __omnish_pick_widget"), "{zsh}");
     }
 }
 
@@ -429,7 +436,8 @@ fn inside_a_recorded_shell_init_wrap_installs_the_keys_only() {
     let mut h = Harness::bash(&[(".bashrc", &rc)]);
     let r = h.run("bind -X | grep -c __omnish_; echo $OMNISH_SESSION_ID");
     let out = h.output_text(&r);
-    assert!(out.starts_with("3\r\n"), "{out}");
+    // ask, fix, pause and pick.
+    assert!(out.starts_with("4\r\n"), "{out}");
     assert_eq!(store_sessions(&h).len(), 1);
     // Evaluated again by hand inside: still no second recorder.
     let r = h.run(&format!(

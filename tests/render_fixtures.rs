@@ -15,7 +15,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use omnish::term::render::{FULL_SCREEN_NOTE, Line, LineSink, Renderer, render};
+use omnish::term::render::{FULL_SCREEN_NOTE, Line, LineSink, Renderer, Screens, render};
 use unicode_width::UnicodeWidthChar;
 
 const COLS: u16 = 120;
@@ -270,4 +270,70 @@ fn normalization_expands_tabs_and_drops_replacement_chars() {
         normalize(["a", FULL_SCREEN_NOTE, "b", "", ""]),
         vec!["a".to_string(), "b".to_string()]
     );
+}
+
+/// `NAME.raw` rendered with full-screen programs' last screens kept (`mode`).
+fn with_screens(name: &str, mode: Screens, program: &str) -> Vec<String> {
+    let raw = fs::read(in_repo_dir().join(format!("{name}.raw"))).unwrap();
+    let mut r = Renderer::new(COLS, ROWS).with_screens(mode, Some(program.to_string()));
+    r.feed(&raw);
+    r.finish()
+}
+
+/// The real vim and ncurses captures keep their last screen between the lines around them.
+#[test]
+fn full_screen_fixtures_keep_their_last_screen() {
+    let vim = with_screens("vim", Screens::Full, "vim");
+    let header = "[full-screen program: vim; its last screen:]";
+    let at = vim.iter().position(|l| l == header).expect("a last screen");
+    assert_eq!(vim[..at], ["before vim"]);
+    assert_eq!(vim[at + 1], "hello from vim");
+    assert_eq!(vim[at + 2], "~");
+    let end = vim.iter().position(|l| l == "[end of the screen]").unwrap();
+    // 50 rows: the text, 48 `~` rows and the command line (`q!` shows nothing there).
+    assert!(end - at > 49, "{vim:#?}");
+    assert_eq!(vim[end + 1..], ["after vim"]);
+
+    let brief = with_screens("vim", Screens::Brief, "vim");
+    assert_eq!(
+        brief[1],
+        "[full-screen program: vim; its last screen, first and last rows:]"
+    );
+    assert_eq!(brief[2..5], ["hello from vim", "~", "~"]);
+    assert!(brief[5].ends_with(" more rows]"), "{brief:#?}");
+    assert_eq!(brief.last().unwrap(), "after vim");
+    assert!(brief.len() <= 13, "{brief:#?}");
+
+    let curses = with_screens("curses-alt-screen", Screens::Full, "python3");
+    assert!(
+        curses
+            .iter()
+            .any(|l| l == "[full-screen program: python3; its last screen:]"),
+        "{curses:#?}"
+    );
+}
+
+/// `dialog` draws its box with the DEC special graphics set; the renderer shows box drawing
+/// characters (the `.expected` is tmux's screen with the cells tmux marks as line drawing
+/// translated, `oracle-acs.sh`).
+#[test]
+fn dialog_box_is_drawn_with_box_characters() {
+    let raw = fs::read(in_repo_dir().join("dialog-box.raw")).unwrap();
+    let lines = render(&raw, COLS, ROWS);
+    let top = lines
+        .iter()
+        .find(|l| l.contains("omnish"))
+        .expect("the box");
+    assert_eq!(top.trim(), "┌──────────omnish────────────┐", "{lines:#?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.trim() == "│ line drawing               │")
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.trim().starts_with("└───") && l.trim().ends_with('┘'))
+    );
+    assert!(!lines.iter().any(|l| l.contains("lqq")), "{lines:#?}");
 }

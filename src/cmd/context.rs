@@ -11,7 +11,11 @@ use anyhow::Result;
 
 impl RunWith for ContextArgs {
     fn run(self, setup: &Setup) -> Result<i32> {
-        let request = request(&options(&self.opts), setup)?;
+        let mut options = options(&self.opts);
+        if self.opts.pick {
+            crate::cmd::pick::into(&mut options, setup)?;
+        }
+        let request = request(&options, setup)?;
         let mut out = std::io::stdout().lock();
         let outcome = context::run(&request, &mut out).map_err(Setup::flags)?;
         for w in &outcome.warnings {
@@ -39,6 +43,7 @@ pub(crate) fn options(opts: &ContextOpts) -> Options {
             session: Some(opts.session.clone()),
             host: opts.host.clone(),
             user: opts.user.clone(),
+            ids: opts.id.clone(),
         },
         recent: opts.recent,
         last: opts.last,
@@ -62,6 +67,7 @@ pub(crate) fn options(opts: &ContextOpts) -> Options {
         files: opts.files,
         depth: opts.depth,
         changed: opts.changed,
+        screens: opts.screens,
     }
 }
 

@@ -61,11 +61,26 @@ impl Run for InitArgs {
             ));
             cfg.reset("keys.pause");
         }
+        // The pick key gives way to the three others.
+        let pick = cfg.str("keys.pick").to_string();
+        if ["keys.ask", "keys.fix", "keys.pause"]
+            .iter()
+            .any(|k| cfg.str(k) == pick)
+        {
+            conflict.get_or_insert(format!(
+                "omnish: keys.pick is {pick}, as the ask, fix or pause key; using its default"
+            ));
+            cfg.reset("keys.pick");
+        }
         let ask_key = cfg.str("keys.ask");
         let fix_key = cfg.str("keys.fix");
         // Its default taken by the ask or fix key too: no pause key.
         let pause_key = Some(cfg.str("keys.pause"))
             .filter(|k| ![ask_key, fix_key].contains(k))
+            .unwrap_or_default();
+        // Likewise for the pick key.
+        let pick_key = Some(cfg.str("keys.pick"))
+            .filter(|k| ![ask_key, fix_key, pause_key].contains(k))
             .unwrap_or_default();
         let bin = std::env::current_exe().context("cannot find omnish's own path")?;
         let tty = this_tty();
@@ -145,6 +160,7 @@ impl Run for InitArgs {
         text += &format!("__omnish_ask_key={}\n", quote(ask_key));
         text += &format!("__omnish_fix_key={}\n", quote(fix_key));
         text += &format!("__omnish_pause_key={}\n", quote(pause_key));
+        text += &format!("__omnish_pick_key={}\n", quote(pick_key));
         text += &format!("__omnish_wrap={}\n", u8::from(wrap));
         text += &format!("__omnish_tty={}\n", quote(tty.as_deref().unwrap_or("")));
         text += match self.shell {
@@ -187,12 +203,21 @@ fn fish_snippet(cfg: &Config, bin: &str, wrap: bool, tty: Option<&str>) -> Strin
             pause.clear();
         }
     }
+    // Likewise the pick key, which gives way to the three others.
+    let taken = |k: &String| *k == ask || *k == fix || *k == pause;
+    let mut pick = key("keys.pick", fish::PICK_DEFAULT);
+    if taken(&pick) {
+        pick = fish::bind_notation(fish::PICK_DEFAULT).unwrap_or_default();
+        if taken(&pick) {
+            pick.clear();
+        }
+    }
     let mut text = format!(
         "# omnish init fish{}: omnish init fish | source in config.fish
 ",
         if wrap { " --wrap" } else { "" }
     );
-    text += &fish::header(bin, [&ask, &fix, &pause], wrap, tty.unwrap_or(""));
+    text += &fish::header(bin, [&ask, &fix, &pause, &pick], wrap, tty.unwrap_or(""));
     text += FISH;
     text
 }

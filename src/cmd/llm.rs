@@ -41,6 +41,9 @@ pub(crate) fn context_text(
     or_last: bool,
 ) -> Result<std::result::Result<String, String>> {
     let mut options = options(opts);
+    if opts.pick {
+        crate::cmd::pick::into(&mut options, setup)?;
+    }
     options.default_model = Some(setup.config.str("ask.model").to_string());
     let default_pick = !options.selects();
     if default_pick {

@@ -15,6 +15,7 @@ pub mod mcp;
 pub mod nest;
 pub mod note;
 pub mod pause;
+pub mod pick;
 pub mod search;
 pub mod sessions;
 pub mod setup;

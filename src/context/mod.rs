@@ -424,7 +424,10 @@ fn pick(
     sessions: &[select::Session],
     outcome: &mut Outcome,
 ) -> Result<Vec<Candidate>> {
-    let filters = select::cheap_filters(req.selection.cheap());
+    let mut filters = select::cheap_filters(req.selection.cheap());
+    if let Some(ids) = &req.selection.ids {
+        filters.push(Box::new(select::Ids(ids.clone())));
+    }
     // The whole command line is matched, before a long one is cut.
     let line_test = req
         .selection
@@ -461,6 +464,9 @@ fn pick(
     }
     if picked.is_empty() {
         outcome.nothing_matched = Some(nothing_matched(req, &scanned));
+    }
+    for c in &mut picked {
+        c.screens = req.screens;
     }
     Ok(picked)
 }

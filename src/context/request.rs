@@ -24,6 +24,9 @@ use crate::context::tokens::{models, tokenizer};
 use crate::error::{Error, Field, Result, Usage};
 use crate::store;
 
+/// Output lines per command at least, when whole screens of full-screen programs are asked for
+/// and no line limit is.
+pub(crate) const SCREENS_MAX_LINES: usize = 200;
 /// Longest duration accepted (`90s`, `2h 30m`), in bytes.
 pub(crate) const MAX_DURATION: usize = 64;
 /// Longest session argument looked up (session ids are about 30 chars).
@@ -72,6 +75,8 @@ pub(crate) struct Request {
     pub files: Option<files::FilesRequest>,
     /// How runs of failed attempts are folded.
     pub loops: loops::LoopSettings,
+    /// What full-screen programs show of their last screen.
+    pub screens: crate::term::render::Screens,
 }
 
 /// Where a front end runs, gathered once per process (the command line's `Setup`, the MCP
@@ -210,7 +215,14 @@ pub(crate) struct Filters {
     pub host: Option<String>,
     /// Only commands that ran as this user (exactly; the record's user, else the session's).
     pub user: Option<String>,
+    /// Only these commands, by id (`<session>:<seq>`, as `omnish pick` prints them; the
+    /// session may be a unique prefix): they say which sessions are read, whatever `session`
+    /// says.
+    pub ids: Vec<String>,
 }
+
+/// Most command ids one request names.
+pub(crate) const MAX_IDS: usize = 1000;
 
 /// [`Filters`], parsed and checked.
 #[derive(Debug, Clone)]
@@ -231,6 +243,8 @@ pub(crate) struct Selection {
     /// Only the commands of one nested shell (set by a front end, not by a filter: `ask` and
     /// `fix` run inside a nested shell keep to it).
     pub shell: Option<select::InShell>,
+    /// Only these commands: (session id or unique prefix, seq).
+    pub ids: Option<Vec<(String, u64)>>,
 }
 
 impl Selection {
@@ -256,10 +270,21 @@ impl Filters {
         now: u64,
         default: SessionChoice,
     ) -> Result<Selection> {
+        let ids = match self.ids.is_empty() {
+            true => None,
+            false => Some(command_ids(&self.ids)?),
+        };
         Ok(Selection {
-            sessions: match &self.session {
-                Some(s) => session(s)?,
-                None => default,
+            sessions: match (&ids, &self.session) {
+                // The ids name their sessions: one, or several.
+                (Some(ids), _) => match ids.split_first() {
+                    Some(((first, _), rest)) if rest.iter().all(|(s, _)| s == first) => {
+                        session(first)?
+                    }
+                    _ => SessionChoice::All,
+                },
+                (None, Some(s)) => session(s)?,
+                (None, None) => default,
             },
             failed: self.failed,
             grep: self
@@ -280,6 +305,7 @@ impl Filters {
                 .map(|u| name(Field::User, u))
                 .transpose()?,
             shell: None,
+            ids,
         })
     }
 }
@@ -317,6 +343,9 @@ pub(crate) struct Options {
     pub depth: Option<usize>,
     /// Add the project's files changed since the selected commands started.
     pub changed: bool,
+    /// Show full-screen programs' whole last screens (else their first and last rows); the
+    /// line limit left to the settings is then at least [`SCREENS_MAX_LINES`].
+    pub screens: bool,
 }
 
 impl Options {
@@ -365,13 +394,23 @@ impl Options {
         } else {
             None
         };
+        let limit = match &selection.ids {
+            Some(ids) => ids.len(),
+            None if self.last => 1,
+            None => recent,
+        };
         Ok(Request {
             data_root: facts.data_root.clone(),
             current_session: facts.current_session.clone(),
             selection,
-            limit: if self.last { 1 } else { recent },
+            limit,
             parts: self.parts,
-            max_lines: self.max_lines.unwrap_or(settings.max_lines),
+            max_lines: match (self.max_lines, settings.max_lines) {
+                (Some(n), _) => n,
+                // Whole screens asked for: the configured line limit, raised to show them.
+                (None, n) if self.screens && n != 0 => n.max(SCREENS_MAX_LINES),
+                (None, n) => n,
+            },
             max_line_width: self.max_line_width.unwrap_or(settings.max_line_width),
             redact: self.redact.unwrap_or(true) && settings.redact,
             budget: budget(
@@ -388,6 +427,11 @@ impl Options {
             env,
             files,
             loops: settings.loops(facts),
+            screens: if self.screens {
+                crate::term::render::Screens::Full
+            } else {
+                crate::term::render::Screens::Brief
+            },
         })
     }
 
@@ -403,7 +447,41 @@ impl Options {
             || f.cwd.is_some()
             || f.here
             || f.since.is_some()
+            || !f.ids.is_empty()
     }
+}
+
+/// Command ids (`<session>:<seq>`), checked: each names a session (an id or a unique prefix of
+/// one) and a command number.
+pub(crate) fn command_ids(ids: &[String]) -> Result<Vec<(String, u64)>> {
+    if ids.len() > MAX_IDS {
+        return Err(Error::bad(
+            Field::Id,
+            format!("{} ids given; at most {MAX_IDS} at once", ids.len()),
+        ));
+    }
+    let mut out: Vec<(String, u64)> = Vec::with_capacity(ids.len());
+    for id in ids {
+        let parsed = id
+            .trim()
+            .rsplit_once(':')
+            .filter(|(s, _)| !s.is_empty() && s.len() <= MAX_SESSION && *s != "all")
+            .and_then(|(s, n)| Some((s.to_string(), n.parse::<u64>().ok()?)));
+        match parsed {
+            Some(p) if !out.contains(&p) => out.push(p),
+            Some(_) => {}
+            None => {
+                return Err(Error::bad(
+                    Field::Id,
+                    format!(
+                        "{} is no command id; give SESSION:NUMBER, as `omnish pick` prints them",
+                        bounded::quote(id)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A host or user name to match exactly: not empty, at most [`MAX_NAME`] bytes.
@@ -684,6 +762,44 @@ mod tests {
             .unwrap_err(),
         );
         assert_eq!((u.field, u.from_settings), (Some(Field::Recent), false));
+    }
+
+    #[test]
+    fn command_ids_name_a_session_and_a_number_and_select_exactly_those() {
+        let ids = |v: &[&str]| command_ids(&v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            ids(&["20261122T183045.123Z-9f3a1c:7", " abc:12 ", "abc:12"]).unwrap(),
+            vec![
+                ("20261122T183045.123Z-9f3a1c".to_string(), 7),
+                ("abc".to_string(), 12)
+            ]
+        );
+        for bad in ["7", ":7", "abc:", "abc:x", "all:3", "abc:-1"] {
+            let u = usage(ids(&[bad]).unwrap_err());
+            assert_eq!(u.field, Some(Field::Id), "{bad}");
+            assert!(u.message.contains("is no command id"), "{}", u.message);
+        }
+        // The ids say the sessions and the number of commands.
+        let f = facts("/p");
+        let opts = |v: &[&str]| Options {
+            filters: Filters {
+                session: Some("current".into()),
+                ids: v.iter().map(|s| s.to_string()).collect(),
+                ..Filters::default()
+            },
+            recent: Some(1),
+            ..Options::default()
+        };
+        let req = opts(&["s1:3", "s1:5"])
+            .build(&f, &Settings::default())
+            .unwrap();
+        assert_eq!(req.selection.sessions, SessionChoice::Id("s1".into()));
+        assert_eq!(req.limit, 2);
+        let req = opts(&["s1:3", "s2:5", "s2:6"])
+            .build(&f, &Settings::default())
+            .unwrap();
+        assert_eq!(req.selection.sessions, SessionChoice::All);
+        assert_eq!(req.limit, 3);
     }
 
     #[test]

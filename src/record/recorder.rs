@@ -482,6 +482,12 @@ impl Recorder {
         self.cols = cols;
         self.rows = rows;
         self.lvl.screen.resize(cols, rows);
+        // Full-screen programs' last screens are rendered at the terminal's height: meta.json
+        // keeps the current one (written after the next read, not at every signal of a drag).
+        if self.meta.rows != rows {
+            self.meta.rows = rows;
+            self.meta_dirty = true;
+        }
     }
 
     /// Output of the shell (markers already removed), as forwarded to the terminal. The token

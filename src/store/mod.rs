@@ -240,8 +240,10 @@ pub struct SessionMeta {
     pub exit_status: Option<i32>,
     pub omnish_version: String,
     pub state: SessionState,
-    /// Terminal size at the start.
+    /// Terminal width at the start.
     pub cols: u16,
+    /// Terminal height, kept current when the terminal is resized (full-screen programs'
+    /// screens are rendered at this height).
     pub rows: u16,
     /// Whether the shell's hooks were loaded (commands are split); false for `-c` and for
     /// shells omnish cannot hook.

@@ -28,9 +28,14 @@
 //!   runs, ED 3 is ignored: the main-screen lines emitted on entering the alternate screen
 //!   are still on the terminal's saved screen;
 //! * entering the alternate screen (`CSI ?1049h`, `?47h`, `?1047h`) sends the lines above
-//!   the cursor to the sink followed by one line `[full-screen program]`; whatever is drawn
-//!   on the alternate screen is discarded, and leaving it restores the main screen (and for
-//!   1049 the cursor);
+//!   the cursor to the sink; leaving it restores the main screen (and for 1049 the cursor).
+//!   What the program drew there leaves, as the renderer is told ([`Screens`]): one line
+//!   `[full-screen program]` (the default), or its **last screen**: a header naming the
+//!   program, the rows of the screen it showed when it left (all of them, or the first and
+//!   last [`BRIEF_ROWS`]) and an end line. A program that clears its screen before leaving
+//!   leaves the screen it showed before that clear (the two grids are swapped, not copied).
+//!   At most [`MAX_SCREENS`] visits per renderer keep their screen; later ones leave their
+//!   header line;
 //! * [`Renderer::finish`] / [`Renderer::finish_into`] send the remaining screen lines.
 //!
 //! Rows that were auto-wrapped are joined with their continuation into one output line (as
@@ -49,7 +54,7 @@
 //!   cap a line is byte-for-byte what `finish` returns. The line being assembled keeps its
 //!   head, a rolling tail (at most about twice `cap/2` chars, trimmed in amortized O(1) per
 //!   char) and a char count; its trailing blanks wait in a structure of the same bound until
-//!   something non-blank follows them. Working state is therefore one grid (two while a
+//!   something non-blank follows them. Working state is therefore one grid (three while a
 //!   full-screen program runs) plus O(cap), whatever the input size: a 100 MB line without a
 //!   newline costs no more than a short one. (The `vte` parser buffers an unterminated OSC
 //!   string; that is outside this bound.) `feed`/`finish` on a capped renderer collect a
@@ -70,8 +75,10 @@
 //! returns onto a wrapped previous row, REP repeats only a character printed just before
 //! it — except where tmux departs from xterm/VT behaviour, where xterm is followed: IL/DL
 //! outside the scroll region are ignored, DECSTBM homes to the region top in origin mode,
-//! and HPR/VPR/CHT are implemented. DEC line-drawing charsets are not translated (tmux
-//! captures them as their ASCII letters too).
+//! and HPR/VPR/CHT are implemented. The DEC special graphics set is translated to the
+//! characters it draws (`ESC ( 0` / `ESC ) 0` designate it as G0 / G1, SO and SI switch
+//! between them, `lqqk` prints `┌──┐`: the VT100 table), where tmux's `capture-pane` gives the
+//! ASCII letters; DECALN (`ESC # 8`) fills the screen with `E`.
 //!
 //! # Grapheme clusters
 //!
@@ -141,8 +148,29 @@ fn emit(lines: &mut Lines, row: &Row, out: &mut dyn LineSink) {
     );
 }
 
-/// The line emitted in place of everything a full-screen (alternate screen) program drew.
+/// The line emitted in place of everything a full-screen (alternate screen) program drew, in
+/// [`Screens::Note`] mode.
 pub const FULL_SCREEN_NOTE: &str = "[full-screen program]";
+
+/// What a visit to the alternate screen (a full-screen program) leaves in the lines.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum Screens {
+    /// One line, [`FULL_SCREEN_NOTE`], where the program ran.
+    #[default]
+    Note,
+    /// The program's last screen, its first and last [`BRIEF_ROWS`] non-blank rows.
+    Brief,
+    /// The program's whole last screen.
+    Full,
+}
+
+/// Rows of a last screen shown from its top and from its bottom in [`Screens::Brief`].
+pub const BRIEF_ROWS: usize = 3;
+/// Visits to the alternate screen whose last screen is kept, per renderer (per command): the
+/// later ones leave their header line only.
+pub const MAX_SCREENS: usize = 64;
 
 /// An empty cell.
 const BLANK: char = ' ';
@@ -159,6 +187,19 @@ const ZWJ: char = '\u{200d}';
 /// How many cells before the cursor the segmentation looks at (an emoji ZWJ sequence's
 /// pictograph and modifiers take at most 4).
 const CLUSTER_CONTEXT_CELLS: usize = 8;
+
+/// The DEC special graphics character set (VT100 line drawing, `ESC ( 0`): what `c`, printed
+/// while it is in use, shows; `None` for characters it leaves as they are (below `_`).
+fn dec_graphics(c: char) -> Option<char> {
+    const TABLE: [char; 32] = [
+        ' ', '◆', '▒', '␉', '␌', '␍', '␊', '°', '±', '␤', '␋', '┘', '┐', '┌', '└', '┼', '⎺', '⎻',
+        '─', '⎼', '⎽', '├', '┤', '┴', '┬', '│', '≤', '≥', 'π', '≠', '£', '·',
+    ];
+    (c as usize)
+        .checked_sub(0x5f)
+        .and_then(|i| TABLE.get(i))
+        .copied()
+}
 
 fn is_blank_cell(c: char) -> bool {
     matches!(c, BLANK | TAB | TAB_FILL)
@@ -373,6 +414,9 @@ struct SavedCursor {
     row: usize,
     col: usize,
     origin: bool,
+    /// DECSC saves the character sets too.
+    g_graphics: [bool; 2],
+    shift_out: bool,
 }
 
 /// Terminal state driven by the parser.
@@ -401,6 +445,20 @@ struct Term {
     /// Scratch for the text given to `unicode-segmentation`.
     seg: String,
     lines: Lines,
+    /// What a full-screen program leaves in the lines.
+    screens: Screens,
+    /// The full-screen program's name, for the lines it leaves.
+    program: Option<String>,
+    /// The alternate screen as it was before it was last cleared, while its grid is blank:
+    /// a program that clears its screen on the way out still leaves what it last showed.
+    /// Swapped with the grid, never copied (a clear costs what clearing costs).
+    alt_before_clear: Option<VecDeque<Row>>,
+    /// Visits to the alternate screen so far.
+    visits: usize,
+    /// The character sets designated as G0 and G1 (true: DEC special graphics, line drawing).
+    g_graphics: [bool; 2],
+    /// G1 is invoked into GL (SO); else G0 (SI).
+    shift_out: bool,
 }
 
 fn default_tabs(cols: usize) -> Vec<bool> {
@@ -428,7 +486,19 @@ impl Term {
             after_zwj: false,
             seg: String::new(),
             lines: Lines::new(cap),
+            screens: Screens::Note,
+            program: None,
+            alt_before_clear: None,
+            visits: 0,
+            g_graphics: [false; 2],
+            shift_out: false,
         }
+    }
+
+    /// Whether printed ASCII is translated to line drawing now.
+    #[inline]
+    fn graphics(&self) -> bool {
+        self.g_graphics[usize::from(self.shift_out)]
     }
 
     fn blank_grid(cols: usize, rows: usize) -> VecDeque<Row> {
@@ -664,6 +734,8 @@ impl Term {
             row: self.row,
             col: self.col,
             origin: self.origin,
+            g_graphics: self.g_graphics,
+            shift_out: self.shift_out,
         }
     }
 
@@ -673,11 +745,15 @@ impl Term {
                 self.row = s.row.min(self.rows - 1);
                 self.col = s.col.min(self.cols);
                 self.origin = s.origin;
+                self.g_graphics = s.g_graphics;
+                self.shift_out = s.shift_out;
             }
             None => {
                 self.origin = false;
                 self.row = 0;
                 self.col = 0;
+                self.g_graphics = [false; 2];
+                self.shift_out = false;
             }
         }
     }
@@ -693,6 +769,14 @@ impl Term {
                 }
                 self.lines.flush_partial(out);
             }
+        } else if self.screens != Screens::Note && self.grid.iter().any(|r| !r.is_blank()) {
+            // What the program showed before it cleared the screen is kept, by swapping grids:
+            // the grid kept before (if any) becomes the new, cleared, screen.
+            let kept = self
+                .alt_before_clear
+                .take()
+                .unwrap_or_else(|| Self::blank_grid(self.cols, self.rows));
+            self.alt_before_clear = Some(std::mem::replace(&mut self.grid, kept));
         }
         for r in self.grid.iter_mut() {
             r.clear();
@@ -776,7 +860,13 @@ impl Term {
         for r in self.grid.iter().take(k) {
             emit(&mut self.lines, r, out);
         }
-        self.lines.push_line(FULL_SCREEN_NOTE, out);
+        if self.screens == Screens::Note {
+            self.lines.push_line(FULL_SCREEN_NOTE, out);
+        } else {
+            // The last screen goes out when the program leaves it (nothing is emitted while it
+            // runs, so it lands here); the line being assembled ends here.
+            self.lines.flush_partial(out);
+        }
         for _ in 0..k {
             let mut r = self.grid.pop_front().expect("row in grid");
             r.clear();
@@ -791,15 +881,83 @@ impl Term {
         true
     }
 
-    /// Leave the alternate screen, discarding what was drawn there.
-    fn exit_alt(&mut self) -> bool {
+    /// Leave the alternate screen: its last screen goes to the lines (unless in
+    /// [`Screens::Note`] mode), and the main screen comes back.
+    fn exit_alt(&mut self, out: &mut dyn LineSink) -> bool {
         match self.main_saved.take() {
             Some(main) => {
+                if self.screens != Screens::Note {
+                    self.emit_last_screen(out);
+                }
+                self.alt_before_clear = None;
                 self.grid = main;
                 true
             }
             None => false,
         }
+    }
+
+    /// The lines a visit to the alternate screen leaves (see [`Screens`]): a header naming the
+    /// program, the rows of the last screen it showed (blank rows at its top and bottom left
+    /// out; in [`Screens::Brief`] only the first and last [`BRIEF_ROWS`]) and an end line.
+    fn emit_last_screen(&mut self, out: &mut dyn LineSink) {
+        self.visits += 1;
+        let name = match &self.program {
+            Some(p) => format!(": {p}"),
+            None => String::new(),
+        };
+        let shown = if self.grid.iter().all(Row::is_blank) {
+            self.alt_before_clear.as_ref().unwrap_or(&self.grid)
+        } else {
+            &self.grid
+        };
+        let first = shown.iter().position(|r| !r.is_blank());
+        let (Some(first), true) = (first, self.visits <= MAX_SCREENS) else {
+            self.lines
+                .push_line(&format!("[full-screen program{name}]"), out);
+            return;
+        };
+        let last = shown.iter().rposition(|r| !r.is_blank()).unwrap_or(first);
+        let count = last + 1 - first;
+        let cut = self.screens == Screens::Brief && count > 2 * BRIEF_ROWS + 1;
+        let header = if cut {
+            format!("[full-screen program{name}; its last screen, first and last rows:]")
+        } else {
+            format!("[full-screen program{name}; its last screen:]")
+        };
+        // The rows are rendered first: `shown` borrows the grid the line assembly sits beside.
+        let mut rows: Vec<String> = Vec::with_capacity(count.min(2 * BRIEF_ROWS + 1));
+        for (i, r) in shown.iter().enumerate().take(last + 1).skip(first) {
+            if cut && i == first + BRIEF_ROWS {
+                rows.push(format!("[{} more rows]", count - 2 * BRIEF_ROWS));
+            }
+            if cut && i >= first + BRIEF_ROWS && i <= last - BRIEF_ROWS {
+                continue;
+            }
+            let mut s = String::new();
+            r.render_into(&mut s, 0, r.len);
+            s.truncate(s.trim_end_matches(' ').len());
+            rows.push(s);
+        }
+        self.lines.push_line(&header, out);
+        for row in &rows {
+            self.lines.push_line(row, out);
+        }
+        self.lines.push_line("[end of the screen]", out);
+    }
+
+    /// DECALN (`ESC # 8`): the screen filled with `E`, margins reset, the cursor home.
+    fn alignment_test(&mut self) {
+        for r in self.grid.iter_mut() {
+            r.clear();
+            r.cells.fill('E');
+            r.len = self.cols;
+        }
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.origin = false;
+        self.row = 0;
+        self.col = 0;
     }
 
     fn set_private_mode(&mut self, mode: u16, on: bool, out: &mut dyn LineSink) {
@@ -813,7 +971,7 @@ impl Term {
                 if on {
                     self.enter_alt(out);
                 } else {
-                    self.exit_alt();
+                    self.exit_alt(out);
                 }
             }
             1048 => {
@@ -828,9 +986,13 @@ impl Term {
                     if self.enter_alt(out) {
                         self.alt_saved = Some(self.save_cursor());
                     }
-                } else if self.exit_alt() {
-                    let saved = self.alt_saved.take();
-                    self.restore_cursor(saved);
+                } else {
+                    // The cursor saved on entering is restored even when the alternate screen
+                    // was left already (as tmux and xterm do: ncurses programs send it twice).
+                    self.exit_alt(out);
+                    if self.alt_saved.is_some() {
+                        self.restore_cursor(self.alt_saved);
+                    }
                 }
             }
             _ => {}
@@ -838,7 +1000,9 @@ impl Term {
     }
 
     fn reset(&mut self, out: &mut dyn LineSink) {
-        self.exit_alt();
+        self.exit_alt(out);
+        self.g_graphics = [false; 2];
+        self.shift_out = false;
         self.clear_screen(out);
         self.top = 0;
         self.bottom = self.rows - 1;
@@ -854,7 +1018,7 @@ impl Term {
     }
 
     fn finish(mut self, out: &mut dyn LineSink) {
-        self.exit_alt();
+        self.exit_alt(out);
         for r in self.grid.iter() {
             emit(&mut self.lines, r, out);
         }
@@ -874,6 +1038,14 @@ impl Term {
     #[inline]
     fn print(&mut self, c: char, out: &mut dyn LineSink) {
         if (c as u32) < 0x7f {
+            if self.graphics() {
+                if let Some(g) = dec_graphics(c) {
+                    self.last_char = Some(g);
+                    self.after_zwj = false;
+                    self.put_char(g, 1, out);
+                    return;
+                }
+            }
             // Printable ASCII always starts a new cluster (and is never pictographic).
             self.last_char = Some(c);
             self.after_zwj = false;
@@ -933,6 +1105,9 @@ impl Term {
             0x09 => self.tab(1),
             0x0a..=0x0c => self.index(out),
             0x0d => self.col = 0,
+            // SO, SI: G1 or G0 into GL.
+            0x0e => self.shift_out = true,
+            0x0f => self.shift_out = false,
             _ => {}
         }
     }
@@ -1091,6 +1266,11 @@ impl Term {
                 self.tabs[c] = true;
             }
             ([], b'c') => self.reset(out),
+            // Designate G0 / G1: `0` DEC special graphics; any other set (`B` ASCII, `A` UK,
+            // ...) is taken for ASCII.
+            ([b'('], set) => self.g_graphics[0] = set == b'0',
+            ([b')'], set) => self.g_graphics[1] = set == b'0',
+            ([b'#'], b'8') => self.alignment_test(),
             _ => {}
         }
     }
@@ -1175,6 +1355,14 @@ impl Renderer {
     /// last `line_cap / 2` chars (bounded memory); see [`Line`].
     pub fn with_line_cap(cols: u16, rows: u16, line_cap: usize) -> Renderer {
         Self::build(cols, rows, Some(line_cap))
+    }
+
+    /// What full-screen programs leave in the lines (default [`Screens::Note`]), and the
+    /// program's name for them.
+    pub fn with_screens(mut self, screens: Screens, program: Option<String>) -> Renderer {
+        self.term.screens = screens;
+        self.term.program = program;
+        self
     }
 
     fn build(cols: u16, rows: u16, cap: Option<usize>) -> Renderer {
@@ -1895,10 +2083,12 @@ mod tests {
 
     #[test]
     fn alt_screen_note_once_per_visit() {
+        // The second 1049l restores the cursor saved by the first 1049h again (as tmux does):
+        // `b` overwrites `y`.
         let visit = "\x1b[?1049hx\x1b[?1049h\x1b[?1049ly\x1b[?1049l";
         assert_eq!(
             r(&format!("a\r\n{visit}b\r\n{visit}c\r\n")),
-            lines(&["a", FULL_SCREEN_NOTE, "yb", FULL_SCREEN_NOTE, "yc"])
+            lines(&["a", FULL_SCREEN_NOTE, "b", FULL_SCREEN_NOTE, "c"])
         );
     }
 
@@ -1918,6 +2108,148 @@ mod tests {
             r("main\r\n\x1b[?1049hdrawn"),
             lines(&["main", FULL_SCREEN_NOTE])
         );
+    }
+
+    /// `bytes` on a 20x5 terminal with last screens shown as `mode` says, program `prog`.
+    fn screens(bytes: &str, mode: Screens) -> Vec<String> {
+        let mut r = Renderer::new(20, 5).with_screens(mode, Some("prog".into()));
+        r.feed(bytes.as_bytes());
+        r.finish()
+    }
+
+    #[test]
+    fn alt_screen_leaves_its_last_screen() {
+        let s = "before\r\n\x1b[?1049h\x1b[H\x1b[2Jfirst\r\n\r\n\x1b[5;1H(END)\x1b[?1049lafter\r\n";
+        let whole = lines(&[
+            "before",
+            "[full-screen program: prog; its last screen:]",
+            "first",
+            "",
+            "",
+            "",
+            "(END)",
+            "[end of the screen]",
+            "after",
+        ]);
+        assert_eq!(screens(s, Screens::Full), whole);
+        // Five rows fit the brief form whole.
+        assert_eq!(screens(s, Screens::Brief), whole);
+        assert_eq!(
+            screens(s, Screens::Note),
+            lines(&["before", FULL_SCREEN_NOTE, "after"])
+        );
+    }
+
+    #[test]
+    fn a_tall_last_screen_is_cut_to_its_first_and_last_rows() {
+        let mut s = String::from("$ less f\r\n\x1b[?1049h");
+        for i in 1..=12 {
+            s.push_str(&format!("\x1b[{i};1Hrow {i}"));
+        }
+        s.push_str("\x1b[?1049l$ \r\n");
+        let mut r = Renderer::new(20, 12).with_screens(Screens::Brief, None);
+        r.feed(s.as_bytes());
+        assert_eq!(
+            r.finish(),
+            lines(&[
+                "$ less f",
+                "[full-screen program; its last screen, first and last rows:]",
+                "row 1",
+                "row 2",
+                "row 3",
+                "[6 more rows]",
+                "row 10",
+                "row 11",
+                "row 12",
+                "[end of the screen]",
+                "$",
+            ])
+        );
+    }
+
+    #[test]
+    fn a_screen_cleared_on_the_way_out_leaves_what_it_showed_before() {
+        let s = "\x1b[?1049hshown\x1b[H\x1b[2Jagain\x1b[H\x1b[2J\x1b[?1049l";
+        assert_eq!(
+            screens(s, Screens::Full),
+            lines(&[
+                "[full-screen program: prog; its last screen:]",
+                "again",
+                "[end of the screen]"
+            ])
+        );
+        // A screen never drawn leaves the header alone.
+        assert_eq!(
+            screens("a\r\n\x1b[?1049h\x1b[?1049lb\r\n", Screens::Full),
+            lines(&["a", "[full-screen program: prog]", "b"])
+        );
+    }
+
+    #[test]
+    fn a_program_still_running_leaves_its_screen_and_the_main_screen_after() {
+        assert_eq!(
+            screens("main\r\nkept\x1b[?1049hdrawn", Screens::Brief),
+            lines(&[
+                "main",
+                "[full-screen program: prog; its last screen:]",
+                // 1049 keeps the cursor where it was: column 4.
+                "    drawn",
+                "[end of the screen]",
+                "kept"
+            ])
+        );
+    }
+
+    #[test]
+    fn screens_are_kept_for_at_most_max_screens_visits() {
+        let visit = "\x1b[?1049hx\x1b[?1049l";
+        let out = screens(&visit.repeat(MAX_SCREENS + 2), Screens::Full);
+        let headers = out.iter().filter(|l| l.starts_with("[full-screen")).count();
+        let kept = out.iter().filter(|l| *l == "x").count();
+        assert_eq!((headers, kept), (MAX_SCREENS + 2, MAX_SCREENS));
+        assert_eq!(out.last().unwrap(), "[full-screen program: prog]");
+    }
+
+    #[test]
+    fn dec_special_graphics_draw_lines() {
+        assert_eq!(
+            r("\x1b(0lqqk\x1b(B ok\r\n\x1b(0x\x1b(Bab\x1b(0x\r\n\x1b(0mqvqj\x1b(B\r\n"),
+            lines(&["┌──┐ ok", "│ab│", "└─┴─┘"])
+        );
+        // The whole VT100 table, `_` (a blank) to `~`.
+        let all: String = (0x5f_u8..=0x7e).map(char::from).collect();
+        assert_eq!(
+            r(&format!("\x1b(0{all}\r\n")),
+            lines(&[" ◆▒␉␌␍␊°±␤␋┘┐┌└┼⎺⎻─⎼⎽├┤┴┬│≤≥π≠£·"])
+        );
+        // Letters below `_` and digits are as they are.
+        assert_eq!(r("\x1b(0AZ09\r\n"), lines(&["AZ09"]));
+    }
+
+    #[test]
+    fn shift_out_and_in_switch_between_g1_and_g0() {
+        // G1 designated as line drawing; SO uses it, SI goes back to G0 (ASCII).
+        assert_eq!(r("\x1b)0a\x0eqq\x0fqq\x0eq\r\n"), lines(&["a──qq─"]));
+        // SO before G1 is designated prints ASCII; G0 graphics with SI.
+        assert_eq!(r("\x0eq\x1b)0q\x0f\x1b(0q\r\n"), lines(&["q──"]));
+    }
+
+    #[test]
+    fn charsets_are_saved_with_the_cursor_and_reset() {
+        assert_eq!(
+            r("a\x1b(0\x1b7\x1b(Bq\x1b8q\r\n\x1bcq\r\n"),
+            lines(&["a─", "q"])
+        );
+    }
+
+    #[test]
+    fn decaln_fills_the_screen_with_e() {
+        // It overwrites the whole screen, resets the margins and homes the cursor.
+        let s = "gone\r\n\x1b[2;4r\x1b#8\x1b[3;2Hx\x1b[Hy";
+        let e = "E".repeat(20);
+        let x = format!("ExE{}", "E".repeat(17));
+        let y = format!("y{}", "E".repeat(19));
+        assert_eq!(r(s), vec![y, e.clone(), x, e.clone(), e]);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! The keys come from `keys.ask` and `keys.fix` in readline syntax (`\C-xa`), as for bash and
 //! zsh. Their defaults (Ctrl-X a, Ctrl-X f) would shadow fish's own Ctrl-X (copy to the
 //! clipboard: a bound prefix makes fish wait for the key after it), so fish has defaults of its
-//! own, Ctrl-G a, Ctrl-G f and Ctrl-G p (`keys.pause`): a clean fish binds no Ctrl-G in any
-//! mode.
+//! own, Ctrl-G a, Ctrl-G f, Ctrl-G p (`keys.pause`) and Ctrl-G k (`keys.pick`): a clean fish
+//! binds no Ctrl-G in any mode.
 
 use crate::record::shell::fish::fish_quote;
 
@@ -12,6 +12,7 @@ use crate::record::shell::fish::fish_quote;
 pub(crate) const ASK_DEFAULT: &str = r"\C-ga";
 pub(crate) const FIX_DEFAULT: &str = r"\C-gf";
 pub(crate) const PAUSE_DEFAULT: &str = r"\C-gp";
+pub(crate) const PICK_DEFAULT: &str = r"\C-gk";
 
 /// A key in readline syntax (`\C-xa`, `\ea`, `\M-q`, `\C-g`) as fish's `bind` reads it unquoted
 /// (`\cxa`, `\ea`, `\eq`, `\cg`); works with fish 3 and 4 (which still reads this notation). None
@@ -78,10 +79,10 @@ pub(crate) fn bind_notation(key: &str) -> Option<String> {
 
 /// The header of the fish snippet: the variables shell/init.fish reads. The keys are set
 /// unquoted, so fish turns their notation into the bytes `bind` takes.
-pub(crate) fn header(bin: &str, keys: [&str; 3], wrap: bool, tty: &str) -> String {
-    let [ask, fix, pause] = keys;
+pub(crate) fn header(bin: &str, keys: [&str; 4], wrap: bool, tty: &str) -> String {
+    let [ask, fix, pause, pick] = keys;
     format!(
-        "set -g __omnish_bin {}\nset -g __omnish_ask_key {ask}\nset -g __omnish_fix_key {fix}\nset -g __omnish_pause_key {pause}\nset -g __omnish_wrap {}\nset -g __omnish_tty {}\n",
+        "set -g __omnish_bin {}\nset -g __omnish_ask_key {ask}\nset -g __omnish_fix_key {fix}\nset -g __omnish_pause_key {pause}\nset -g __omnish_pick_key {pick}\nset -g __omnish_wrap {}\nset -g __omnish_tty {}\n",
         fish_quote(bin),
         u8::from(wrap),
         fish_quote(tty),
@@ -115,5 +116,6 @@ mod tests {
         assert_eq!(bind_notation(ASK_DEFAULT).as_deref(), Some(r"\cga"));
         assert_eq!(bind_notation(FIX_DEFAULT).as_deref(), Some(r"\cgf"));
         assert_eq!(bind_notation(PAUSE_DEFAULT).as_deref(), Some(r"\cgp"));
+        assert_eq!(bind_notation(PICK_DEFAULT).as_deref(), Some(r"\cgk"));
     }
 }

@@ -3,6 +3,7 @@
 //! [`nest`]ed shell.
 
 pub(crate) mod nest;
+pub(crate) mod pick;
 pub(crate) mod range;
 pub(crate) mod search;
 pub(crate) mod sessions;

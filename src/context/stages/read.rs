@@ -34,7 +34,7 @@ use std::path::PathBuf;
 use crate::context::stages::select::Candidate;
 use crate::context::stages::truncate::is_error_line;
 use crate::store::{self, FrameError, Frames};
-use crate::term::render::{Line, LineSink, Renderer};
+use crate::term::render::{Line, LineSink, Renderer, Screens};
 
 /// Lines kept from the start of an output.
 pub(crate) const HEAD_LINES: usize = 256;
@@ -46,7 +46,7 @@ pub(crate) const ERROR_LINES: usize = 256;
 pub(crate) const LINE_CAP: usize = 4096;
 /// Bump when the renderer or the digest changes what it produces: cached digests of another
 /// version are rebuilt.
-pub(crate) const DIGEST_VERSION: u32 = 2;
+pub(crate) const DIGEST_VERSION: u32 = 3;
 
 /// Output bytes looked at before deciding that an output is binary.
 const BINARY_PROBE: u64 = 64 * 1024;
@@ -210,6 +210,10 @@ pub(crate) struct Source {
     pub next_command_line: Option<String>,
     /// The depth of the shell the command ran in: only frames of this depth are read.
     pub depth: u32,
+    /// What full-screen programs leave in the lines.
+    pub screens: Screens,
+    /// The program a full-screen visit is named after ([`program_name`] of the command line).
+    pub program: Option<String>,
 }
 
 impl Source {
@@ -225,8 +229,47 @@ impl Source {
             rows: c.rows,
             next_command_line: c.next_command_line.clone(),
             depth: c.record.depth,
+            screens: c.screens,
+            program: program_name(&c.record.command_line),
         }
     }
+}
+
+/// Longest program name shown for a full-screen program, in chars.
+const MAX_PROGRAM: usize = 64;
+
+/// The program a command line runs, as a full-screen visit is named: the file name of its first
+/// word, past variable assignments (`TERM=xterm`) and the commands that run another (`sudo`,
+/// `env`, `exec`, `nice`, `time`, ... with their options). `git log` is `git` (its pager ran
+/// full-screen); `None` for a line that names none. Control characters are left out.
+pub(crate) fn program_name(line: &str) -> Option<String> {
+    const RUNNERS: [&str; 12] = [
+        "sudo", "doas", "env", "command", "exec", "nice", "time", "nohup", "builtin", "noglob",
+        "stdbuf", "ionice",
+    ];
+    let mut after_runner = false;
+    for word in line.split_whitespace().take(32) {
+        if word.contains('=') && !word.starts_with(['=', '-']) && !word.starts_with('/') {
+            continue;
+        }
+        // A runner's options and their numbers (`nice -n 5`, `ionice -c 3`).
+        if after_runner && (word.starts_with('-') || word.parse::<i64>().is_ok()) {
+            continue;
+        }
+        let name = word.rsplit('/').next().unwrap_or(word);
+        if RUNNERS.contains(&name) {
+            after_runner = true;
+            continue;
+        }
+        let name: String = name
+            .trim_matches(['"', '\''])
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_PROGRAM)
+            .collect();
+        return (!name.is_empty()).then_some(name);
+    }
+    None
 }
 
 /// Most typed bytes looked at for type-ahead; past that nothing is left out.
@@ -463,6 +506,7 @@ fn renderer(src: &Source, line_cap: usize) -> Renderer {
     } else {
         Renderer::with_line_cap(src.cols, src.rows, line_cap)
     }
+    .with_screens(src.screens, src.program.clone())
 }
 
 /// Counts bytes that are neither text nor terminal control, for [`OutputKind::Binary`].
@@ -930,6 +974,7 @@ impl<'a> Cached<'a> {
                 rows: src.rows,
                 next_command_line: src.next_command_line,
                 depth: src.depth,
+                screens: src.screens,
             },
         })
     }
@@ -960,6 +1005,9 @@ struct CacheKey {
     /// Absent in entries of versions that read only depth 0 (their digests are the same).
     #[serde(default)]
     depth: u32,
+    /// What full-screen programs left in the lines.
+    #[serde(default)]
+    screens: Screens,
 }
 
 /// The whole rendered output of `src` as lines.

@@ -212,6 +212,8 @@ pub(crate) struct Candidate {
     /// The record's host or user differs from the session's: front ends that show host and
     /// user only when they differ show them.
     pub elsewhere: bool,
+    /// What full-screen programs leave in its output (the request's, set after selection).
+    pub screens: crate::term::render::Screens,
 }
 
 impl Candidate {
@@ -230,6 +232,7 @@ impl Candidate {
             host: String::new(),
             user: None,
             elsewhere: false,
+            screens: crate::term::render::Screens::Brief,
         }
         .placed(None)
     }
@@ -417,6 +420,26 @@ pub(crate) fn cheap_filters(cheap: Cheap<'_>) -> Vec<Box<dyn Filter>> {
         filters.push(Box::new(shell.clone()));
     }
     filters
+}
+
+/// Only these commands: (session id or a prefix of one, seq). Scanning a session newest first,
+/// nothing older can match once its lowest number named is passed.
+pub(crate) struct Ids(pub Vec<(String, u64)>);
+impl Ids {
+    fn of<'a>(&'a self, c: &'a Candidate) -> impl Iterator<Item = u64> + 'a {
+        self.0
+            .iter()
+            .filter(|(s, _)| c.record.session_id.starts_with(s.as_str()))
+            .map(|(_, q)| *q)
+    }
+}
+impl Filter for Ids {
+    fn keep(&self, c: &Candidate) -> bool {
+        self.of(c).any(|q| q == c.record.seq)
+    }
+    fn exhausted(&self, c: &Candidate) -> bool {
+        self.of(c).all(|q| c.record.seq < q)
+    }
 }
 
 /// Only the command numbered `seq` (one command by its id): scanning newest first, nothing

@@ -132,7 +132,7 @@ fn command_output(config: &Config, args: Args) -> ToolResult {
         }
     };
     let mut warnings = Vec::new();
-    let c = range::find_command(
+    let mut c = range::find_command(
         config.data_root(),
         &session_id,
         seq,
@@ -143,6 +143,8 @@ fn command_output(config: &Config, args: Args) -> ToolResult {
     .ok_or_else(|| {
         format!("no command {seq} in session {session_id}; recent_commands lists the ids there are")
     })?;
+    // The whole output, pages of it at a time: full-screen programs' whole last screens too.
+    c.screens = crate::term::render::Screens::Full;
     // Lines are numbered from 1 here, from 0 in the library.
     let redacting = config.settings.redact;
     let total_guess = if start < 0 {

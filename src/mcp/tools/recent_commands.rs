@@ -97,6 +97,7 @@ impl Tool for RecentCommands {
                     user: a.user,
                     // Which session is the server's to say (see `target`).
                     session: None,
+                    ids: Vec::new(),
                 },
                 grep_name: "grep",
                 session: a.session,

@@ -82,6 +82,7 @@ impl Tool for Search {
                     host: a.host,
                     user: a.user,
                     session: None,
+                    ids: Vec::new(),
                 },
                 grep_name: "pattern",
                 session: a.session,

@@ -71,7 +71,9 @@ pub(super) fn argument(e: Error, grep_name: &str) -> String {
             Field::Host => "host",
             Field::User => "user",
             // Not arguments of any tool: the server's own choice, or the configuration's.
-            Field::Model | Field::Tokenizer | Field::Depth | Field::Duration => return None,
+            Field::Model | Field::Tokenizer | Field::Depth | Field::Duration | Field::Id => {
+                return None;
+            }
         };
         Some(format!("argument `{name}`"))
     });

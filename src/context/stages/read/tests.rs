@@ -22,6 +22,8 @@ fn stream(frames: &[(u8, &[u8])], next: Option<&str>) -> (tempfile::TempDir, Sou
         rows: 24,
         next_command_line: next.map(str::to_string),
         depth: 0,
+        screens: Screens::Note,
+        program: None,
     };
     (tmp, src)
 }
@@ -64,6 +66,8 @@ fn reads_only_the_range_and_renders_it() {
         rows: 24,
         next_command_line: None,
         depth: 0,
+        screens: Screens::Note,
+        program: None,
     };
     assert_eq!(rendered_lines(&src), ["red", "100%", "done"]);
     src.length = None;
@@ -460,4 +464,23 @@ fn type_ahead_is_matched_with_the_keys_and_echo_of_the_commands_depth() {
     assert_eq!(bytes_of(&src), b"outer keys\r\n");
     src.next_command_line = Some("outer keys".into());
     assert_eq!(bytes_of(&src), b"");
+}
+
+#[test]
+fn full_screen_visits_are_named_after_the_program_the_line_runs() {
+    assert_eq!(program_name("vim notes.txt").as_deref(), Some("vim"));
+    assert_eq!(program_name("/usr/bin/less -R f").as_deref(), Some("less"));
+    assert_eq!(
+        program_name("TERM=xterm sudo -E nice -n 5 htop").as_deref(),
+        Some("htop")
+    );
+    assert_eq!(program_name("git log -p").as_deref(), Some("git"));
+    assert_eq!(program_name("  ").as_deref(), None);
+    assert_eq!(program_name("a=1 b=2").as_deref(), None);
+    // Control characters never reach the header.
+    assert_eq!(program_name("vi\x1b[2Jm x").as_deref(), Some("vi[2Jm"));
+    assert_eq!(
+        program_name(&"x".repeat(500)).map(|p| p.chars().count()),
+        Some(64)
+    );
 }
