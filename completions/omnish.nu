@@ -67,6 +67,7 @@ module completions {
   export extern "omnish ask" [
     --command: string         # The LLM command to run [default: ask.command]
     --print-prompt            # Print the prompt instead of running the LLM command
+    --diff                    # Add to the prompt how the last command's output differs from its previous run's (`omnish diff`)
     --recent: string          # The N most recent matching commands [default: context.recent, 10]
     --last                    # Only the most recent matching command (same as --recent 1)
     --failed                  # Only commands that failed (non-zero exit status)
@@ -350,6 +351,41 @@ module completions {
     ...ids: string            # Command ids (`SESSION:SEQ`, the session a unique prefix of its id; or `SEQ` alone in the current session)
   ]
 
+  def "nu-complete omnish export format" [] {
+    [ "markdown" "html" "asciicast" "asciicast-v2" "json" ]
+  }
+
+  # Export recorded commands to share them: markdown, one HTML page, an asciinema recording (asciicast v3 or v2) or JSON
+  export extern "omnish export" [
+    --recent: string          # The N most recent matching commands [default: context.recent, 10]
+    --last                    # Only the most recent matching command (same as --recent 1)
+    --failed                  # Only commands that failed (non-zero exit status)
+    --grep: string            # Only commands whose command line or output matches REGEX
+    --cwd: path               # Only commands run in DIR or below it
+    --here                    # Only commands run inside the current git work tree (else the current directory)
+    --since: string           # Only commands started within DURATION (90s, 15m, 2h, 1d)
+    --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
+    --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
+    --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
+    --format: string@"nu-complete omnish export format" # Output format
+    --output(-o): path        # Write to FILE (atomically, mode 0600) instead of standard output
+    --max-lines: string       # Markdown and json: most output lines per command, head and tail kept (0 = all, the default)
+    --max-line-width: string  # Markdown and json: most chars per output line (0 = unlimited, the default)
+    --no-redact               # Keep secrets instead of redacting them
+    --help(-h)                # Print help (see more with '--help')
+  ]
+
+  # Show how two commands' outputs differ (unified diff); by default the last command against the previous run of the same command line
+  export extern "omnish diff" [
+    --ok                      # Compare with the last successful run of the same command line
+    --normalize               # Mask volatile tokens first: times, durations, pids, hex addresses, UUIDs, temp paths
+    --session: string         # Session of ids given as SEQ and of the last command: an id (or unique prefix) or `current` (the wrapped shell this runs in, else the most recent session)
+    --unified(-U): string     # Unchanged lines shown around each change
+    --no-redact               # Keep secrets instead of redacting them
+    --help(-h)                # Print help
+    ...ids: string            # `OLD NEW`, or `NEW` alone (compared with the previous run of its command line)
+  ]
+
   # Print this message or the help of the given subcommand(s)
   export extern "omnish help" [
   ]
@@ -456,6 +492,14 @@ module completions {
 
   # Destroy recorded commands (by id, or those matching a pattern) or a value (a pasted secret) wherever it was recorded
   export extern "omnish help forget" [
+  ]
+
+  # Export recorded commands to share them: markdown, one HTML page, an asciinema recording (asciicast v3 or v2) or JSON
+  export extern "omnish help export" [
+  ]
+
+  # Show how two commands' outputs differ (unified diff); by default the last command against the previous run of the same command line
+  export extern "omnish help diff" [
   ]
 
   # Print this message or the help of the given subcommand(s)
