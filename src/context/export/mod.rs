@@ -78,8 +78,7 @@ fn selected(req: &Request) -> Result<(Outcome, Vec<Item>)> {
     if picked.is_empty() {
         return Ok((outcome, Vec::new()));
     }
-    // Taught as `context` teaches them; the digests read for it are not kept.
-    let redactors = req.redact.then(|| redact::session::learn(&picked, true).0);
+    let redactors = req.redact.then(|| learn(&picked));
     outcome.commands = picked.len();
     let items = picked
         .into_iter()
@@ -94,6 +93,30 @@ fn selected(req: &Request) -> Result<(Outcome, Vec<Item>)> {
         })
         .collect();
     Ok((outcome, items))
+}
+
+/// Redactors taught as `context` teaches them (`redact::session::learn`: the command lines, the
+/// values kept beside the sessions, the digests of the outputs, big ones read several at
+/// once), but each digest dropped once learned: an export reads every output of the session,
+/// and `learn` keeps up to `LEARN_KEPT_BYTES` of digests for a pipeline that reuses them.
+fn learn(picked: &[Candidate]) -> redact::session::SharedRedactors {
+    use crate::context::stages::read;
+    use crate::context::support::parallel;
+    let mut redactors = redact::session::Redactors::learn_commands(picked);
+    let is_big =
+        |c: &Candidate| !c.record.private && c.record.stream_length >= parallel::BIG_OUTPUT_BYTES;
+    for range in parallel::batches(picked, is_big) {
+        let chunk = &picked[range];
+        let digests = parallel::map(chunk, is_big, |c| {
+            (!c.record.private).then(|| read::cached_digest(c))
+        });
+        for (c, d) in chunk.iter().zip(digests) {
+            if let Some(d) = d {
+                redactors.learn_output(c, &d);
+            }
+        }
+    }
+    redactors.into_shared()
 }
 
 /// How `ctx` ended, in words (`exit 0`, `exit 127: command not found`, `still running`).
