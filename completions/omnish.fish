@@ -49,7 +49,7 @@ complete -c omnish -n "__fish_omnish_needs_command" -f -a "diff" -d 'Show how tw
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c omnish -n "__fish_omnish_using_subcommand wrap" -l paused -d 'Start with recording paused, as after `omnish pause`, until `omnish resume`'
 complete -c omnish -n "__fish_omnish_using_subcommand wrap" -s h -l help -d 'Print help'
-complete -c omnish -n "__fish_omnish_using_subcommand context" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l recent -d 'The N most recent matching commands [default: context.recent, 10; export: all of them]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
@@ -81,7 +81,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand init" -l fix-key -d 'Key f
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l wrap -d 'Also start a recorded shell (`omnish wrap`) for interactive terminals'
 complete -c omnish -n "__fish_omnish_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l command -d 'The LLM command to run [default: ask.command]' -r
-complete -c omnish -n "__fish_omnish_using_subcommand ask" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l recent -d 'The N most recent matching commands [default: context.recent, 10; export: all of them]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
@@ -111,7 +111,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand ask" -l files -d 'Add the 
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l changed -d 'Add the project\'s files modified since the selected commands started'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l command -d 'The LLM command to run [default: ask.command]' -r
-complete -c omnish -n "__fish_omnish_using_subcommand fix" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l recent -d 'The N most recent matching commands [default: context.recent, 10; export: all of them]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
@@ -218,7 +218,7 @@ complete -c omnish -n "__fish_omnish_using_subcommand forget" -l session -d 'Wit
 complete -c omnish -n "__fish_omnish_using_subcommand forget" -l secret -d 'Overwrite VALUE wherever it was recorded, in every session' -r
 complete -c omnish -n "__fish_omnish_using_subcommand forget" -l dry-run -d 'Say what would be forgotten, change nothing'
 complete -c omnish -n "__fish_omnish_using_subcommand forget" -s h -l help -d 'Print help'
-complete -c omnish -n "__fish_omnish_using_subcommand export" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l recent -d 'The N most recent matching commands [default: context.recent, 10; export: all of them]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand export" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand export" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand export" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r

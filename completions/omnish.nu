@@ -19,7 +19,7 @@ module completions {
 
   # Print recent commands and their output as context for a language model
   export extern "omnish context" [
-    --recent: string          # The N most recent matching commands [default: context.recent, 10]
+    --recent: string          # The N most recent matching commands [default: context.recent, 10; export: all of them]
     --last                    # Only the most recent matching command (same as --recent 1)
     --failed                  # Only commands that failed (non-zero exit status)
     --grep: string            # Only commands whose command line or output matches REGEX
@@ -68,7 +68,7 @@ module completions {
     --command: string         # The LLM command to run [default: ask.command]
     --print-prompt            # Print the prompt instead of running the LLM command
     --diff                    # Add to the prompt how the last command's output differs from its previous run's (`omnish diff`)
-    --recent: string          # The N most recent matching commands [default: context.recent, 10]
+    --recent: string          # The N most recent matching commands [default: context.recent, 10; export: all of them]
     --last                    # Only the most recent matching command (same as --recent 1)
     --failed                  # Only commands that failed (non-zero exit status)
     --grep: string            # Only commands whose command line or output matches REGEX
@@ -103,7 +103,7 @@ module completions {
   # Ask your LLM command for a corrected command for the last failed one and print it
   export extern "omnish fix" [
     --command: string         # The LLM command to run [default: ask.command]
-    --recent: string          # The N most recent matching commands [default: context.recent, 10]
+    --recent: string          # The N most recent matching commands [default: context.recent, 10; export: all of them]
     --last                    # Only the most recent matching command (same as --recent 1)
     --failed                  # Only commands that failed (non-zero exit status)
     --grep: string            # Only commands whose command line or output matches REGEX
@@ -357,7 +357,7 @@ module completions {
 
   # Export recorded commands to share them: markdown, one HTML page, an asciinema recording (asciicast v3 or v2) or JSON
   export extern "omnish export" [
-    --recent: string          # The N most recent matching commands [default: context.recent, 10]
+    --recent: string          # The N most recent matching commands [default: context.recent, 10; export: all of them]
     --last                    # Only the most recent matching command (same as --recent 1)
     --failed                  # Only commands that failed (non-zero exit status)
     --grep: string            # Only commands whose command line or output matches REGEX

@@ -346,7 +346,7 @@ pub struct ContextOpts {
 /// The options that pick commands, shared by `context`, `ask`, `fix` and `export`.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct SelectOpts {
-    /// The N most recent matching commands [default: context.recent, 10].
+    /// The N most recent matching commands [default: context.recent, 10; export: all of them].
     #[arg(long, value_name = "N")]
     pub recent: Option<usize>,
     /// Only the most recent matching command (same as --recent 1).
