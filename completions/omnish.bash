@@ -28,6 +28,12 @@ _omnish() {
             omnish,context)
                 cmd="omnish__subcmd__context"
                 ;;
+            omnish,diff)
+                cmd="omnish__subcmd__diff"
+                ;;
+            omnish,export)
+                cmd="omnish__subcmd__export"
+                ;;
             omnish,fix)
                 cmd="omnish__subcmd__fix"
                 ;;
@@ -87,6 +93,12 @@ _omnish() {
                 ;;
             omnish__subcmd__help,context)
                 cmd="omnish__subcmd__help__subcmd__context"
+                ;;
+            omnish__subcmd__help,diff)
+                cmd="omnish__subcmd__help__subcmd__diff"
+                ;;
+            omnish__subcmd__help,export)
+                cmd="omnish__subcmd__help__subcmd__export"
                 ;;
             omnish__subcmd__help,fix)
                 cmd="omnish__subcmd__help__subcmd__fix"
@@ -227,7 +239,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help"
+            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -241,7 +253,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__ask)
-            opts="-h --command --print-prompt --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --id --pick --help"
+            opts="-h --command --print-prompt --diff --recent --last --failed --grep --cwd --here --since --host --user --session --id --pick --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -279,6 +291,10 @@ _omnish() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-lines)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -304,10 +320,6 @@ _omnish() {
                     return 0
                     ;;
                 --depth)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -355,7 +367,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__context)
-            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --id --pick --help"
+            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --session --id --pick --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -389,6 +401,10 @@ _omnish() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-lines)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -417,7 +433,95 @@ _omnish() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__diff)
+            opts="-U -h --ok --normalize --session --unified --no-redact --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unified)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -U)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__export)
+            opts="-o -h --recent --last --failed --grep --cwd --here --since --host --user --session --id --pick --format --output --max-lines --max-line-width --no-redact --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --recent)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --cwd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --host)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "markdown html asciicast asciicast-v2 json" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-lines)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-line-width)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -429,7 +533,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__fix)
-            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --id --pick --help"
+            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --session --id --pick --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -467,6 +571,10 @@ _omnish() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --id)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --max-lines)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -492,10 +600,6 @@ _omnish() {
                     return 0
                     ;;
                 --depth)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -537,7 +641,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help"
+            opts="wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -593,6 +697,34 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__diff)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

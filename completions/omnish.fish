@@ -45,16 +45,19 @@ complete -c omnish -n "__fish_omnish_needs_command" -f -a "ssh" -d 'ssh, with th
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "pause" -d 'Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "resume" -d 'Keep commands again after `omnish pause`'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "forget" -d 'Destroy recorded commands (by id, or those matching a pattern) or a value (a pasted secret) wherever it was recorded'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "export" -d 'Export recorded commands to share them: markdown, one HTML page, an asciinema recording (asciicast v3 or v2) or JSON'
+complete -c omnish -n "__fish_omnish_needs_command" -f -a "diff" -d 'Show how two commands\' outputs differ (unified diff); by default the last command against the previous run of the same command line'
 complete -c omnish -n "__fish_omnish_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c omnish -n "__fish_omnish_using_subcommand wrap" -l paused -d 'Start with recording paused, as after `omnish pause`, until `omnish resume`'
 complete -c omnish -n "__fish_omnish_using_subcommand wrap" -s h -l help -d 'Print help'
-complete -c omnish -n "__fish_omnish_using_subcommand context" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l recent -d 'The N most recent matching commands [default: context.recent, 10; export: all of them]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l host -d 'Only commands that ran on HOST (a nested shell\'s host or container, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l user -d 'Only commands that ran as USER (a nested shell\'s user, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l budget -d 'Hard ceiling in tokens for the whole output; older commands are summarized first' -r
@@ -64,10 +67,10 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l format -d 'Out
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l depth -d 'Levels of the file tree to expand (1: the root\'s entries only)' -r
-complete -c omnish -n "__fish_omnish_using_subcommand context" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l last -d 'Only the most recent matching command (same as --recent 1)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l failed -d 'Only commands that failed (non-zero exit status)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
+complete -c omnish -n "__fish_omnish_using_subcommand context" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l results-only -d 'Outputs only, without command lines'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l commands-only -d 'Command lines, statuses and directories only, no output'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l no-redact -d 'Show secrets instead of redacting them'
@@ -76,20 +79,20 @@ complete -c omnish -n "__fish_omnish_using_subcommand context" -l env -d 'Add an
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l changed -d 'Add the project\'s files modified since the selected commands started'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -l screens -d 'Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)'
-complete -c omnish -n "__fish_omnish_using_subcommand context" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
 complete -c omnish -n "__fish_omnish_using_subcommand context" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l ask-key -d 'Key for `omnish ask` [default: keys.ask, \\C-xa]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l fix-key -d 'Key for `omnish fix` [default: keys.fix, \\C-xf]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand init" -l wrap -d 'Also start a recorded shell (`omnish wrap`) for interactive terminals'
 complete -c omnish -n "__fish_omnish_using_subcommand init" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l command -d 'The LLM command to run [default: ask.command]' -r
-complete -c omnish -n "__fish_omnish_using_subcommand ask" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l recent -d 'The N most recent matching commands [default: context.recent, 10; export: all of them]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l host -d 'Only commands that ran on HOST (a nested shell\'s host or container, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l user -d 'Only commands that ran as USER (a nested shell\'s user, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l budget -d 'Hard ceiling in tokens for the whole output; older commands are summarized first' -r
@@ -99,11 +102,12 @@ complete -c omnish -n "__fish_omnish_using_subcommand ask" -l format -d 'Output 
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l depth -d 'Levels of the file tree to expand (1: the root\'s entries only)' -r
-complete -c omnish -n "__fish_omnish_using_subcommand ask" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l print-prompt -d 'Print the prompt instead of running the LLM command'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l diff -d 'Add to the prompt how the last command\'s output differs from its previous run\'s (`omnish diff`)'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l last -d 'Only the most recent matching command (same as --recent 1)'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l failed -d 'Only commands that failed (non-zero exit status)'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
+complete -c omnish -n "__fish_omnish_using_subcommand ask" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l results-only -d 'Outputs only, without command lines'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l commands-only -d 'Command lines, statuses and directories only, no output'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l no-redact -d 'Show secrets instead of redacting them'
@@ -112,16 +116,16 @@ complete -c omnish -n "__fish_omnish_using_subcommand ask" -l env -d 'Add an env
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l changed -d 'Add the project\'s files modified since the selected commands started'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -l screens -d 'Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)'
-complete -c omnish -n "__fish_omnish_using_subcommand ask" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
 complete -c omnish -n "__fish_omnish_using_subcommand ask" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l command -d 'The LLM command to run [default: ask.command]' -r
-complete -c omnish -n "__fish_omnish_using_subcommand fix" -l recent -d 'The N most recent matching commands [default: context.recent, 10]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l recent -d 'The N most recent matching commands [default: context.recent, 10; export: all of them]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l grep -d 'Only commands whose command line or output matches REGEX' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l cwd -d 'Only commands run in DIR or below it' -r -F
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l host -d 'Only commands that ran on HOST (a nested shell\'s host or container, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l user -d 'Only commands that ran as USER (a nested shell\'s user, else the session\'s)' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l max-lines -d 'Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l max-line-width -d 'Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l budget -d 'Hard ceiling in tokens for the whole output; older commands are summarized first' -r
@@ -131,10 +135,10 @@ complete -c omnish -n "__fish_omnish_using_subcommand fix" -l format -d 'Output 
 markdown\t'Markdown with fenced blocks'
 json\t'One JSON document (schema v1)'"
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l depth -d 'Levels of the file tree to expand (1: the root\'s entries only)' -r
-complete -c omnish -n "__fish_omnish_using_subcommand fix" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l last -d 'Only the most recent matching command (same as --recent 1)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l failed -d 'Only commands that failed (non-zero exit status)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
+complete -c omnish -n "__fish_omnish_using_subcommand fix" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l results-only -d 'Outputs only, without command lines'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l commands-only -d 'Command lines, statuses and directories only, no output'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l no-redact -d 'Show secrets instead of redacting them'
@@ -143,7 +147,6 @@ complete -c omnish -n "__fish_omnish_using_subcommand fix" -l env -d 'Add an env
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l files -d 'Add the project\'s file tree (git root, else the current directory), without ignored files'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l changed -d 'Add the project\'s files modified since the selected commands started'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -l screens -d 'Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)'
-complete -c omnish -n "__fish_omnish_using_subcommand fix" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
 complete -c omnish -n "__fish_omnish_using_subcommand fix" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c omnish -n "__fish_omnish_using_subcommand config" -l format -d 'Output format' -r -f -a "text\t''
 json\t''"
@@ -232,26 +235,56 @@ complete -c omnish -n "__fish_omnish_using_subcommand forget" -l session -d 'Wit
 complete -c omnish -n "__fish_omnish_using_subcommand forget" -l secret -d 'Overwrite VALUE wherever it was recorded, in every session' -r
 complete -c omnish -n "__fish_omnish_using_subcommand forget" -l dry-run -d 'Say what would be forgotten, change nothing'
 complete -c omnish -n "__fish_omnish_using_subcommand forget" -s h -l help -d 'Print help'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "init" -d 'Print the shell snippet for ~/.bashrc, ~/.zshrc or config.fish: key bindings, optionally a recorded shell'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "ask" -d 'Ask your LLM command about the last failed command (or the last one)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "fix" -d 'Ask your LLM command for a corrected command for the last failed one and print it'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "config" -d 'Print the effective configuration and where each value came from'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "completions" -d 'Print the shell completion script for bash, zsh or fish'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "man" -d 'Print the man page (roff)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "mcp" -d 'Serve recent commands to coding agents over the Model Context Protocol (stdio)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "note" -d 'Pin notes that every context starts with (add, rm, list, clear)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "sessions" -d 'List, show, remove and prune recorded sessions'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "search" -d 'Search command lines and rendered output of recorded commands'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "pick" -d 'Choose recent commands from a list with a preview of each output (fzf when installed) and print their ids; `context --pick` and `ask --pick` use them'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "status" -d 'Show the current session, the project and the session store'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "nest" -d 'Run a program that starts a shell (sudo -i, su -, ssh, docker exec -it) so that the shell\'s commands are recorded one by one'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "ssh" -d 'ssh, with the remote shell\'s commands recorded one by one (omnish nest -- ssh ...)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "pause" -d 'Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "resume" -d 'Keep commands again after `omnish pause`'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "forget" -d 'Destroy recorded commands (by id, or those matching a pattern) or a value (a pasted secret) wherever it was recorded'
-complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l recent -d 'The N most recent matching commands [default: context.recent, 10; export: all of them]' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l grep -d 'Only commands whose command line or output matches REGEX' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l cwd -d 'Only commands run in DIR or below it' -r -F
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l since -d 'Only commands started within DURATION (90s, 15m, 2h, 1d)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l host -d 'Only commands that ran on HOST (a nested shell\'s host or container, else the session\'s)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l user -d 'Only commands that ran as USER (a nested shell\'s user, else the session\'s)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l session -d 'Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l id -d 'Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l format -d 'Output format' -r -f -a "markdown\t'Markdown, each command\'s output folded in `<details>`'
+html\t'One self-contained HTML page with the recorded colours'
+asciicast\t'asciicast v3, for asciinema\'s player and servers'
+asciicast-v2\t'asciicast v2, for older asciinema players'
+json\t'One JSON document, as `omnish context --format json`'"
+complete -c omnish -n "__fish_omnish_using_subcommand export" -s o -l output -d 'Write to FILE (atomically, mode 0600) instead of standard output' -r -F
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l max-lines -d 'Markdown and json: most output lines per command, head and tail kept (0 = all, the default)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l max-line-width -d 'Markdown and json: most chars per output line (0 = unlimited, the default)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l last -d 'Only the most recent matching command (same as --recent 1)'
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l failed -d 'Only commands that failed (non-zero exit status)'
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l here -d 'Only commands run inside the current git work tree (else the current directory)'
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l pick -d 'Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)'
+complete -c omnish -n "__fish_omnish_using_subcommand export" -l no-redact -d 'Keep secrets instead of redacting them'
+complete -c omnish -n "__fish_omnish_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c omnish -n "__fish_omnish_using_subcommand diff" -l session -d 'Session of ids given as SEQ and of the last command: an id (or unique prefix) or `current` (the wrapped shell this runs in, else the most recent session)' -r
+complete -c omnish -n "__fish_omnish_using_subcommand diff" -s U -l unified -d 'Unchanged lines shown around each change' -r
+complete -c omnish -n "__fish_omnish_using_subcommand diff" -l ok -d 'Compare with the last successful run of the same command line'
+complete -c omnish -n "__fish_omnish_using_subcommand diff" -l normalize -d 'Mask volatile tokens first: times, durations, pids, hex addresses, UUIDs, temp paths'
+complete -c omnish -n "__fish_omnish_using_subcommand diff" -l no-redact -d 'Keep secrets instead of redacting them'
+complete -c omnish -n "__fish_omnish_using_subcommand diff" -s h -l help -d 'Print help'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "wrap" -d 'Run a shell in a recorded pseudo-terminal'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "context" -d 'Print recent commands and their output as context for a language model'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "init" -d 'Print the shell snippet for ~/.bashrc, ~/.zshrc or config.fish: key bindings, optionally a recorded shell'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "ask" -d 'Ask your LLM command about the last failed command (or the last one)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "fix" -d 'Ask your LLM command for a corrected command for the last failed one and print it'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "config" -d 'Print the effective configuration and where each value came from'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "completions" -d 'Print the shell completion script for bash, zsh or fish'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "man" -d 'Print the man page (roff)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "mcp" -d 'Serve recent commands to coding agents over the Model Context Protocol (stdio)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "note" -d 'Pin notes that every context starts with (add, rm, list, clear)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "sessions" -d 'List, show, remove and prune recorded sessions'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "search" -d 'Search command lines and rendered output of recorded commands'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "pick" -d 'Choose recent commands from a list with a preview of each output (fzf when installed) and print their ids; `context --pick` and `ask --pick` use them'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "status" -d 'Show the current session, the project and the session store'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "nest" -d 'Run a program that starts a shell (sudo -i, su -, ssh, docker exec -it) so that the shell\'s commands are recorded one by one'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "ssh" -d 'ssh, with the remote shell\'s commands recorded one by one (omnish nest -- ssh ...)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "pause" -d 'Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "resume" -d 'Keep commands again after `omnish pause`'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "forget" -d 'Destroy recorded commands (by id, or those matching a pattern) or a value (a pasted secret) wherever it was recorded'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "export" -d 'Export recorded commands to share them: markdown, one HTML page, an asciinema recording (asciicast v3 or v2) or JSON'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "diff" -d 'Show how two commands\' outputs differ (unified diff); by default the last command against the previous run of the same command line'
+complete -c omnish -n "__fish_omnish_using_subcommand help; and not __fish_seen_subcommand_from wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "add" -d 'Pin a note; a note with the same --key is replaced'
 complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "rm" -d 'Remove the note with key (or number) K'
 complete -c omnish -n "__fish_omnish_using_subcommand help; and __fish_seen_subcommand_from note" -f -a "list" -d 'List the notes, with keys, priorities, scopes and expiry'

@@ -19,7 +19,7 @@ module completions {
 
   # Print recent commands and their output as context for a language model
   export extern "omnish context" [
-    --recent: string          # The N most recent matching commands [default: context.recent, 10]
+    --recent: string          # The N most recent matching commands [default: context.recent, 10; export: all of them]
     --last                    # Only the most recent matching command (same as --recent 1)
     --failed                  # Only commands that failed (non-zero exit status)
     --grep: string            # Only commands whose command line or output matches REGEX
@@ -29,6 +29,8 @@ module completions {
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
+    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
+    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --max-lines: string       # Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]
     --max-line-width: string  # Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]
     --budget: string          # Hard ceiling in tokens for the whole output; older commands are summarized first
@@ -44,8 +46,6 @@ module completions {
     --depth: string           # Levels of the file tree to expand (1: the root's entries only)
     --changed                 # Add the project's files modified since the selected commands started
     --screens                 # Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)
-    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
-    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --help(-h)                # Print help (see more with '--help')
   ]
 
@@ -70,7 +70,8 @@ module completions {
   export extern "omnish ask" [
     --command: string         # The LLM command to run [default: ask.command]
     --print-prompt            # Print the prompt instead of running the LLM command
-    --recent: string          # The N most recent matching commands [default: context.recent, 10]
+    --diff                    # Add to the prompt how the last command's output differs from its previous run's (`omnish diff`)
+    --recent: string          # The N most recent matching commands [default: context.recent, 10; export: all of them]
     --last                    # Only the most recent matching command (same as --recent 1)
     --failed                  # Only commands that failed (non-zero exit status)
     --grep: string            # Only commands whose command line or output matches REGEX
@@ -80,6 +81,8 @@ module completions {
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
+    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
+    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --max-lines: string       # Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]
     --max-line-width: string  # Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]
     --budget: string          # Hard ceiling in tokens for the whole output; older commands are summarized first
@@ -95,8 +98,6 @@ module completions {
     --depth: string           # Levels of the file tree to expand (1: the root's entries only)
     --changed                 # Add the project's files modified since the selected commands started
     --screens                 # Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)
-    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
-    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --help(-h)                # Print help (see more with '--help')
     ...question: string       # The question [default: "Why did this fail and how do I fix it?"]
   ]
@@ -108,7 +109,7 @@ module completions {
   # Ask your LLM command for a corrected command for the last failed one and print it
   export extern "omnish fix" [
     --command: string         # The LLM command to run [default: ask.command]
-    --recent: string          # The N most recent matching commands [default: context.recent, 10]
+    --recent: string          # The N most recent matching commands [default: context.recent, 10; export: all of them]
     --last                    # Only the most recent matching command (same as --recent 1)
     --failed                  # Only commands that failed (non-zero exit status)
     --grep: string            # Only commands whose command line or output matches REGEX
@@ -118,6 +119,8 @@ module completions {
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
+    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
+    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --max-lines: string       # Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]
     --max-line-width: string  # Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]
     --budget: string          # Hard ceiling in tokens for the whole output; older commands are summarized first
@@ -133,8 +136,6 @@ module completions {
     --depth: string           # Levels of the file tree to expand (1: the root's entries only)
     --changed                 # Add the project's files modified since the selected commands started
     --screens                 # Show the whole last screen of each full-screen program (vim, less, htop), not only its first and last rows (--max-lines is then 200 unless given)
-    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
-    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --help(-h)                # Print help (see more with '--help')
   ]
 
@@ -370,6 +371,43 @@ module completions {
     ...ids: string            # Command ids (`SESSION:SEQ`, the session a unique prefix of its id; or `SEQ` alone in the current session)
   ]
 
+  def "nu-complete omnish export format" [] {
+    [ "markdown" "html" "asciicast" "asciicast-v2" "json" ]
+  }
+
+  # Export recorded commands to share them: markdown, one HTML page, an asciinema recording (asciicast v3 or v2) or JSON
+  export extern "omnish export" [
+    --recent: string          # The N most recent matching commands [default: context.recent, 10; export: all of them]
+    --last                    # Only the most recent matching command (same as --recent 1)
+    --failed                  # Only commands that failed (non-zero exit status)
+    --grep: string            # Only commands whose command line or output matches REGEX
+    --cwd: path               # Only commands run in DIR or below it
+    --here                    # Only commands run inside the current git work tree (else the current directory)
+    --since: string           # Only commands started within DURATION (90s, 15m, 2h, 1d)
+    --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
+    --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
+    --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
+    --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
+    --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
+    --format: string@"nu-complete omnish export format" # Output format
+    --output(-o): path        # Write to FILE (atomically, mode 0600) instead of standard output
+    --max-lines: string       # Markdown and json: most output lines per command, head and tail kept (0 = all, the default)
+    --max-line-width: string  # Markdown and json: most chars per output line (0 = unlimited, the default)
+    --no-redact               # Keep secrets instead of redacting them
+    --help(-h)                # Print help (see more with '--help')
+  ]
+
+  # Show how two commands' outputs differ (unified diff); by default the last command against the previous run of the same command line
+  export extern "omnish diff" [
+    --ok                      # Compare with the last successful run of the same command line
+    --normalize               # Mask volatile tokens first: times, durations, pids, hex addresses, UUIDs, temp paths
+    --session: string         # Session of ids given as SEQ and of the last command: an id (or unique prefix) or `current` (the wrapped shell this runs in, else the most recent session)
+    --unified(-U): string     # Unchanged lines shown around each change
+    --no-redact               # Keep secrets instead of redacting them
+    --help(-h)                # Print help
+    ...ids: string            # `OLD NEW`, or `NEW` alone (compared with the previous run of its command line)
+  ]
+
   # Print this message or the help of the given subcommand(s)
   export extern "omnish help" [
   ]
@@ -480,6 +518,14 @@ module completions {
 
   # Destroy recorded commands (by id, or those matching a pattern) or a value (a pasted secret) wherever it was recorded
   export extern "omnish help forget" [
+  ]
+
+  # Export recorded commands to share them: markdown, one HTML page, an asciinema recording (asciicast v3 or v2) or JSON
+  export extern "omnish help export" [
+  ]
+
+  # Show how two commands' outputs differ (unified diff); by default the last command against the previous run of the same command line
+  export extern "omnish help diff" [
   ]
 
   # Print this message or the help of the given subcommand(s)

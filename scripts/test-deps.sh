@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Installs what the tests drive for real, when missing: zsh, fish, tmux, less, vim and fzf (the
 # full-screen and picker tests), strace, shellcheck,
-# and for the ssh, sudo/su and container tests OpenSSH's server and client, sudo and hostname
+# and for the ssh, sudo/su and container tests OpenSSH's server and client, sudo, hostname,
+# and chromium-headless-shell, the browser that loads the page `omnish export` writes
 # (Debian packages); nushell from its official release package on the npm registry (pinned),
 # under target/; and in a virtualenv under target/ the `llm` CLI with its echo model and the
-# official MCP Python SDK. Sourced by scripts/test.sh and .ci/run; it exports PATH and
+# official MCP Python SDK and asciinema. Sourced by scripts/test.sh and .ci/run; it exports PATH and
 # OMNISH_TEST_PYTHON for the tests. The ssh tests start their own sshd on a loopback port
 # (tests/common/remote.rs): installing openssh-server here starts no server and leaves none
 # running or enabled.
 # shellcheck shell=bash
 
 need=()
-for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname; do
+for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname chromium-headless-shell; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
 # Debian names the packages of these after the project, not the program.
@@ -90,10 +91,13 @@ ln -sf "$nu_bin" "$nu_dir/bin/nu"
 export PATH="$nu_dir/bin:$PATH"
 
 venv="${OMNISH_CI_VENV:-$PWD/target/ci-venv}"
-if ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1 || [ ! -x "$venv/bin/llm" ]; then
-    echo "installing llm, llm-echo and mcp into $venv (pip)" >&2
+# asciinema 2.x (pinned): the real CLI that reads back the asciicast `omnish export` writes.
+if ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1 || [ ! -x "$venv/bin/llm" ] ||
+    [ "$("$venv/bin/asciinema" --version 2>/dev/null)" != "asciinema 2.4.0" ]; then
+    echo "installing llm, llm-echo, mcp and asciinema into $venv (pip)" >&2
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check llm==0.36 llm-echo==0.5 mcp==2.3.0
+    "$venv/bin/pip" install -q --disable-pip-version-check llm==0.36 llm-echo==0.5 mcp==2.3.0 \
+        asciinema==2.4.0
 fi
 export PATH="$venv/bin:$PATH"
 export OMNISH_TEST_PYTHON="$venv/bin/python"

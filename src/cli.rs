@@ -64,6 +64,12 @@ pub enum Command {
     /// Destroy recorded commands (by id, or those matching a pattern) or a value (a pasted
     /// secret) wherever it was recorded.
     Forget(ForgetArgs),
+    /// Export recorded commands to share them: markdown, one HTML page, an asciinema
+    /// recording (asciicast v3 or v2) or JSON.
+    Export(ExportArgs),
+    /// Show how two commands' outputs differ (unified diff); by default the last command
+    /// against the previous run of the same command line.
+    Diff(DiffArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -312,37 +318,8 @@ pub struct ContextArgs {
 /// without a value here take theirs from the configuration (`omnish config`).
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ContextOpts {
-    /// The N most recent matching commands [default: context.recent, 10].
-    #[arg(long, value_name = "N")]
-    pub recent: Option<usize>,
-    /// Only the most recent matching command (same as --recent 1).
-    #[arg(long)]
-    pub last: bool,
-    /// Only commands that failed (non-zero exit status).
-    #[arg(long)]
-    pub failed: bool,
-    /// Only commands whose command line or output matches REGEX.
-    #[arg(long, value_name = "REGEX")]
-    pub grep: Option<String>,
-    /// Only commands run in DIR or below it.
-    #[arg(long, value_name = "DIR", conflicts_with = "here")]
-    pub cwd: Option<std::path::PathBuf>,
-    /// Only commands run inside the current git work tree (else the current directory).
-    #[arg(long)]
-    pub here: bool,
-    /// Only commands started within DURATION (90s, 15m, 2h, 1d).
-    #[arg(long, value_name = "DURATION")]
-    pub since: Option<String>,
-    /// Only commands that ran on HOST (a nested shell's host or container, else the session's).
-    #[arg(long, value_name = "HOST")]
-    pub host: Option<String>,
-    /// Only commands that ran as USER (a nested shell's user, else the session's).
-    #[arg(long, value_name = "USER")]
-    pub user: Option<String>,
-    /// Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in,
-    /// else the most recent session) or `all`.
-    #[arg(long, value_name = "ID|current|all", default_value = "current")]
-    pub session: String,
+    #[command(flatten)]
+    pub select: SelectOpts,
     /// Most output lines per command, head and tail kept (0 = unlimited) [default:
     /// context.max_lines, 20].
     #[arg(long, value_name = "N")]
@@ -396,6 +373,42 @@ pub struct ContextOpts {
     /// first and last rows (--max-lines is then 200 unless given).
     #[arg(long)]
     pub screens: bool,
+}
+
+/// The options that pick commands, shared by `context`, `ask`, `fix` and `export`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SelectOpts {
+    /// The N most recent matching commands [default: context.recent, 10; export: all of them].
+    #[arg(long, value_name = "N")]
+    pub recent: Option<usize>,
+    /// Only the most recent matching command (same as --recent 1).
+    #[arg(long)]
+    pub last: bool,
+    /// Only commands that failed (non-zero exit status).
+    #[arg(long)]
+    pub failed: bool,
+    /// Only commands whose command line or output matches REGEX.
+    #[arg(long, value_name = "REGEX")]
+    pub grep: Option<String>,
+    /// Only commands run in DIR or below it.
+    #[arg(long, value_name = "DIR", conflicts_with = "here")]
+    pub cwd: Option<std::path::PathBuf>,
+    /// Only commands run inside the current git work tree (else the current directory).
+    #[arg(long)]
+    pub here: bool,
+    /// Only commands started within DURATION (90s, 15m, 2h, 1d).
+    #[arg(long, value_name = "DURATION")]
+    pub since: Option<String>,
+    /// Only commands that ran on HOST (a nested shell's host or container, else the session's).
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+    /// Only commands that ran as USER (a nested shell's user, else the session's).
+    #[arg(long, value_name = "USER")]
+    pub user: Option<String>,
+    /// Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in,
+    /// else the most recent session) or `all`.
+    #[arg(long, value_name = "ID|current|all", default_value = "current")]
+    pub session: String,
     /// Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them;
     /// repeatable, or comma-separated). The ids say which sessions are read.
     #[arg(long, value_name = "ID", value_delimiter = ',')]
@@ -403,6 +416,73 @@ pub struct ContextOpts {
     /// Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130).
     #[arg(long)]
     pub pick: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Without --recent or --last, every matching command of the session is exported. Secrets are\nredacted (in the asciicast, in the bytes of its events); --no-redact keeps them.\n--max-lines and --max-line-width shorten outputs in markdown and json (default: all of it);\nhtml and asciicast keep every byte of the output as the terminal showed it.\n\nExamples:\n  omnish export --format html -o session.html\n  omnish export --failed --since 1h --format markdown | pbcopy\n  omnish export --format asciicast -o demo.cast && asciinema play demo.cast\n  omnish export --session all --format json | jq '.commands | length'"
+)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub select: SelectOpts,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "markdown")]
+    pub format: ExportFormatArg,
+    /// Write to FILE (atomically, mode 0600) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Markdown and json: most output lines per command, head and tail kept (0 = all, the
+    /// default).
+    #[arg(long, value_name = "N")]
+    pub max_lines: Option<usize>,
+    /// Markdown and json: most chars per output line (0 = unlimited, the default).
+    #[arg(long, value_name = "N")]
+    pub max_line_width: Option<usize>,
+    /// Keep secrets instead of redacting them.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Outputs are compared as the terminal showed them (colours and redraws resolved), redacted.\nIds are SESSION:SEQ (as `omnish context --format json` shows session_id and seq) or SEQ\nin the session (--session, default the current one).\n\nExit status: 0 when the outputs are the same, 1 when they differ (or a command is not found),\n2 for a usage error.\n\nExamples:\n  omnish diff                 the last command against its previous run\n  omnish diff --ok            ... against its last successful run\n  omnish diff --normalize 14  command 14 against its previous run, times and pids masked\n  omnish diff 12 14"
+)]
+pub struct DiffArgs {
+    /// `OLD NEW`, or `NEW` alone (compared with the previous run of its command line).
+    #[arg(value_name = "ID", num_args = 0..=2)]
+    pub ids: Vec<String>,
+    /// Compare with the last successful run of the same command line.
+    #[arg(long)]
+    pub ok: bool,
+    /// Mask volatile tokens first: times, durations, pids, hex addresses, UUIDs, temp paths.
+    #[arg(long)]
+    pub normalize: bool,
+    /// Session of ids given as SEQ and of the last command: an id (or unique prefix) or
+    /// `current` (the wrapped shell this runs in, else the most recent session).
+    #[arg(long, value_name = "ID|current", default_value = "current")]
+    pub session: String,
+    /// Unchanged lines shown around each change.
+    #[arg(short = 'U', long = "unified", value_name = "N", default_value_t = 3)]
+    pub context: usize,
+    /// Keep secrets instead of redacting them.
+    #[arg(long)]
+    pub no_redact: bool,
+}
+
+/// `omnish export --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormatArg {
+    /// Markdown, each command's output folded in `<details>`.
+    Markdown,
+    /// One self-contained HTML page with the recorded colours.
+    Html,
+    /// asciicast v3, for asciinema's player and servers.
+    Asciicast,
+    /// asciicast v2, for older asciinema players.
+    #[value(name = "asciicast-v2")]
+    AsciicastV2,
+    /// One JSON document, as `omnish context --format json`.
+    Json,
 }
 
 #[derive(Debug, clap::Args)]
@@ -502,6 +582,10 @@ pub struct AskArgs {
     /// Print the prompt instead of running the LLM command.
     #[arg(long)]
     pub print_prompt: bool,
+    /// Add to the prompt how the last command's output differs from its previous run's
+    /// (`omnish diff`).
+    #[arg(long)]
+    pub diff: bool,
     #[command(flatten)]
     pub context: ContextOpts,
 }
@@ -560,6 +644,7 @@ pub struct ManArgs {}
 #[command(
     long_about = "Serve the recorded terminal to coding agents over the Model Context Protocol: \
 JSON-RPC 2.0 on stdin and stdout, one message per line. Tools: recent_commands, command_output, \
+diff_output, \
 search, list_sessions, terminal_status; every result redacted and within a token budget.",
     after_help = "Examples:\n  claude mcp add omnish -- omnish mcp\n  {\"mcpServers\": {\"omnish\": {\"command\": \"omnish\", \"args\": [\"mcp\"]}}}\n\nRun inside a recorded terminal (OMNISH_SESSION_ID set) it reads that terminal; else the most\nrecent live session in the same project, else the most recent session."
 )]

@@ -28,6 +28,8 @@ fn main() {
         Command::Resume(args) => with_setup(|s| args.run(s)),
         Command::Forget(args) => with_setup(|s| args.run(s)),
         Command::Pick(args) => with_setup(|s| args.run(s)),
+        Command::Export(args) => with_setup(|s| args.run(s)),
+        Command::Diff(args) => with_setup(|s| args.run(s)),
     };
     let code = match result {
         Ok(code) => code,

@@ -148,6 +148,7 @@ fn a_scripted_client_session() {
         [
             "recent_commands",
             "command_output",
+            "diff_output",
             "search",
             "list_sessions",
             "terminal_status"

@@ -17,7 +17,9 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 
 BIN, DATA, CWD, SECRET = sys.argv[1:5]
-EXPECTED_TOOLS = {"recent_commands", "command_output", "search", "list_sessions", "terminal_status"}
+EXPECTED_TOOLS = {
+    "recent_commands", "command_output", "diff_output", "search", "list_sessions", "terminal_status",
+}
 passed = 0
 
 
@@ -48,7 +50,7 @@ async def session(mode):
 
         tools = (await client.list_tools()).tools
         names = {t.name for t in tools}
-        check(names == EXPECTED_TOOLS, f"[{mode}] lists the five tools", names)
+        check(names == EXPECTED_TOOLS, f"[{mode}] lists the six tools", names)
         for t in tools:
             check(t.input_schema.get("type") == "object" and t.output_schema, f"[{mode}] {t.name} has schemas")
 
@@ -68,6 +70,18 @@ async def session(mode):
         check(not r.is_error, f"[{mode}] command_output succeeds", text_of(r))
         check(r.structured_content["lines"] == ["250", "251", "252"], f"[{mode}] command_output lines", r.structured_content)
         check(r.structured_content["next_start_line"] == 253, f"[{mode}] command_output next page")
+
+        r = await client.call_tool("diff_output", {})
+        d = r.structured_content
+        check(not r.is_error and d["differ"] is False, f"[{mode}] diff_output: the last run is like the one before", text_of(r))
+        check(d["new"]["command_line"] == "ls /nonexistent-mcp" and d["old"]["id"] != d["new"]["id"], f"[{mode}] diff_output sides", d)
+        marker = next(c for c in commands if c["command_line"] == "echo mcp-python-marker")
+        r = await client.call_tool("diff_output", {"old": marker["id"], "new": seq_cmd["id"], "max_lines": 20})
+        d = r.structured_content
+        check(not r.is_error and d["differ"] and d["removed"] == 1 and d["added"] == 500, f"[{mode}] diff_output of two ids", d)
+        check("-mcp-python-marker" in d["diff"] and "+1" in d["diff"] and d["lines_left_out"] > 0, f"[{mode}] diff_output diff", d)
+        r = await client.call_tool("diff_output", {"ok": True})
+        check(r.is_error and "no successful earlier run" in text_of(r), f"[{mode}] diff_output --ok without a success", text_of(r))
 
         r = await client.call_tool("search", {"pattern": "No such file"})
         check(not r.is_error and "ls /nonexistent-mcp" in text_of(r), f"[{mode}] search finds the failure", text_of(r))

@@ -28,6 +28,11 @@ impl RunWith for AskArgs {
                 return Ok(1);
             }
         };
+        let context = if self.diff {
+            context + &crate::cmd::diff::for_prompt(setup)
+        } else {
+            context
+        };
         let prompt = llm::prompt(INSTRUCTION, &context, &format!("Question: {question}"));
         let mut out = std::io::stdout().lock();
         if self.print_prompt {

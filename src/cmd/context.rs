@@ -2,7 +2,7 @@
 //! with `ask` and `fix`), built into a request with the process's [`Setup`] and run through the
 //! pipeline (`context::run`); what it did is reported on stderr.
 
-use crate::cli::{ContextArgs, ContextOpts};
+use crate::cli::{ContextArgs, ContextOpts, SelectOpts};
 use crate::cmd::{RunWith, Setup};
 use crate::context::model::Parts;
 use crate::context::request::{Filters, Options};
@@ -12,7 +12,7 @@ use anyhow::Result;
 impl RunWith for ContextArgs {
     fn run(self, setup: &Setup) -> Result<i32> {
         let mut options = options(&self.opts);
-        if self.opts.pick {
+        if self.opts.select.pick {
             crate::cmd::pick::into(&mut options, setup)?;
         }
         let request = request(&options, setup)?;
@@ -34,19 +34,9 @@ impl RunWith for ContextArgs {
 /// The library's options for these flags (the configuration fills in what they leave out).
 pub(crate) fn options(opts: &ContextOpts) -> Options {
     Options {
-        filters: Filters {
-            failed: opts.failed,
-            grep: opts.grep.clone(),
-            cwd: opts.cwd.clone(),
-            here: opts.here,
-            since: opts.since.clone(),
-            session: Some(opts.session.clone()),
-            host: opts.host.clone(),
-            user: opts.user.clone(),
-            ids: opts.id.clone(),
-        },
-        recent: opts.recent,
-        last: opts.last,
+        filters: filters(&opts.select),
+        recent: opts.select.recent,
+        last: opts.select.last,
         parts: if opts.results_only {
             Parts::ResultsOnly
         } else if opts.commands_only {
@@ -68,6 +58,21 @@ pub(crate) fn options(opts: &ContextOpts) -> Options {
         depth: opts.depth,
         changed: opts.changed,
         screens: opts.screens,
+    }
+}
+
+/// The filters the selection flags make (`context`, `ask`, `fix`, `export`).
+pub(crate) fn filters(opts: &SelectOpts) -> Filters {
+    Filters {
+        failed: opts.failed,
+        grep: opts.grep.clone(),
+        cwd: opts.cwd.clone(),
+        here: opts.here,
+        since: opts.since.clone(),
+        session: Some(opts.session.clone()),
+        host: opts.host.clone(),
+        user: opts.user.clone(),
+        ids: opts.id.clone(),
     }
 }
 

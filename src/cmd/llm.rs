@@ -41,7 +41,7 @@ pub(crate) fn context_text(
     or_last: bool,
 ) -> Result<std::result::Result<String, String>> {
     let mut options = options(opts);
-    if opts.pick {
+    if opts.select.pick {
         crate::cmd::pick::into(&mut options, setup)?;
     }
     options.default_model = Some(setup.config.str("ask.model").to_string());

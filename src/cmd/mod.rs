@@ -6,6 +6,8 @@ pub mod ask;
 pub mod completions;
 pub mod config;
 pub mod context;
+pub mod diff;
+pub mod export;
 pub mod fix;
 pub mod forget;
 pub mod init;

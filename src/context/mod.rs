@@ -36,6 +36,8 @@
 //! considered up to `read::HEAD_LINES` lines per command and `MAX_DIGEST_WIDTH` chars per
 //! line, which no useful budget can exceed.
 
+pub(crate) mod diff;
+pub(crate) mod export;
 pub(crate) mod model;
 pub(crate) mod queries;
 pub(crate) mod request;

@@ -20,6 +20,7 @@
 
 mod args;
 mod command_output;
+mod diff_output;
 mod list_sessions;
 mod recent_commands;
 mod search;
@@ -88,9 +89,10 @@ fn run<T: Tool>(config: &Config, input: &Value, arguments: &Map<String, Value>) 
 }
 
 /// Every tool, in the order `tools/list` gives them.
-const TOOLS: [Entry; 5] = [
+const TOOLS: [Entry; 6] = [
     entry::<recent_commands::RecentCommands>(),
     entry::<command_output::CommandOutput>(),
+    entry::<diff_output::DiffOutput>(),
     entry::<search::Search>(),
     entry::<list_sessions::ListSessions>(),
     entry::<terminal_status::TerminalStatus>(),
@@ -296,10 +298,11 @@ mod tests {
     fn every_argument_a_schema_names_is_accepted_and_no_other() {
         accepts_every_named_argument::<recent_commands::RecentCommands>();
         accepts_every_named_argument::<command_output::CommandOutput>();
+        accepts_every_named_argument::<diff_output::DiffOutput>();
         accepts_every_named_argument::<search::Search>();
         accepts_every_named_argument::<list_sessions::ListSessions>();
         accepts_every_named_argument::<terminal_status::TerminalStatus>();
-        assert_eq!(TOOLS.len(), 5, "a new tool: add it above");
+        assert_eq!(TOOLS.len(), 6, "a new tool: add it above");
     }
 
     #[test]

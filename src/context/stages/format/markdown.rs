@@ -29,7 +29,7 @@ fn fence_for(lines: &[String]) -> String {
 }
 
 /// `text` as an inline code span that its own backticks cannot end.
-fn code_span(text: &str) -> String {
+pub(crate) fn code_span(text: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for ch in text.chars() {

@@ -105,7 +105,7 @@ mod markdown;
 mod text;
 
 pub(crate) use json::{JsonFormatter, command_value};
-pub(crate) use markdown::MarkdownFormatter;
+pub(crate) use markdown::{MarkdownFormatter, code_span};
 pub(crate) use text::TextFormatter;
 
 use crate::context::model::{CommandContext, ContextDoc, Parts};

@@ -1,0 +1,210 @@
+//! What `omnish export` and `omnish diff` cost on big recordings: time and peak RSS.
+//!
+//! - export: the LARGE session of `benches/context.rs` (10,000 commands of coloured compiler
+//!   and test output with progress redraws, five of 8 MiB, several hundred MiB of stream.bin),
+//!   written through the store API; each format of the whole session, once with a cold cache
+//!   (the first run renders every output once for its digest and for redaction learning) and
+//!   once warm, output to a file.
+//! - diff: a session of two commands of ~100 MB each (12.5 M lines with a time, a pid and a
+//!   counter; a few hundred lines changed, inserted or removed), `omnish diff` and
+//!   `omnish diff --normalize`.
+//!
+//! Peak RSS by `/usr/bin/time -f %M`. It prints figures; it asserts nothing.
+//!
+//! Run with: `cargo bench --bench export`.
+
+mod support;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+use support::{binary, build_session, command_record, finished_meta};
+
+use omnish::store::{self, StreamWriter};
+
+const COMMANDS: u64 = 10_000;
+const HUGE_AT: [u64; 5] = [500, 2_500, 5_000, 7_500, 9_980];
+
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
+/// Runs `omnish ARGS` on `root` with stdout to `out`; wall seconds and peak RSS in KiB.
+fn measure(bin: &Path, root: &Path, args: &[&str], out: &Path) -> (f64, Option<u64>, i32) {
+    let time = Path::new("/usr/bin/time");
+    let start = Instant::now();
+    let mut cmd = if time.exists() {
+        let mut c = Command::new(time);
+        c.args(["-f", "%M", "--"]).arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    let o = cmd
+        .args(args)
+        .env("OMNISH_DATA_DIR", root)
+        .env_remove("OMNISH_SESSION_ID")
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(out).unwrap())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run omnish");
+    let secs = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let rss = stderr.lines().last().and_then(|l| l.trim().parse().ok());
+    (secs, rss, o.status.code().unwrap_or(-1))
+}
+
+/// Two commands of ~`bytes` each: the same lines but for a few, each with volatile tokens.
+fn diff_session(root: &Path, bytes: usize) -> (String, u64) {
+    let t0 = 1_760_000_000_000u64;
+    let id = store::new_session_id(t0);
+    let dir = store::sessions_dir(root).join(&id);
+    store::create_private_dir(&dir).unwrap();
+    let mut stream = StreamWriter::create(&dir.join(store::STREAM)).unwrap();
+    let mut records = Vec::new();
+    let mut now = t0;
+    for seq in 1..=2u64 {
+        let started = now;
+        let offset = stream.offset();
+        let mut buf = String::with_capacity(64 * 1024);
+        let mut written = 0usize;
+        let mut line = 0u64;
+        while written < bytes {
+            line += 1;
+            // The second run: a line changed every 100,000, one inserted every 250,000, one
+            // removed every 400,000.
+            if seq == 2 && line.is_multiple_of(400_000) {
+                continue;
+            }
+            let text = if seq == 2 && line.is_multiple_of(100_000) {
+                "CHANGED".to_string()
+            } else {
+                format!("ok {line}")
+            };
+            use std::fmt::Write as _;
+            let _ = write!(
+                buf,
+                "12:{:02}:{:02}.{:03} [{}] {text}\r\n",
+                (line / 60) % 60,
+                line % 60,
+                line % 1000,
+                4000 + seq
+            );
+            if seq == 2 && line.is_multiple_of(250_000) {
+                buf.push_str("inserted line\r\n");
+            }
+            if buf.len() >= 60 * 1024 {
+                now += 1;
+                stream.write(now, store::OUTPUT, buf.as_bytes()).unwrap();
+                written += buf.len();
+                buf.clear();
+            }
+        }
+        if !buf.is_empty() {
+            stream.write(now, store::OUTPUT, buf.as_bytes()).unwrap();
+        }
+        let end = stream.offset();
+        records.push(store::CommandRecord {
+            command_line: "./long-job".into(),
+            started_at: started,
+            ended_at: now + 5,
+            stream_offset: offset,
+            stream_length: end - offset,
+            ..command_record(&id, seq)
+        });
+        now += 1000;
+    }
+    stream.flush().unwrap();
+    for r in &records {
+        store::append_command(&dir, r).unwrap();
+    }
+    let meta = finished_meta(&id, t0, now);
+    store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
+    (id, stream.offset())
+}
+
+fn main() {
+    let keep = std::env::args().any(|a| a == "--keep");
+    let bin = binary();
+    let tmp = tempfile::Builder::new()
+        .prefix("omnish-bench-export-")
+        .tempdir()
+        .expect("temp dir");
+    let root = tmp.path().join("large");
+    let start = Instant::now();
+    let (id, len) = build_session(&root, COMMANDS, &HUGE_AT, 0x9e37_79b9);
+    println!("binary: {}", bin.display());
+    println!(
+        "LARGE session {id}: {COMMANDS} commands, stream.bin {:.1} MiB (generated in {:.1} s)",
+        mib(len),
+        start.elapsed().as_secs_f64()
+    );
+    let out = tmp.path().join("out");
+    println!(
+        "\n{:<44} {:>9} {:>11} {:>11}",
+        "omnish export --session all ...", "seconds", "peak RSS", "output"
+    );
+    let formats = ["markdown", "html", "asciicast", "asciicast-v2", "json"];
+    for (i, format) in formats.iter().enumerate() {
+        for pass in ["cold", "warm"] {
+            if i > 0 && pass == "cold" {
+                continue;
+            }
+            let args = ["export", "--session", "all", "--format", format];
+            let (secs, rss, code) = measure(&bin, &root, &args, &out);
+            assert_eq!(code, 0, "export {format} failed");
+            let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+            println!(
+                "{:<44} {secs:>9.2} {:>11} {:>8.1} MiB",
+                format!("--format {format} ({pass} cache)"),
+                rss.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0)),
+                mib(size)
+            );
+        }
+    }
+    let (secs, rss, _) = measure(
+        &bin,
+        &root,
+        &[
+            "export",
+            "--session",
+            "all",
+            "--format",
+            "markdown",
+            "--no-redact",
+        ],
+        &out,
+    );
+    println!(
+        "{:<44} {secs:>9.2} {:>11}",
+        "--format markdown --no-redact",
+        rss.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+    );
+
+    let droot = tmp.path().join("diff");
+    let (did, dlen) = diff_session(&droot, 100_000_000);
+    println!(
+        "\nDIFF session {did}: two outputs, stream.bin {:.1} MiB",
+        mib(dlen)
+    );
+    for args in [
+        &["diff", "--session", &did][..],
+        &["diff", "--session", &did][..],
+        &["diff", "--session", &did, "--normalize"][..],
+    ] {
+        let (secs, rss, code) = measure(&bin, &droot, args, &out);
+        let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+        println!(
+            "omnish {:<40} {secs:>7.2} s, peak RSS {}, exit {code}, diff {:.1} MiB",
+            args.join(" ").replace(&did, "ID"),
+            rss.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0)),
+            mib(size)
+        );
+    }
+    let _ = std::io::stdout().flush();
+    if keep {
+        println!("kept data in {}", tmp.keep().display());
+    }
+    println!("reproduce: cargo bench --bench export");
+}

@@ -1,0 +1,98 @@
+//! Markdown: a heading per command (its line as a code span), a line saying where it ran and
+//! how it ended, and its output folded in `<details>`, in a fence longer than any run of
+//! backticks in it (a line that would still close it is indented, see
+//! [`crate::context::write_output`]). Outputs are streamed as `context` streams them, with
+//! `--max-lines` and `--max-line-width` applied the same way.
+
+use std::io::Write;
+
+use super::{Item, has_output, status, took, utc};
+use crate::context::stages::format::code_span;
+use crate::context::stages::read;
+use crate::context::{Request, Style, UNLIMITED_WIDTH_CAP, stream_plan, write_output};
+use crate::error::Result;
+use crate::term::visible;
+
+pub(super) fn write(req: &Request, items: &[Item], out: &mut dyn Write) -> Result<()> {
+    let sessions: std::collections::BTreeSet<&str> =
+        items.iter().map(|i| i.ctx.session_id.as_str()).collect();
+    writeln!(out, "# Terminal session export\n")?;
+    let from = items.iter().map(|i| i.ctx.started_at).min().unwrap_or(0);
+    let plural = if items.len() == 1 { "" } else { "s" };
+    let which = match sessions.len() {
+        1 => format!(
+            "session {}",
+            code_span(&visible::line(sessions.first().copied().unwrap_or("")))
+        ),
+        n => format!("{n} sessions"),
+    };
+    writeln!(
+        out,
+        "{} command{plural} from {which}, from {}.\n",
+        items.len(),
+        utc(from)
+    )?;
+    let width = req.max_line_width;
+    let line_cap = match width {
+        0 => UNLIMITED_WIDTH_CAP,
+        w => w.saturating_mul(4).saturating_add(read::LINE_CAP),
+    };
+    for (n, item) in items.iter().enumerate() {
+        let ctx = &item.ctx;
+        let line = visible::line(&ctx.command_line);
+        writeln!(out, "## {}. {}\n", n + 1, code_span(&format!("$ {line}")))?;
+        let mut facts = Vec::new();
+        if !ctx.cwd.is_empty() {
+            facts.push(code_span(&visible::line(&ctx.cwd)));
+        }
+        if let Some(place) = &ctx.elsewhere {
+            facts.push(format!("on {}", code_span(&visible::line(place))));
+        }
+        if sessions.len() > 1 {
+            facts.push(format!(
+                "session {}",
+                code_span(&visible::line(&ctx.session_id))
+            ));
+        }
+        facts.push(status(ctx));
+        facts.push(utc(ctx.started_at));
+        if let Some(t) = took(ctx) {
+            facts.push(t);
+        }
+        writeln!(out, "{}\n", facts.join(" · "))?;
+        if !has_output(item) {
+            continue;
+        }
+        let digest = read::cached_digest(&item.candidate);
+        if let Some(note) = digest.note() {
+            writeln!(out, "*{}*\n", visible::line(&note))?;
+            continue;
+        }
+        if digest.lines == 0 {
+            writeln!(out, "*No output.*\n")?;
+            continue;
+        }
+        let plan = stream_plan(
+            &item.candidate,
+            &digest,
+            req.max_lines,
+            item.redactor.clone(),
+        );
+        let fence = "`".repeat((digest.backticks + 1).max(3));
+        let lines = match digest.lines {
+            1 => "1 line".to_string(),
+            n => format!("{n} lines"),
+        };
+        let shown = match &plan.keep {
+            Some(keep) => format!(", {} shown", keep.len()),
+            None => String::new(),
+        };
+        write!(
+            out,
+            "<details>\n<summary>Output ({lines}{shown})</summary>\n\n{fence}console\n"
+        )?;
+        write_output(out, &plan, width, line_cap, Style::Markdown)?;
+        writeln!(out, "\n{fence}\n\n</details>\n")?;
+    }
+    Ok(())
+}
