@@ -28,6 +28,9 @@ _omnish() {
             omnish,context)
                 cmd="omnish__subcmd__context"
                 ;;
+            omnish,exec)
+                cmd="omnish__subcmd__exec"
+                ;;
             omnish,fix)
                 cmd="omnish__subcmd__fix"
                 ;;
@@ -84,6 +87,9 @@ _omnish() {
                 ;;
             omnish__subcmd__help,context)
                 cmd="omnish__subcmd__help__subcmd__context"
+                ;;
+            omnish__subcmd__help,exec)
+                cmd="omnish__subcmd__help__subcmd__exec"
                 ;;
             omnish__subcmd__help,fix)
                 cmd="omnish__subcmd__help__subcmd__fix"
@@ -221,7 +227,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help"
+            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh exec pause resume forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -235,7 +241,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__ask)
-            opts="-h --command --print-prompt --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
+            opts="-h --command --print-prompt --recent --last --failed --grep --cwd --here --since --host --user --author --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -266,6 +272,10 @@ _omnish() {
                     return 0
                     ;;
                 --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -345,7 +355,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__context)
-            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
+            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --author --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -372,6 +382,10 @@ _omnish() {
                     return 0
                     ;;
                 --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -414,8 +428,30 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__exec)
+            opts="-h --session --label --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__fix)
-            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
+            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --author --session --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -446,6 +482,10 @@ _omnish() {
                     return 0
                     ;;
                 --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -519,7 +559,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh pause resume forget help"
+            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh exec pause resume forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -575,6 +615,20 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help__subcmd__context)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__exec)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1173,7 +1227,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__search)
-            opts="-i -F -C -h --session --here --since --failed --host --user --commands --ignore-case --fixed-strings --context --format --help"
+            opts="-i -F -C -h --session --here --since --failed --host --user --author --commands --ignore-case --fixed-strings --context --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1192,6 +1246,10 @@ _omnish() {
                     return 0
                     ;;
                 --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1371,7 +1429,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__sessions__subcmd__show)
-            opts="-h --format --help"
+            opts="-h --format --author --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1379,6 +1437,10 @@ _omnish() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --author)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

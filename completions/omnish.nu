@@ -28,6 +28,7 @@ module completions {
     --since: string           # Only commands started within DURATION (90s, 15m, 2h, 1d)
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
+    --author: string          # Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish exec`), an author's name (claude-code, an exec --label) or `all`
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
     --max-lines: string       # Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]
     --max-line-width: string  # Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]
@@ -76,6 +77,7 @@ module completions {
     --since: string           # Only commands started within DURATION (90s, 15m, 2h, 1d)
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
+    --author: string          # Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish exec`), an author's name (claude-code, an exec --label) or `all`
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
     --max-lines: string       # Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]
     --max-line-width: string  # Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]
@@ -111,6 +113,7 @@ module completions {
     --since: string           # Only commands started within DURATION (90s, 15m, 2h, 1d)
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
+    --author: string          # Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish exec`), an author's name (claude-code, an exec --label) or `all`
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
     --max-lines: string       # Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]
     --max-line-width: string  # Most chars per output line, head and tail kept (0 = unlimited); error lines get twice as many [default: context.max_line_width, 500]
@@ -240,6 +243,7 @@ module completions {
   # A session's metadata and its commands, one line each with a one-line summary
   export extern "omnish sessions show" [
     --format: string@"nu-complete omnish sessions show format" # Output format
+    --author: string          # Whose commands: `user`, `agents`, an author's name or `all`
     --help(-h)                # Print help (see more with '--help')
     id?: string               # Session id, unique prefix or random suffix (default: the current session, else the most recent one)
   ]
@@ -295,6 +299,7 @@ module completions {
     --failed                  # Only commands that failed (non-zero exit status)
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
+    --author: string          # Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish exec`), an author's name (claude-code, an exec --label) or `all`
     --commands                # Search command lines only, not output
     --ignore-case(-i)         # Case-insensitive
     --fixed-strings(-F)       # PATTERN is a plain string, not a regular expression
@@ -325,6 +330,14 @@ module completions {
   export extern "omnish ssh" [
     --help(-h)                # Print help
     ...args: string           # ssh's arguments
+  ]
+
+  # Run a program (no shell) and record it as one command with its output: for cron, CI, scripts and agents' tool calls
+  export extern "omnish exec" [
+    --session: string         # Where the record goes: `current` (the recorded terminal this runs in, the default there), `new` (a session of its own, the default elsewhere) or a session id to attach it to
+    --label: string           # The author the record is given (`omnish context --author LABEL`) [default: exec]
+    --help(-h)                # Print help
+    ...program: string        # The program and its arguments
   ]
 
   # Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)
@@ -444,6 +457,10 @@ module completions {
 
   # ssh, with the remote shell's commands recorded one by one (omnish nest -- ssh ...)
   export extern "omnish help ssh" [
+  ]
+
+  # Run a program (no shell) and record it as one command with its output: for cron, CI, scripts and agents' tool calls
+  export extern "omnish help exec" [
   ]
 
   # Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)

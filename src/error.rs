@@ -40,6 +40,8 @@ pub enum Field {
     Host,
     /// The user commands ran as (`--user`, MCP `user`).
     User,
+    /// Who ran the commands (`--author`, MCP `author`).
+    Author,
 }
 
 impl Field {
@@ -60,6 +62,7 @@ impl Field {
             Field::Duration => "duration",
             Field::Host => "--host",
             Field::User => "--user",
+            Field::Author => "--author",
         }
     }
 }

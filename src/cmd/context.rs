@@ -39,6 +39,7 @@ pub(crate) fn options(opts: &ContextOpts) -> Options {
             session: Some(opts.session.clone()),
             host: opts.host.clone(),
             user: opts.user.clone(),
+            author: Some(opts.author.clone()),
         },
         recent: opts.recent,
         last: opts.last,

@@ -154,6 +154,7 @@ fn grep(
         session: Some(args.session.clone()),
         host: None,
         user: None,
+        author: None,
     };
     let selection = filters
         .resolve(&setup.facts, store::now_ms(), SessionChoice::All)

@@ -51,6 +51,7 @@ impl SearchArgs {
             session: Some(self.session.clone()),
             host: self.host.clone(),
             user: self.user.clone(),
+            author: Some(self.author.clone()),
         };
         let selection = filters
             .resolve(&setup.facts, store::now_ms(), SessionChoice::All)

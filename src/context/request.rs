@@ -210,6 +210,8 @@ pub(crate) struct Filters {
     pub host: Option<String>,
     /// Only commands that ran as this user (exactly; the record's user, else the session's).
     pub user: Option<String>,
+    /// Whose commands: `user`, `agents`, an author's name or `all` (`None`: all).
+    pub author: Option<String>,
 }
 
 /// [`Filters`], parsed and checked.
@@ -231,6 +233,8 @@ pub(crate) struct Selection {
     /// Only the commands of one nested shell (set by a front end, not by a filter: `ask` and
     /// `fix` run inside a nested shell keep to it).
     pub shell: Option<select::InShell>,
+    /// Only the commands of these authors (`None`: all).
+    pub author: Option<select::AuthorChoice>,
 }
 
 impl Selection {
@@ -243,6 +247,7 @@ impl Selection {
             host: self.host.as_deref(),
             user: self.user.as_deref(),
             shell: self.shell.as_ref(),
+            author: self.author.as_ref(),
         }
     }
 }
@@ -280,6 +285,7 @@ impl Filters {
                 .map(|u| name(Field::User, u))
                 .transpose()?,
             shell: None,
+            author: self.author.as_deref().map(author).transpose()?.flatten(),
         })
     }
 }
@@ -407,6 +413,25 @@ impl Options {
 }
 
 /// A host or user name to match exactly: not empty, at most [`MAX_NAME`] bytes.
+/// An author choice: `all` (`None`), `user`, `agents`, or an author's name (`claude-code`, an
+/// `omnish exec --label`).
+pub(crate) fn author(s: &str) -> Result<Option<select::AuthorChoice>> {
+    Ok(match s.trim() {
+        "all" => None,
+        "user" => Some(select::AuthorChoice::User),
+        "agents" | "agent" => Some(select::AuthorChoice::Agents),
+        other => {
+            if other.is_empty() {
+                return Err(Error::bad(
+                    Field::Author,
+                    "an empty author matches nothing; give user, agents, all or an author's name",
+                ));
+            }
+            Some(select::AuthorChoice::Name(name(Field::Author, other)?))
+        }
+    })
+}
+
 pub(crate) fn name(field: Field, s: &str) -> Result<String> {
     if s.is_empty() {
         return Err(Error::bad(field, "an empty name matches nothing; give one"));
@@ -415,7 +440,7 @@ pub(crate) fn name(field: Field, s: &str) -> Result<String> {
         return Err(Error::bad(
             field,
             format!(
-                "{} is longer than {MAX_NAME} bytes: no host or user has such a name",
+                "{} is longer than {MAX_NAME} bytes: no host, user or author has such a name",
                 bounded::quote(s)
             ),
         ));
