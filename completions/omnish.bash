@@ -40,6 +40,9 @@ _omnish() {
             omnish,help)
                 cmd="omnish__subcmd__help"
                 ;;
+            omnish,hooks)
+                cmd="omnish__subcmd__hooks"
+                ;;
             omnish,init)
                 cmd="omnish__subcmd__init"
                 ;;
@@ -100,6 +103,9 @@ _omnish() {
             omnish__subcmd__help,help)
                 cmd="omnish__subcmd__help__subcmd__help"
                 ;;
+            omnish__subcmd__help,hooks)
+                cmd="omnish__subcmd__help__subcmd__hooks"
+                ;;
             omnish__subcmd__help,init)
                 cmd="omnish__subcmd__help__subcmd__init"
                 ;;
@@ -136,6 +142,18 @@ _omnish() {
             omnish__subcmd__help,wrap)
                 cmd="omnish__subcmd__help__subcmd__wrap"
                 ;;
+            omnish__subcmd__help__subcmd__hooks,install)
+                cmd="omnish__subcmd__help__subcmd__hooks__subcmd__install"
+                ;;
+            omnish__subcmd__help__subcmd__hooks,run)
+                cmd="omnish__subcmd__help__subcmd__hooks__subcmd__run"
+                ;;
+            omnish__subcmd__help__subcmd__hooks,status)
+                cmd="omnish__subcmd__help__subcmd__hooks__subcmd__status"
+                ;;
+            omnish__subcmd__help__subcmd__hooks,uninstall)
+                cmd="omnish__subcmd__help__subcmd__hooks__subcmd__uninstall"
+                ;;
             omnish__subcmd__help__subcmd__note,add)
                 cmd="omnish__subcmd__help__subcmd__note__subcmd__add"
                 ;;
@@ -159,6 +177,36 @@ _omnish() {
                 ;;
             omnish__subcmd__help__subcmd__sessions,show)
                 cmd="omnish__subcmd__help__subcmd__sessions__subcmd__show"
+                ;;
+            omnish__subcmd__hooks,help)
+                cmd="omnish__subcmd__hooks__subcmd__help"
+                ;;
+            omnish__subcmd__hooks,install)
+                cmd="omnish__subcmd__hooks__subcmd__install"
+                ;;
+            omnish__subcmd__hooks,run)
+                cmd="omnish__subcmd__hooks__subcmd__run"
+                ;;
+            omnish__subcmd__hooks,status)
+                cmd="omnish__subcmd__hooks__subcmd__status"
+                ;;
+            omnish__subcmd__hooks,uninstall)
+                cmd="omnish__subcmd__hooks__subcmd__uninstall"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,help)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__help"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,install)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__install"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,run)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__run"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,status)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__status"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,uninstall)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__uninstall"
                 ;;
             omnish__subcmd__note,add)
                 cmd="omnish__subcmd__note__subcmd__add"
@@ -227,7 +275,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh exec pause resume forget help"
+            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search status nest ssh exec hooks pause resume forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -559,7 +607,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh exec pause resume forget help"
+            opts="wrap context init ask fix config completions man mcp note sessions search status nest ssh exec hooks pause resume forget help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -673,6 +721,76 @@ _omnish() {
         omnish__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks)
+            opts="install uninstall status run"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -952,6 +1070,160 @@ _omnish() {
             ;;
         omnish__subcmd__help__subcmd__wrap)
             opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks)
+            opts="-h --help install uninstall status run help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help)
+            opts="install uninstall status run help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__install)
+            opts="-h --project --help claude-code"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__run)
+            opts="-h --help claude-code"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__status)
+            opts="-h --project --help claude-code"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__uninstall)
+            opts="-h --project --help claude-code"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -340,6 +340,78 @@ module completions {
     ...program: string        # The program and its arguments
   ]
 
+  # Record every shell command a coding agent runs, through the agent's own hooks (install, uninstall, status; run is what the agent runs)
+  export extern "omnish hooks" [
+    --help(-h)                # Print help
+  ]
+
+  def "nu-complete omnish hooks install agent" [] {
+    [ "claude-code" ]
+  }
+
+  # Add omnish's hook to the agent's settings (again: nothing changes)
+  export extern "omnish hooks install" [
+    --project                 # The project's settings (the git work tree, else this directory), not the user's
+    --help(-h)                # Print help (see more with '--help')
+    agent: string@"nu-complete omnish hooks install agent"
+  ]
+
+  def "nu-complete omnish hooks uninstall agent" [] {
+    [ "claude-code" ]
+  }
+
+  # Remove omnish's hook from the agent's settings, and nothing else
+  export extern "omnish hooks uninstall" [
+    --project                 # The project's settings, not the user's
+    --help(-h)                # Print help (see more with '--help')
+    agent: string@"nu-complete omnish hooks uninstall agent"
+  ]
+
+  def "nu-complete omnish hooks status agent" [] {
+    [ "claude-code" ]
+  }
+
+  # Say whether omnish's hook is installed (exit 1 when not)
+  export extern "omnish hooks status" [
+    --project                 # The project's settings, not the user's
+    --help(-h)                # Print help (see more with '--help')
+    agent: string@"nu-complete omnish hooks status agent"
+  ]
+
+  def "nu-complete omnish hooks run agent" [] {
+    [ "claude-code" ]
+  }
+
+  # The hook: reads the agent's JSON on stdin and records the command (always exit 0, silent)
+  export extern "omnish hooks run" [
+    --help(-h)                # Print help (see more with '--help')
+    agent: string@"nu-complete omnish hooks run agent"
+  ]
+
+  # Print this message or the help of the given subcommand(s)
+  export extern "omnish hooks help" [
+  ]
+
+  # Add omnish's hook to the agent's settings (again: nothing changes)
+  export extern "omnish hooks help install" [
+  ]
+
+  # Remove omnish's hook from the agent's settings, and nothing else
+  export extern "omnish hooks help uninstall" [
+  ]
+
+  # Say whether omnish's hook is installed (exit 1 when not)
+  export extern "omnish hooks help status" [
+  ]
+
+  # The hook: reads the agent's JSON on stdin and records the command (always exit 0, silent)
+  export extern "omnish hooks help run" [
+  ]
+
+  # Print this message or the help of the given subcommand(s)
+  export extern "omnish hooks help help" [
+  ]
+
   # Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)
   export extern "omnish pause" [
     --toggle                  # Resume when paused, else pause (what the pause key of `omnish init` runs)
@@ -461,6 +533,26 @@ module completions {
 
   # Run a program (no shell) and record it as one command with its output: for cron, CI, scripts and agents' tool calls
   export extern "omnish help exec" [
+  ]
+
+  # Record every shell command a coding agent runs, through the agent's own hooks (install, uninstall, status; run is what the agent runs)
+  export extern "omnish help hooks" [
+  ]
+
+  # Add omnish's hook to the agent's settings (again: nothing changes)
+  export extern "omnish help hooks install" [
+  ]
+
+  # Remove omnish's hook from the agent's settings, and nothing else
+  export extern "omnish help hooks uninstall" [
+  ]
+
+  # Say whether omnish's hook is installed (exit 1 when not)
+  export extern "omnish help hooks status" [
+  ]
+
+  # The hook: reads the agent's JSON on stdin and records the command (always exit 0, silent)
+  export extern "omnish help hooks run" [
   ]
 
   # Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)

@@ -56,6 +56,9 @@ pub enum Command {
     /// Run a program (no shell) and record it as one command with its output: for cron, CI,
     /// scripts and agents' tool calls.
     Exec(ExecArgs),
+    /// Record every shell command a coding agent runs, through the agent's own hooks
+    /// (install, uninstall, status; run is what the agent runs).
+    Hooks(HooksArgs),
     /// Keep nothing of what this terminal shows from the next command on, for DURATION or
     /// until `omnish resume`: commands are kept as private ones (times and status only).
     Pause(PauseArgs),
@@ -130,6 +133,56 @@ pub struct ForgetArgs {
     /// Say what would be forgotten, change nothing.
     #[arg(long)]
     pub dry_run: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Claude Code: a PostToolUse and a PostToolUseFailure hook for its Bash tool, in\n~/.claude/settings.json (with --project, the project's .claude/settings.json). The rest of the\nfile is kept: its keys in their order, their values as written. Each command the agent runs\nbecomes a record by author claude-code (`omnish context --author agents`), with its output as\nthe agent got it: with the recorded terminal the agent runs in, else in a session per agent\nsession. The hook always exits 0 and prints nothing.\n\nExamples:\n  omnish hooks install claude-code\n  omnish hooks status claude-code --project\n  omnish hooks uninstall claude-code"
+)]
+pub struct HooksArgs {
+    #[command(subcommand)]
+    pub action: HooksAction,
+}
+
+/// The agents whose hooks omnish installs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HookAgent {
+    /// Claude Code (settings.json hooks).
+    ClaudeCode,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksAction {
+    /// Add omnish's hook to the agent's settings (again: nothing changes).
+    Install {
+        #[arg(value_enum, value_name = "AGENT")]
+        agent: HookAgent,
+        /// The project's settings (the git work tree, else this directory), not the user's.
+        #[arg(long)]
+        project: bool,
+    },
+    /// Remove omnish's hook from the agent's settings, and nothing else.
+    Uninstall {
+        #[arg(value_enum, value_name = "AGENT")]
+        agent: HookAgent,
+        /// The project's settings, not the user's.
+        #[arg(long)]
+        project: bool,
+    },
+    /// Say whether omnish's hook is installed (exit 1 when not).
+    Status {
+        #[arg(value_enum, value_name = "AGENT")]
+        agent: HookAgent,
+        /// The project's settings, not the user's.
+        #[arg(long)]
+        project: bool,
+    },
+    /// The hook: reads the agent's JSON on stdin and records the command (always exit 0,
+    /// silent).
+    Run {
+        #[arg(value_enum, value_name = "AGENT")]
+        agent: HookAgent,
+    },
 }
 
 #[derive(Debug, clap::Args)]

@@ -17,6 +17,7 @@ fn main() {
         Command::Nest(args) => args.run(),
         Command::Ssh(args) => args.run(),
         Command::Exec(args) => args.run(),
+        Command::Hooks(args) => args.run(),
         Command::Context(args) => with_setup(|s| args.run(s)),
         Command::Ask(args) => with_setup(|s| args.run(s)),
         Command::Fix(args) => with_setup(|s| args.run(s)),

@@ -1,6 +1,6 @@
 //! One module per subcommand. Those that read the store or the configuration's values
 //! implement [`RunWith`] and take the process's one [`Setup`] (made in `main`); `wrap`, `init`,
-//! `config`, `completions`, `man`, `nest`, `ssh` and `exec` implement [`Run`].
+//! `config`, `completions`, `man`, `nest`, `ssh`, `exec` and `hooks` implement [`Run`].
 
 pub mod ask;
 pub mod completions;
@@ -9,6 +9,7 @@ pub mod context;
 pub mod exec;
 pub mod fix;
 pub mod forget;
+pub mod hooks;
 pub mod init;
 pub(crate) mod llm;
 pub mod man;

@@ -361,8 +361,9 @@ impl Recording {
         self.failed = Some(e.to_string());
     }
 
-    /// Writes the command's record and the session's metadata: the command ended with `code`.
-    pub fn finish(mut self, code: i32) {
+    /// Writes the command's record and the session's metadata: the command ended with `code`
+    /// (`None`: a status nobody reported).
+    pub fn finish(mut self, code: Option<i32>) {
         if let Some(w) = self.stream.as_mut() {
             if let Err(e) = w.flush() {
                 self.fail(e);
@@ -375,7 +376,7 @@ impl Recording {
         match end {
             Some(end) => {
                 r.stream_length = end - r.stream_offset;
-                r.exit_code = Some(code);
+                r.exit_code = code;
             }
             None => {
                 // What reached the disk before the failure is the command's output; how much
@@ -383,7 +384,7 @@ impl Recording {
                 r.stream_length = std::fs::metadata(self.dir.join(store::STREAM))
                     .map_or(0, |m| m.len().saturating_sub(r.stream_offset));
                 r.recording_stopped = true;
-                r.exit_code = Some(code);
+                r.exit_code = code;
             }
         }
         let written = store::append_command(&self.dir, &self.record);
@@ -411,8 +412,19 @@ impl Recording {
     }
 }
 
+/// Storage failures are not said (an agent's hook must say nothing on the agent's channel).
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, a storage failure costs no warning.
+pub fn set_quiet() {
+    QUIET.store(true, Ordering::Relaxed);
+}
+
 /// The one warning a storage failure costs.
 fn warn(dir: &std::path::Path, e: &io::Error) {
+    if QUIET.load(Ordering::Relaxed) {
+        return;
+    }
     eprintln!(
         "omnish: warning: cannot record to {}: {e}; the program runs on, unrecorded",
         dir.display()
@@ -620,7 +632,7 @@ pub fn run(argv: &[String], mut recording: Option<Recording>) -> io::Result<Ende
     drop(handlers);
     let ended = Ended { status };
     if let Some(r) = recording.take() {
-        r.finish(ended.code());
+        r.finish(Some(ended.code()));
     }
     Ok(ended)
 }
