@@ -33,7 +33,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/omnish-bench-exec.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 export OMNISH_DATA_DIR=$TMP/data OMNISH_CONFIG=/dev/null
 SRC=$TMP/src.txt
-yes 'a line of build output, 0123456789 abcdefghijklmnopqrstuvw' | head -c $((MB * 1000000)) >"$SRC"
+head -c $((MB * 1000000)) < <(yes 'a line of build output, 0123456789 abcdefghijklmnopqrstuvw') >"$SRC"
 
 now() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
