@@ -541,3 +541,27 @@ fn authors_in_every_front_end_and_in_mcp() {
     assert_eq!(result(&responses, 6)["isError"], true);
     assert!(body(6).contains("argument `author`"), "{}", body(6));
 }
+
+#[test]
+fn omnish_own_output_is_one_line_and_ask_style_answers_stay() {
+    let mut t = Harness::bash(&[]);
+    t.run("echo marker-one-xyz");
+    // A preview of the context in the terminal, then a pipeline whose output is another
+    // program's.
+    t.run(&format!("{} context --last", omnish_bin()));
+    t.run(&format!("{} context --recent 3 | tr a-z A-Z", omnish_bin()));
+    let home = t.home.path().to_path_buf();
+    let ctx = ok_stdout(output(omnish(&home, &["context", "--recent", "3"])));
+    assert!(
+        ctx.contains("context --last\n[omnish context's own output, "),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("lines: left out (omnish's output is not context)]"),
+        "{ctx}"
+    );
+    // Once in the echo's line and once in its output; the preview's copy is gone; the
+    // pipeline's output (upper case) stays.
+    assert_eq!(ctx.matches("marker-one-xyz").count(), 2, "{ctx}");
+    assert!(ctx.contains("MARKER-ONE-XYZ"), "{ctx}");
+}

@@ -281,7 +281,9 @@ fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
                 continue;
             };
             ctx.output_hash = digest.hash;
-            if let Some(note) = digest.note() {
+            // omnish's own output (`omnish context` run to preview) is one line.
+            let own = crate::context::stages::own::folded(&c.record.command_line, digest.lines);
+            if let Some(note) = own.or_else(|| digest.note()) {
                 ctx.output = vec![note];
                 ctx.output_lines = 1;
                 plans.push(None);
