@@ -31,6 +31,9 @@ _omnish() {
             omnish,diff)
                 cmd="omnish__subcmd__diff"
                 ;;
+            omnish,exec)
+                cmd="omnish__subcmd__exec"
+                ;;
             omnish,export)
                 cmd="omnish__subcmd__export"
                 ;;
@@ -42,6 +45,9 @@ _omnish() {
                 ;;
             omnish,help)
                 cmd="omnish__subcmd__help"
+                ;;
+            omnish,hooks)
+                cmd="omnish__subcmd__hooks"
                 ;;
             omnish,init)
                 cmd="omnish__subcmd__init"
@@ -97,6 +103,9 @@ _omnish() {
             omnish__subcmd__help,diff)
                 cmd="omnish__subcmd__help__subcmd__diff"
                 ;;
+            omnish__subcmd__help,exec)
+                cmd="omnish__subcmd__help__subcmd__exec"
+                ;;
             omnish__subcmd__help,export)
                 cmd="omnish__subcmd__help__subcmd__export"
                 ;;
@@ -108,6 +117,9 @@ _omnish() {
                 ;;
             omnish__subcmd__help,help)
                 cmd="omnish__subcmd__help__subcmd__help"
+                ;;
+            omnish__subcmd__help,hooks)
+                cmd="omnish__subcmd__help__subcmd__hooks"
                 ;;
             omnish__subcmd__help,init)
                 cmd="omnish__subcmd__help__subcmd__init"
@@ -148,6 +160,18 @@ _omnish() {
             omnish__subcmd__help,wrap)
                 cmd="omnish__subcmd__help__subcmd__wrap"
                 ;;
+            omnish__subcmd__help__subcmd__hooks,install)
+                cmd="omnish__subcmd__help__subcmd__hooks__subcmd__install"
+                ;;
+            omnish__subcmd__help__subcmd__hooks,run)
+                cmd="omnish__subcmd__help__subcmd__hooks__subcmd__run"
+                ;;
+            omnish__subcmd__help__subcmd__hooks,status)
+                cmd="omnish__subcmd__help__subcmd__hooks__subcmd__status"
+                ;;
+            omnish__subcmd__help__subcmd__hooks,uninstall)
+                cmd="omnish__subcmd__help__subcmd__hooks__subcmd__uninstall"
+                ;;
             omnish__subcmd__help__subcmd__note,add)
                 cmd="omnish__subcmd__help__subcmd__note__subcmd__add"
                 ;;
@@ -171,6 +195,36 @@ _omnish() {
                 ;;
             omnish__subcmd__help__subcmd__sessions,show)
                 cmd="omnish__subcmd__help__subcmd__sessions__subcmd__show"
+                ;;
+            omnish__subcmd__hooks,help)
+                cmd="omnish__subcmd__hooks__subcmd__help"
+                ;;
+            omnish__subcmd__hooks,install)
+                cmd="omnish__subcmd__hooks__subcmd__install"
+                ;;
+            omnish__subcmd__hooks,run)
+                cmd="omnish__subcmd__hooks__subcmd__run"
+                ;;
+            omnish__subcmd__hooks,status)
+                cmd="omnish__subcmd__hooks__subcmd__status"
+                ;;
+            omnish__subcmd__hooks,uninstall)
+                cmd="omnish__subcmd__hooks__subcmd__uninstall"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,help)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__help"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,install)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__install"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,run)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__run"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,status)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__status"
+                ;;
+            omnish__subcmd__hooks__subcmd__help,uninstall)
+                cmd="omnish__subcmd__hooks__subcmd__help__subcmd__uninstall"
                 ;;
             omnish__subcmd__note,add)
                 cmd="omnish__subcmd__note__subcmd__add"
@@ -239,7 +293,7 @@ _omnish() {
 
     case "${cmd}" in
         omnish)
-            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help"
+            opts="-h -V --help --version wrap context init ask fix config completions man mcp note sessions search pick status nest ssh exec hooks pause resume forget export diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,7 +307,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__ask)
-            opts="-h --command --print-prompt --diff --recent --last --failed --grep --cwd --here --since --host --user --session --id --pick --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
+            opts="-h --command --print-prompt --diff --recent --last --failed --grep --cwd --here --since --host --user --session --author --id --pick --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -288,6 +342,10 @@ _omnish() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -367,7 +425,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__context)
-            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --session --id --pick --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
+            opts="-h --recent --last --failed --grep --cwd --here --since --host --user --session --author --id --pick --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -398,6 +456,10 @@ _omnish() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -466,8 +528,30 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__exec)
+            opts="-h --session --label --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --label)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__export)
-            opts="-o -h --recent --last --failed --grep --cwd --here --since --host --user --session --id --pick --format --output --max-lines --max-line-width --no-redact --help"
+            opts="-o -h --recent --last --failed --grep --cwd --here --since --host --user --session --author --id --pick --format --output --max-lines --max-line-width --no-redact --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -498,6 +582,10 @@ _omnish() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -533,7 +621,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__fix)
-            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --session --id --pick --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
+            opts="-h --command --recent --last --failed --grep --cwd --here --since --host --user --session --author --id --pick --max-lines --max-line-width --budget --model --tokenizer --format --results-only --commands-only --no-redact --no-notes --env --files --depth --changed --screens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -568,6 +656,10 @@ _omnish() {
                     return 0
                     ;;
                 --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -641,7 +733,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__help)
-            opts="wrap context init ask fix config completions man mcp note sessions search pick status nest ssh pause resume forget export diff help"
+            opts="wrap context init ask fix config completions man mcp note sessions search pick status nest ssh exec hooks pause resume forget export diff help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -724,6 +816,20 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__help__subcmd__exec)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__help__subcmd__export)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -769,6 +875,76 @@ _omnish() {
         omnish__subcmd__help__subcmd__help)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks)
+            opts="install uninstall status run"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__help__subcmd__hooks__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -1074,6 +1250,160 @@ _omnish() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        omnish__subcmd__hooks)
+            opts="-h --help install uninstall status run help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help)
+            opts="install uninstall status run help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__install)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__run)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__status)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__help__subcmd__uninstall)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__install)
+            opts="-h --project --help claude-code"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__run)
+            opts="-h --help claude-code"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__status)
+            opts="-h --project --help claude-code"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        omnish__subcmd__hooks__subcmd__uninstall)
+            opts="-h --project --help claude-code"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         omnish__subcmd__init)
             opts="-h --wrap --ask-key --fix-key --help bash zsh fish nu"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1367,7 +1697,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__search)
-            opts="-i -F -C -h --session --here --since --failed --host --user --commands --ignore-case --fixed-strings --context --format --help"
+            opts="-i -F -C -h --session --here --since --failed --host --user --author --commands --ignore-case --fixed-strings --context --format --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1386,6 +1716,10 @@ _omnish() {
                     return 0
                     ;;
                 --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1565,7 +1899,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__sessions__subcmd__show)
-            opts="-h --format --help"
+            opts="-h --format --author --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1573,6 +1907,10 @@ _omnish() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json" -- "${cur}"))
+                    return 0
+                    ;;
+                --author)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

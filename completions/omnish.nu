@@ -29,6 +29,7 @@ module completions {
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
+    --author: string          # Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish exec`), an author's name (claude-code, an exec --label) or `all`
     --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
     --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --max-lines: string       # Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]
@@ -81,6 +82,7 @@ module completions {
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
+    --author: string          # Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish exec`), an author's name (claude-code, an exec --label) or `all`
     --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
     --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --max-lines: string       # Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]
@@ -119,6 +121,7 @@ module completions {
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
+    --author: string          # Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish exec`), an author's name (claude-code, an exec --label) or `all`
     --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
     --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --max-lines: string       # Most output lines per command, head and tail kept (0 = unlimited) [default: context.max_lines, 20]
@@ -250,6 +253,7 @@ module completions {
   # A session's metadata and its commands, one line each with a one-line summary
   export extern "omnish sessions show" [
     --format: string@"nu-complete omnish sessions show format" # Output format
+    --author: string          # Whose commands: `user`, `agents`, an author's name or `all`
     --help(-h)                # Print help (see more with '--help')
     id?: string               # Session id, unique prefix or random suffix (default: the current session, else the most recent one)
   ]
@@ -305,6 +309,7 @@ module completions {
     --failed                  # Only commands that failed (non-zero exit status)
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
+    --author: string          # Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish exec`), an author's name (claude-code, an exec --label) or `all`
     --commands                # Search command lines only, not output
     --ignore-case(-i)         # Case-insensitive
     --fixed-strings(-F)       # PATTERN is a plain string, not a regular expression
@@ -348,6 +353,86 @@ module completions {
     ...args: string           # ssh's arguments
   ]
 
+  # Run a program (no shell) and record it as one command with its output: for cron, CI, scripts and agents' tool calls
+  export extern "omnish exec" [
+    --session: string         # Where the record goes: `current` (the recorded terminal this runs in, the default there), `new` (a session of its own, the default elsewhere) or a session id to attach it to
+    --label: string           # The author the record is given (`omnish context --author LABEL`) [default: exec]
+    --help(-h)                # Print help
+    ...program: string        # The program and its arguments
+  ]
+
+  # Record every shell command a coding agent runs, through the agent's own hooks (install, uninstall, status; run is what the agent runs)
+  export extern "omnish hooks" [
+    --help(-h)                # Print help
+  ]
+
+  def "nu-complete omnish hooks install agent" [] {
+    [ "claude-code" ]
+  }
+
+  # Add omnish's hook to the agent's settings (again: nothing changes)
+  export extern "omnish hooks install" [
+    --project                 # The project's settings (the git work tree, else this directory), not the user's
+    --help(-h)                # Print help (see more with '--help')
+    agent: string@"nu-complete omnish hooks install agent"
+  ]
+
+  def "nu-complete omnish hooks uninstall agent" [] {
+    [ "claude-code" ]
+  }
+
+  # Remove omnish's hook from the agent's settings, and nothing else
+  export extern "omnish hooks uninstall" [
+    --project                 # The project's settings, not the user's
+    --help(-h)                # Print help (see more with '--help')
+    agent: string@"nu-complete omnish hooks uninstall agent"
+  ]
+
+  def "nu-complete omnish hooks status agent" [] {
+    [ "claude-code" ]
+  }
+
+  # Say whether omnish's hook is installed (exit 1 when not)
+  export extern "omnish hooks status" [
+    --project                 # The project's settings, not the user's
+    --help(-h)                # Print help (see more with '--help')
+    agent: string@"nu-complete omnish hooks status agent"
+  ]
+
+  def "nu-complete omnish hooks run agent" [] {
+    [ "claude-code" ]
+  }
+
+  # The hook: reads the agent's JSON on stdin and records the command (always exit 0, silent)
+  export extern "omnish hooks run" [
+    --help(-h)                # Print help (see more with '--help')
+    agent: string@"nu-complete omnish hooks run agent"
+  ]
+
+  # Print this message or the help of the given subcommand(s)
+  export extern "omnish hooks help" [
+  ]
+
+  # Add omnish's hook to the agent's settings (again: nothing changes)
+  export extern "omnish hooks help install" [
+  ]
+
+  # Remove omnish's hook from the agent's settings, and nothing else
+  export extern "omnish hooks help uninstall" [
+  ]
+
+  # Say whether omnish's hook is installed (exit 1 when not)
+  export extern "omnish hooks help status" [
+  ]
+
+  # The hook: reads the agent's JSON on stdin and records the command (always exit 0, silent)
+  export extern "omnish hooks help run" [
+  ]
+
+  # Print this message or the help of the given subcommand(s)
+  export extern "omnish hooks help help" [
+  ]
+
   # Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)
   export extern "omnish pause" [
     --toggle                  # Resume when paused, else pause (what the pause key of `omnish init` runs)
@@ -387,6 +472,7 @@ module completions {
     --host: string            # Only commands that ran on HOST (a nested shell's host or container, else the session's)
     --user: string            # Only commands that ran as USER (a nested shell's user, else the session's)
     --session: string         # Session to read: an id (or unique prefix), `current` (the wrapped shell this runs in, else the most recent session) or `all`
+    --author: string          # Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish exec`), an author's name (claude-code, an exec --label) or `all`
     --id: string              # Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them; repeatable, or comma-separated). The ids say which sessions are read
     --pick                    # Choose the commands from a list first (`omnish pick`; Esc cancels, exit status 130)
     --format: string@"nu-complete omnish export format" # Output format
@@ -506,6 +592,30 @@ module completions {
 
   # ssh, with the remote shell's commands recorded one by one (omnish nest -- ssh ...)
   export extern "omnish help ssh" [
+  ]
+
+  # Run a program (no shell) and record it as one command with its output: for cron, CI, scripts and agents' tool calls
+  export extern "omnish help exec" [
+  ]
+
+  # Record every shell command a coding agent runs, through the agent's own hooks (install, uninstall, status; run is what the agent runs)
+  export extern "omnish help hooks" [
+  ]
+
+  # Add omnish's hook to the agent's settings (again: nothing changes)
+  export extern "omnish help hooks install" [
+  ]
+
+  # Remove omnish's hook from the agent's settings, and nothing else
+  export extern "omnish help hooks uninstall" [
+  ]
+
+  # Say whether omnish's hook is installed (exit 1 when not)
+  export extern "omnish help hooks status" [
+  ]
+
+  # The hook: reads the agent's JSON on stdin and records the command (always exit 0, silent)
+  export extern "omnish help hooks run" [
   ]
 
   # Keep nothing of what this terminal shows from the next command on, for DURATION or until `omnish resume`: commands are kept as private ones (times and status only)

@@ -56,6 +56,12 @@ pub enum Command {
     Nest(NestArgs),
     /// ssh, with the remote shell's commands recorded one by one (omnish nest -- ssh ...).
     Ssh(SshArgs),
+    /// Run a program (no shell) and record it as one command with its output: for cron, CI,
+    /// scripts and agents' tool calls.
+    Exec(ExecArgs),
+    /// Record every shell command a coding agent runs, through the agent's own hooks
+    /// (install, uninstall, status; run is what the agent runs).
+    Hooks(HooksArgs),
     /// Keep nothing of what this terminal shows from the next command on, for DURATION or
     /// until `omnish resume`: commands are kept as private ones (times and status only).
     Pause(PauseArgs),
@@ -140,6 +146,78 @@ pub struct ForgetArgs {
 
 #[derive(Debug, clap::Args)]
 #[command(
+    after_help = "Claude Code: a PostToolUse and a PostToolUseFailure hook for its Bash tool, in\n~/.claude/settings.json (with --project, the project's .claude/settings.json). The rest of the\nfile is kept: its keys in their order, their values as written. Each command the agent runs\nbecomes a record by author claude-code (`omnish context --author agents`), with its output as\nthe agent got it: with the recorded terminal the agent runs in, else in a session per agent\nsession. The hook always exits 0 and prints nothing.\n\nExamples:\n  omnish hooks install claude-code\n  omnish hooks status claude-code --project\n  omnish hooks uninstall claude-code"
+)]
+pub struct HooksArgs {
+    #[command(subcommand)]
+    pub action: HooksAction,
+}
+
+/// The agents whose hooks omnish installs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum HookAgent {
+    /// Claude Code (settings.json hooks).
+    ClaudeCode,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksAction {
+    /// Add omnish's hook to the agent's settings (again: nothing changes).
+    Install {
+        #[arg(value_enum, value_name = "AGENT")]
+        agent: HookAgent,
+        /// The project's settings (the git work tree, else this directory), not the user's.
+        #[arg(long)]
+        project: bool,
+    },
+    /// Remove omnish's hook from the agent's settings, and nothing else.
+    Uninstall {
+        #[arg(value_enum, value_name = "AGENT")]
+        agent: HookAgent,
+        /// The project's settings, not the user's.
+        #[arg(long)]
+        project: bool,
+    },
+    /// Say whether omnish's hook is installed (exit 1 when not).
+    Status {
+        #[arg(value_enum, value_name = "AGENT")]
+        agent: HookAgent,
+        /// The project's settings, not the user's.
+        #[arg(long)]
+        project: bool,
+    },
+    /// The hook: reads the agent's JSON on stdin and records the command (always exit 0,
+    /// silent).
+    Run {
+        #[arg(value_enum, value_name = "AGENT")]
+        agent: HookAgent,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "The program's input, output, error output and exit status are its own: a pipe stays a pipe,\na terminal stays a terminal, a signal from the terminal reaches it, and when a signal kills it\nomnish dies of the same signal (a shell shows 128+N). Its output (stdout and stderr in the order\nthey came) is recorded as one command, by author LABEL (default `exec`): in a recorded terminal,\nwith that terminal's session (`omnish context` shows it among the terminal's commands), else\nin a session of its own. Typed at the prompt of a recorded terminal, with its output on that\nterminal, it adds no record (the terminal's has it) unless --session is given. If recording\nfails (a full disk), one warning goes to stderr and nothing else changes.\n\nExamples:\n  omnish exec -- make test\n  omnish exec --label nightly -- ./backup.sh\n  omnish exec --session new -- cargo build 2>&1 | tail -5\n  omnish exec -- sh -c 'make && make install'"
+)]
+pub struct ExecArgs {
+    /// Where the record goes: `current` (the recorded terminal this runs in, the default there),
+    /// `new` (a session of its own, the default elsewhere) or a session id to attach it to.
+    #[arg(long, value_name = "ID|current|new")]
+    pub session: Option<String>,
+    /// The author the record is given (`omnish context --author LABEL`) [default: exec].
+    #[arg(long, value_name = "TEXT")]
+    pub label: Option<String>,
+    /// The program and its arguments.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true,
+        value_name = "PROGRAM"
+    )]
+    pub program: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
     after_help = "Every ssh option works as with ssh itself. See `omnish nest --help`.\n\nExamples:\n  omnish ssh host\n  omnish ssh -J bastion -p 2222 alice@db1"
 )]
 pub struct SshArgs {
@@ -189,6 +267,9 @@ pub enum SessionsCommand {
         /// Output format.
         #[arg(long, value_enum, default_value = "text")]
         format: PlainFormat,
+        /// Whose commands: `user`, `agents`, an author's name or `all`.
+        #[arg(long, value_name = "user|agents|NAME|all", default_value = "all")]
+        author: String,
     },
     /// Remove sessions (never one whose recorder runs).
     Rm {
@@ -264,6 +345,10 @@ pub struct SearchArgs {
     /// Only commands that ran as USER (a nested shell's user, else the session's).
     #[arg(long, value_name = "USER")]
     pub user: Option<String>,
+    /// Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish
+    /// exec`), an author's name (claude-code, an exec --label) or `all`.
+    #[arg(long, value_name = "user|agents|NAME|all", default_value = "all")]
+    pub author: String,
     /// Search command lines only, not output.
     #[arg(long)]
     pub commands: bool,
@@ -409,6 +494,10 @@ pub struct SelectOpts {
     /// else the most recent session) or `all`.
     #[arg(long, value_name = "ID|current|all", default_value = "current")]
     pub session: String,
+    /// Whose commands: `user` (typed at the terminal), `agents` (agents' hooks and `omnish
+    /// exec`), an author's name (claude-code, an exec --label) or `all`.
+    #[arg(long, value_name = "user|agents|NAME|all", default_value = "all")]
+    pub author: String,
     /// Only the command with this id (SESSION:NUMBER, as `omnish pick` prints them;
     /// repeatable, or comma-separated). The ids say which sessions are read.
     #[arg(long, value_name = "ID", value_delimiter = ',')]

@@ -42,6 +42,8 @@ pub enum Field {
     User,
     /// Commands by their ids (`--id`, as `omnish pick` prints them).
     Id,
+    /// Who ran the commands (`--author`, MCP `author`).
+    Author,
 }
 
 impl Field {
@@ -63,6 +65,7 @@ impl Field {
             Field::Host => "--host",
             Field::User => "--user",
             Field::Id => "--id",
+            Field::Author => "--author",
         }
     }
 }

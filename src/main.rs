@@ -16,6 +16,8 @@ fn main() {
         Command::Man(args) => args.run(),
         Command::Nest(args) => args.run(),
         Command::Ssh(args) => args.run(),
+        Command::Exec(args) => args.run(),
+        Command::Hooks(args) => args.run(),
         Command::Context(args) => with_setup(|s| args.run(s)),
         Command::Ask(args) => with_setup(|s| args.run(s)),
         Command::Fix(args) => with_setup(|s| args.run(s)),

@@ -30,6 +30,7 @@ pub fn command_record(id: &str, seq: u64) -> CommandRecord {
         shell_status: false,
         paused: false,
         unsplit: None,
+        author: None,
     }
 }
 
@@ -58,5 +59,8 @@ pub fn finished_meta(id: &str, started_at: u64, ended_at: u64) -> SessionMeta {
         user: None,
         nest: Vec::new(),
         paused: None,
+        agent_session: None,
+        attached_to: None,
+        author: None,
     }
 }

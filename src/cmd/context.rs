@@ -73,6 +73,7 @@ pub(crate) fn filters(opts: &SelectOpts) -> Filters {
         host: opts.host.clone(),
         user: opts.user.clone(),
         ids: opts.id.clone(),
+        author: Some(opts.author.clone()),
     }
 }
 

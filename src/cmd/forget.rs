@@ -155,6 +155,7 @@ fn grep(
         host: None,
         user: None,
         ids: Vec::new(),
+        author: None,
     };
     let selection = filters
         .resolve(&setup.facts, store::now_ms(), SessionChoice::All)

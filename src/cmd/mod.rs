@@ -1,15 +1,17 @@
 //! One module per subcommand. Those that read the store or the configuration's values
 //! implement [`RunWith`] and take the process's one [`Setup`] (made in `main`); `wrap`, `init`,
-//! `config`, `completions`, `man`, `nest` and `ssh` implement [`Run`].
+//! `config`, `completions`, `man`, `nest`, `ssh`, `exec` and `hooks` implement [`Run`].
 
 pub mod ask;
 pub mod completions;
 pub mod config;
 pub mod context;
 pub mod diff;
+pub mod exec;
 pub mod export;
 pub mod fix;
 pub mod forget;
+pub mod hooks;
 pub mod init;
 pub(crate) mod llm;
 pub mod man;

@@ -52,6 +52,7 @@ impl SearchArgs {
             host: self.host.clone(),
             user: self.user.clone(),
             ids: Vec::new(),
+            author: Some(self.author.clone()),
         };
         let selection = filters
             .resolve(&setup.facts, store::now_ms(), SessionChoice::All)

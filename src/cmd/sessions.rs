@@ -25,8 +25,8 @@ impl RunWith for SessionsArgs {
         let mut out = std::io::stdout().lock();
         match self.command {
             SessionsCommand::List { format } => list(&root, format, &mut out),
-            SessionsCommand::Show { id, format } => {
-                show(&root, id, current.as_deref(), format, &mut out)
+            SessionsCommand::Show { id, format, author } => {
+                show(&root, id, current.as_deref(), format, &author, &mut out)
             }
             SessionsCommand::Rm { ids } => rm(&root, &ids, &mut out),
             SessionsCommand::Prune {
@@ -235,8 +235,10 @@ fn show(
     id: Option<String>,
     current: Option<&str>,
     format: PlainFormat,
+    author: &str,
     out: &mut dyn Write,
 ) -> Result<i32> {
+    let author = request::author(author).map_err(|e| e.named(|_| Some("--author".into())))?;
     let choice = match id {
         Some(id) => request::session(&id).map_err(|e| e.named(|_| Some("ID".into())))?,
         None => SessionChoice::Current,
@@ -248,8 +250,11 @@ fn show(
         .into());
     }
     let mut warnings = Vec::new();
-    let session = select::sessions(root, &choice, current, &mut warnings)?
-        .pop()
+    // The session last, those attached to it before.
+    let all = select::sessions(root, &choice, current, &mut warnings)?;
+    let session = all
+        .last()
+        .cloned()
         .ok_or_else(|| anyhow::anyhow!("no such session"))?;
     for w in &warnings {
         eprintln!("omnish: warning: {w}");
@@ -259,7 +264,7 @@ fn show(
         meta: session.meta.clone(),
         meta_problem: session.meta_problem.clone(),
     });
-    let commands = sessions::commands(&session)?;
+    let commands = sessions::commands(&all, author.as_ref())?;
     if format == PlainFormat::Json {
         let mut doc = summary_json(&summary);
         doc["version"] = json!(1);
@@ -331,12 +336,17 @@ fn show(
         };
         writeln!(
             out,
-            "{:>4}  {}  {:>7}  {:<status_width$}  {}  {}$ {}  ({lines})",
+            "{:>4}  {}  {:>7}  {:<status_width$}  {}  {}{}$ {}  ({lines})",
             c.seq,
             local_time(c.started_at),
             duration,
             status,
             visible::line(if c.cwd.is_empty() { "?" } else { &c.cwd }),
+            if c.author == store::USER {
+                String::new()
+            } else {
+                format!("[{}] ", visible::line(&c.author))
+            },
             c.elsewhere.as_deref().unwrap_or(""),
             visible::line(&c.command_line.replace('\n', " ↵ ")),
         )?;

@@ -118,6 +118,9 @@ impl Run for WrapArgs {
                 .map(|u| u.name),
             nest: Vec::new(),
             paused: None,
+            agent_session: None,
+            attached_to: None,
+            author: None,
         };
         // A recorder that cannot start must not keep the user from their shell. The writer
         // thread creates the directory, so a slow or hung disk cannot delay the shell either;

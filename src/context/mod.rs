@@ -283,7 +283,9 @@ fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
                 continue;
             };
             ctx.output_hash = digest.hash;
-            if let Some(note) = digest.note() {
+            // omnish's own output (`omnish context` run to preview) is one line.
+            let own = crate::context::stages::own::folded(&c.record.command_line, digest.lines);
+            if let Some(note) = own.or_else(|| digest.note()) {
                 ctx.output = vec![note];
                 ctx.output_lines = 1;
                 plans.push(None);
@@ -458,11 +460,21 @@ fn pick(
         scanned.push((s.id().to_string(), found.scanned));
         picked.extend(found.commands);
     }
-    if picked.len() > req.limit {
+    // Sessions attached to another (`omnish exec`, agents' hooks) are shown with it, their
+    // commands among its own by time.
+    let attached = sessions.iter().any(|s| s.group() != s.id());
+    if picked.len() > req.limit || attached {
         picked.sort_by_key(|c| std::cmp::Reverse((c.record.started_at, c.record.seq)));
         picked.truncate(req.limit);
-        let order = |c: &Candidate| sessions.iter().position(|s| s.dir == c.session_dir);
-        picked.sort_by_key(|c| (order(c), c.record.started_at, c.record.seq));
+        let group = |c: &Candidate| {
+            let s = sessions.iter().find(|s| s.dir == c.session_dir);
+            let g = s.map(|s| s.group());
+            sessions
+                .iter()
+                .position(|s| Some(s.id()) == g)
+                .or_else(|| sessions.iter().position(|s| s.dir == c.session_dir))
+        };
+        picked.sort_by_key(|c| (group(c), c.record.started_at, c.record.seq));
     }
     if picked.is_empty() {
         outcome.nothing_matched = Some(nothing_matched(req, &scanned));
@@ -555,6 +567,7 @@ fn base_context(c: &Candidate, redactor: Option<&Redactor>) -> CommandContext {
     ctx.depth = r.depth;
     ctx.unsplit = r.unsplit.clone();
     ctx.elsewhere = c.elsewhere_label();
+    ctx.author = r.author().to_string();
     if !c.running && !c.cut_off {
         ctx.ended_at = Some(r.ended_at);
         ctx.exit_code = r.exit_code;

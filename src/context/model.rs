@@ -83,6 +83,8 @@ pub(crate) struct CommandContext {
     /// `user@host` when it ran as another user or on another host than the session's: text
     /// formats show it beside the command line, as a prompt would.
     pub elsewhere: Option<String>,
+    /// Who ran it ([`crate::store::CommandRecord::author`]): `user`, an agent, an `exec` label.
+    pub author: String,
 }
 
 /// A run of consecutive failed attempts folded into its last one.
@@ -148,6 +150,7 @@ impl CommandContext {
             unsplit: None,
             depth: 0,
             elsewhere: None,
+            author: crate::store::USER.to_string(),
         }
     }
 }

@@ -219,6 +219,8 @@ pub(crate) struct Filters {
     /// session may be a unique prefix): they say which sessions are read, whatever `session`
     /// says.
     pub ids: Vec<String>,
+    /// Whose commands: `user`, `agents`, an author's name or `all` (`None`: all).
+    pub author: Option<String>,
 }
 
 /// Most command ids one request names.
@@ -245,6 +247,8 @@ pub(crate) struct Selection {
     pub shell: Option<select::InShell>,
     /// Only these commands: (session id or unique prefix, seq).
     pub ids: Option<Vec<(String, u64)>>,
+    /// Only the commands of these authors (`None`: all).
+    pub author: Option<select::AuthorChoice>,
 }
 
 impl Selection {
@@ -257,6 +261,7 @@ impl Selection {
             host: self.host.as_deref(),
             user: self.user.as_deref(),
             shell: self.shell.as_ref(),
+            author: self.author.as_ref(),
         }
     }
 }
@@ -306,6 +311,7 @@ impl Filters {
                 .transpose()?,
             shell: None,
             ids,
+            author: self.author.as_deref().map(author).transpose()?.flatten(),
         })
     }
 }
@@ -485,6 +491,25 @@ pub(crate) fn command_ids(ids: &[String]) -> Result<Vec<(String, u64)>> {
 }
 
 /// A host or user name to match exactly: not empty, at most [`MAX_NAME`] bytes.
+/// An author choice: `all` (`None`), `user`, `agents`, or an author's name (`claude-code`, an
+/// `omnish exec --label`).
+pub(crate) fn author(s: &str) -> Result<Option<select::AuthorChoice>> {
+    Ok(match s.trim() {
+        "all" => None,
+        "user" => Some(select::AuthorChoice::User),
+        "agents" | "agent" => Some(select::AuthorChoice::Agents),
+        other => {
+            if other.is_empty() {
+                return Err(Error::bad(
+                    Field::Author,
+                    "an empty author matches nothing; give user, agents, all or an author's name",
+                ));
+            }
+            Some(select::AuthorChoice::Name(name(Field::Author, other)?))
+        }
+    })
+}
+
 pub(crate) fn name(field: Field, s: &str) -> Result<String> {
     if s.is_empty() {
         return Err(Error::bad(field, "an empty name matches nothing; give one"));
@@ -493,7 +518,7 @@ pub(crate) fn name(field: Field, s: &str) -> Result<String> {
         return Err(Error::bad(
             field,
             format!(
-                "{} is longer than {MAX_NAME} bytes: no host or user has such a name",
+                "{} is longer than {MAX_NAME} bytes: no host, user or author has such a name",
                 bounded::quote(s)
             ),
         ));

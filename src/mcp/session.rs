@@ -75,6 +75,10 @@ pub(crate) fn choose(config: &Config) -> Result<Chosen> {
         let Ok(Some(s)) = store::open_session(dir) else {
             continue;
         };
+        // A session attached to a terminal's (`omnish exec`, agents' hooks) is read with it.
+        if s.meta.attached_to.is_some() {
+            continue;
+        }
         if s.live() && Path::new(&last_cwd(&s)).starts_with(&project) {
             return Ok(Chosen {
                 id: s.id(),

@@ -4,6 +4,7 @@
 //! turns them into the [`crate::store`], which [`writer`] writes on its own thread.
 //! [`line`](mod@line) bounds command lines and keeps the session's token out of what is written.
 
+pub mod exec;
 pub mod line;
 pub mod marker;
 pub mod nest;

@@ -1434,6 +1434,7 @@ impl Recorder {
             depth: open.depth,
             shell_status: open.shell_status,
             unsplit,
+            author: None,
         };
         if exit_code.is_none() && self.exit_wait == Some(record.seq) {
             self.exit_record = Some(record);

@@ -308,6 +308,7 @@ impl State {
                 shell_status: false,
                 paused: false,
                 unsplit: None,
+                author: None,
             };
             let _ = store::append_command(&self.dir, &record);
         }

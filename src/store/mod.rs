@@ -21,6 +21,7 @@
 //! served.
 
 pub mod access;
+pub mod attached;
 pub mod cache;
 pub mod commands;
 pub mod forget;
@@ -268,6 +269,18 @@ pub struct SessionMeta {
     /// are kept as private ones.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paused: Option<Paused>,
+    /// A session of commands run outside a terminal (`omnish exec`, agents' hooks): who ran
+    /// them (see [`CommandRecord::author`]); absent for a session `omnish wrap` records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// The recorded terminal session these commands belong with (the one `omnish exec` or an
+    /// agent ran in): readers of that session read this one's commands too, merged by time
+    /// (see [`attached`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attached_to: Option<String>,
+    /// The agent's own session id, for a session its hooks write (one per agent session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_session: Option<String>,
 }
 
 /// A pause of the recording (see [`SessionMeta::paused`]).
@@ -374,6 +387,21 @@ pub struct CommandRecord {
     /// this one record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unsplit: Option<String>,
+    /// Who ran it: absent for the user at the terminal (every record written before the field
+    /// existed is the user's), else the agent's name (`claude-code`, `codex`, ...), set by its
+    /// hook, or the label of `omnish exec` (`exec` without one). See [`CommandRecord::author`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+}
+
+/// The author of the commands typed at the terminal (a record without `author`).
+pub const USER: &str = "user";
+
+impl CommandRecord {
+    /// Who ran it: [`USER`] when the record does not say.
+    pub fn author(&self) -> &str {
+        self.author.as_deref().unwrap_or(USER)
+    }
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -692,6 +720,9 @@ pub(crate) mod testing {
             user: None,
             nest: Vec::new(),
             paused: None,
+            author: None,
+            attached_to: None,
+            agent_session: None,
         }
     }
 
@@ -722,6 +753,7 @@ pub(crate) mod testing {
             shell_status: false,
             paused: false,
             unsplit: None,
+            author: None,
         }
     }
 }

@@ -233,6 +233,9 @@ pub fn open_session(dir: &Path) -> io::Result<Option<OpenSession>> {
         user: None,
         nest: Vec::new(),
         paused: None,
+        agent_session: None,
+        attached_to: None,
+        author: None,
     };
     Ok(Some(OpenSession {
         dir: dir.to_path_buf(),

@@ -245,6 +245,8 @@ struct Hit {
     nested_in: Option<String>,
     #[serde(skip_serializing_if = "is_zero")]
     depth: u32,
+    /// Who ran it: `user`, an agent, an `omnish exec` label.
+    author: String,
     /// `user@host` when it ran elsewhere than its session.
     #[serde(skip)]
     elsewhere: Option<String>,
@@ -494,6 +496,7 @@ fn hit_of(c: &Candidate) -> Hit {
         user: c.user.clone(),
         nested_in: r.nested_in.clone(),
         depth: r.depth,
+        author: r.author().to_string(),
         elsewhere: c.elsewhere_label(),
         ending,
     }
@@ -823,9 +826,14 @@ impl Printer for TextPrinter<'_> {
             } else {
                 visible::text(l).into_owned()
             };
+            let by = if h.author == crate::store::USER {
+                String::new()
+            } else {
+                format!("[{}] ", visible::line(&h.author))
+            };
             match (&h.elsewhere, i) {
-                (Some(place), 0) => writeln!(self.out, "{place}$ {shown}")?,
-                (_, 0) => writeln!(self.out, "$ {shown}")?,
+                (Some(place), 0) => writeln!(self.out, "{by}{place}$ {shown}")?,
+                (_, 0) => writeln!(self.out, "{by}$ {shown}")?,
                 _ => writeln!(self.out, "> {shown}")?,
             }
         }

@@ -6,7 +6,7 @@
 //! its digest cached; summaries are redacted like everything `context` shows.
 
 use crate::context::stages::read;
-use crate::context::stages::select::{Query, Session};
+use crate::context::stages::select::{AuthorChoice, Filter, Query, Session};
 use crate::context::words::{self, PRIVATE_COMMAND};
 use crate::context::{show_line, stages::redact};
 use serde::Serialize;
@@ -17,7 +17,12 @@ const SUMMARY_WIDTH: usize = 120;
 /// One command of a session, as `sessions show` lists it.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ShownCommand {
+    /// `<session>:<seq>` (a command run by `omnish exec` or an agent is in a session of its
+    /// own, attached to the terminal's).
+    pub id: String,
     pub seq: u64,
+    /// Who ran it: `user`, an agent, an `omnish exec` label.
+    pub author: String,
     pub command_line: String,
     pub cwd: String,
     pub started_at: u64,
@@ -67,16 +72,31 @@ impl ShownCommand {
     }
 }
 
-/// Every command of `session`, oldest first.
-pub(crate) fn commands(session: &Session) -> anyhow::Result<Vec<ShownCommand>> {
+/// Every command of `sessions` (a session and those attached to it, see
+/// [`crate::store::attached`]) by `author` (`None`: all), oldest first.
+pub(crate) fn commands(
+    sessions: &[Session],
+    author: Option<&AuthorChoice>,
+) -> anyhow::Result<Vec<ShownCommand>> {
+    let filters: Vec<Box<dyn Filter>> = author
+        .map(|a| Box::new(a.clone()) as Box<dyn Filter>)
+        .into_iter()
+        .collect();
     let query = Query {
-        filters: Vec::new(),
+        filters,
         line_test: None,
         output_filter: None,
         limit: usize::MAX,
     };
+    let mut picked = Vec::new();
+    for session in sessions {
+        picked.extend(query.select(session)?.commands);
+    }
+    if sessions.len() > 1 {
+        picked.sort_by_key(|c| (c.record.started_at, c.record.seq));
+    }
     let mut out = Vec::new();
-    for c in query.select(session)?.commands {
+    for c in picked {
         let r = &c.record;
         let ended = !c.running && !c.cut_off;
         let (lines, summary) = if r.private {
@@ -111,7 +131,9 @@ pub(crate) fn commands(session: &Session) -> anyhow::Result<Vec<ShownCommand>> {
             (d.lines, summary)
         };
         out.push(ShownCommand {
+            id: format!("{}:{}", r.session_id, r.seq),
             seq: r.seq,
+            author: r.author().to_string(),
             command_line: if r.private {
                 PRIVATE_COMMAND.to_string()
             } else {

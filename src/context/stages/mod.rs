@@ -4,6 +4,7 @@
 pub(crate) mod budget;
 pub(crate) mod format;
 pub(crate) mod loops;
+pub(crate) mod own;
 pub(crate) mod read;
 pub mod redact;
 pub(crate) mod select;

@@ -77,6 +77,12 @@ impl Session {
     pub fn live(&self) -> bool {
         self.live
     }
+
+    /// The session whose commands these are shown with: the terminal session it is attached
+    /// to, else itself.
+    pub fn group(&self) -> &str {
+        self.meta.attached_to.as_deref().unwrap_or(self.id())
+    }
 }
 
 /// Which sessions to read.
@@ -149,14 +155,31 @@ pub(crate) fn sessions(
             }
         }
     };
+    // A session with those attached to it (`omnish exec`, agents' hooks; see
+    // `store::attached`), the session itself last.
+    let with_attached = |s: Session, open: &mut dyn FnMut(&PathBuf) -> Option<Session>| {
+        let mut out: Vec<Session> = store::attached::attached_dirs(&s.dir)
+            .iter()
+            .filter_map(&mut *open)
+            .filter(|a| a.meta.attached_to.as_deref() == Some(s.id()))
+            .collect();
+        out.push(s);
+        out
+    };
     match choice {
         SessionChoice::Current => {
             let chosen = match current {
                 Some(id) => open(&store::sessions_dir(root).join(id)),
-                None => dirs.iter().rev().find_map(&mut open),
+                // The most recent session of its own: one attached to another is part of that
+                // one.
+                None => dirs
+                    .iter()
+                    .rev()
+                    .find_map(|d| open(d).filter(|s| s.meta.attached_to.is_none()))
+                    .or_else(|| dirs.iter().rev().find_map(&mut open)),
             };
             match chosen {
-                Some(s) => Ok(vec![s]),
+                Some(s) => Ok(with_attached(s, &mut open)),
                 None => Err(not_found(format!(
                     "no readable session in {}; start one with `omnish wrap`",
                     store::sessions_dir(root).display()
@@ -166,7 +189,7 @@ pub(crate) fn sessions(
         SessionChoice::Id(id) => {
             let dir = store::resolve_session(root, id).map_err(|e| not_found(e.to_string()))?;
             match open(&dir) {
-                Some(s) => Ok(vec![s]),
+                Some(s) => Ok(with_attached(s, &mut open)),
                 None => Err(not_found(format!(
                     "session '{id}' has nothing recorded yet"
                 ))),
@@ -381,6 +404,30 @@ impl Filter for InShell {
     }
 }
 
+/// Whose commands (`--author`, MCP `author`): every record has an author
+/// ([`CommandRecord::author`]): `user` for what was typed at the terminal, an agent's name for
+/// what its hook recorded, the label of `omnish exec` (`exec` without one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AuthorChoice {
+    /// The user's own commands.
+    User,
+    /// Every command the user did not type: agents' and `omnish exec`'s.
+    Agents,
+    /// One author, by name.
+    Name(String),
+}
+
+impl Filter for AuthorChoice {
+    fn keep(&self, c: &Candidate) -> bool {
+        let author = c.record.author();
+        match self {
+            AuthorChoice::User => author == store::USER,
+            AuthorChoice::Agents => author != store::USER,
+            AuthorChoice::Name(n) => author == n,
+        }
+    }
+}
+
 /// The conditions that read no output, as the `context` and `search` requests name them.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Cheap<'a> {
@@ -396,6 +443,8 @@ pub(crate) struct Cheap<'a> {
     pub user: Option<&'a str>,
     /// Commands of this nested shell.
     pub shell: Option<&'a InShell>,
+    /// Commands of these authors.
+    pub author: Option<&'a AuthorChoice>,
 }
 
 /// The filters that read no output (see [`Cheap`]).
@@ -418,6 +467,9 @@ pub(crate) fn cheap_filters(cheap: Cheap<'_>) -> Vec<Box<dyn Filter>> {
     }
     if let Some(shell) = cheap.shell {
         filters.push(Box::new(shell.clone()));
+    }
+    if let Some(author) = cheap.author {
+        filters.push(Box::new(author.clone()));
     }
     filters
 }
@@ -676,6 +728,7 @@ fn running_candidate(session: &Session, run: &store::RunningCommand, live: bool)
         shell_status: false,
         paused: false,
         unsplit: run.unsplit.clone(),
+        author: session.meta.author.clone(),
     };
     let mut c = candidate(session, record);
     c.running = live;

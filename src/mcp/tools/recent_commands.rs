@@ -55,6 +55,10 @@ pub(super) struct Args {
     #[serde(default)]
     #[schemars(with = "String", length(min = 1))]
     user: Option<String>,
+    /// Whose commands: user (typed in the terminal), agents (agents' tool calls and omnish exec), an author's name (claude-code, codex, gemini, opencode, an exec label) or all (the default). Each command is labelled with its author when it is not the user.
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    author: Option<String>,
     #[serde(default = "Session::current")]
     session: Session,
     /// Output lines shown per command (head, tail and error lines kept).
@@ -95,6 +99,7 @@ impl Tool for RecentCommands {
                     since: a.since,
                     host: a.host,
                     user: a.user,
+                    author: a.author,
                     // Which session is the server's to say (see `target`).
                     session: None,
                     ids: Vec::new(),

@@ -46,7 +46,8 @@ pub(super) fn target(
                 &mut warnings,
             )
             .map_err(|e| e.to_string())?;
-            let full = found.first().map(|s| s.id().to_string()).unwrap_or(id);
+            // The session asked for is the last (those attached to it come before).
+            let full = found.last().map(|s| s.id().to_string()).unwrap_or(id);
             Ok((
                 SessionChoice::Id(full.clone()),
                 json!({"id": full, "reason": "the session the call asked for"}),
@@ -70,6 +71,7 @@ pub(super) fn argument(e: Error, grep_name: &str) -> String {
             Field::Budget => "budget",
             Field::Host => "host",
             Field::User => "user",
+            Field::Author => "author",
             // Not arguments of any tool: the server's own choice, or the configuration's.
             Field::Model | Field::Tokenizer | Field::Depth | Field::Duration | Field::Id => {
                 return None;

@@ -23,6 +23,10 @@ pub(super) struct TerminalStatus;
 pub(super) struct Args {
     #[serde(default = "Session::current")]
     session: Session,
+    /// Whose commands count for the last command and the last failure: user, agents, an author's name (claude-code, an exec label) or all (the default).
+    #[serde(default)]
+    #[schemars(with = "String", length(min = 1))]
+    author: Option<String>,
 }
 
 impl Tool for TerminalStatus {
@@ -33,8 +37,9 @@ impl Tool for TerminalStatus {
         status, a command still running, an active retry loop (failed attempts in a row at \
         the end of the session, as `omnish context` folds them), and the nested shell the user \
         is in (a shell started by bash, sudo -i, ssh or docker exec: which shell, as whom, \
-        where, started by which command, its last and last failed command). A cheap first \
-        call.";
+        where, started by which command, its last and last failed command). Commands agents \
+        and `omnish exec` ran for this terminal count too, each with its author (user, or the \
+        agent's name): last_failure says whose the last failure was. A cheap first call.";
     type Args = Args;
 
     fn output_schema() -> Value {
@@ -67,7 +72,16 @@ impl Tool for TerminalStatus {
                     "command_line": {"type": "string"},
                     "exit_code": {"type": ["integer", "null"]},
                     "exit_explanation": {"type": ["string", "null"]},
-                    "ended_at": {"type": "integer"}
+                    "ended_at": {"type": "integer"},
+                    "author": {"type": "string", "description": "who ran it: user, an agent's name, an omnish exec label"}
+                }},
+                "last_failure": {"type": ["object", "null"], "description": "the newest command that failed, and whose it was", "properties": {
+                    "id": {"type": "string"},
+                    "command_line": {"type": "string"},
+                    "exit_code": {"type": ["integer", "null"]},
+                    "exit_explanation": {"type": ["string", "null"]},
+                    "ended_at": {"type": "integer"},
+                    "author": {"type": "string"}
                 }},
                 "running_command": {"type": ["object", "null"], "properties": {
                     "id": {"type": "string"},
@@ -120,19 +134,28 @@ fn terminal_status(config: &Config, args: Args) -> ToolResult {
         &mut warnings,
     )
     .map_err(|e| e.to_string())?;
+    // The session is the last; those attached to it (`omnish exec`, agents) come before.
     let s = sessions
-        .first()
+        .last()
         .ok_or_else(|| "no readable session".to_string())?;
-    // The newest commands, enough to see a retry loop.
-    let recent = Query {
-        filters: Vec::new(),
+    let author = crate::context::request::author(args.author.as_deref().unwrap_or("all"))
+        .map_err(|e| super::shared::argument(e, "grep"))?;
+    // The newest commands, enough to see a retry loop, of the session and those attached to
+    // it, by time.
+    let query = Query {
+        filters: author
+            .map(|a| Box::new(a) as Box<dyn select::Filter>)
+            .into_iter()
+            .collect(),
         line_test: None,
         output_filter: None,
         limit: 50,
+    };
+    let mut recent = Vec::new();
+    for one in &sessions {
+        recent.extend(query.select(one).map_err(|e| e.to_string())?.commands);
     }
-    .select(s)
-    .map_err(|e| e.to_string())?
-    .commands;
+    recent.sort_by_key(|c| (c.record.started_at, c.record.seq));
     let running = recent.iter().rev().find(|c| c.running);
     // The command that ended the shell (`exit`) is not the last command: its status is the
     // shell's (after a failure, that failure's). The session line says how it ended.
@@ -184,21 +207,27 @@ fn terminal_status(config: &Config, args: Args) -> ToolResult {
     };
     let command_json = |l: &select::Candidate| {
         json!({
-            "id": format!("{}:{}", s.id(), l.record.seq),
+            "id": format!("{}:{}", l.record.session_id, l.record.seq),
             "command_line": shown_line(l),
             "exit_code": l.record.exit_code,
             "exit_explanation": ending(l).exit_code.and_then(|code| words::explanation(code, false)),
             "ended_at": l.record.ended_at,
+            "author": l.record.author(),
         })
     };
     let last_json = last.map(|l| command_json(l));
+    let failure = finished
+        .iter()
+        .rev()
+        .find(|c| c.record.exit_code.is_some_and(|code| code != 0));
+    let failure_json = failure.map(|l| command_json(l));
     // Where the user types now, when that is a nested shell. One that cannot be read is no
     // reason to fail the call.
     let nested = nest::innermost(s).ok().flatten();
     let nested_json = nested.as_ref().map(|n| n.json(&command_json));
     let running_json = running.map(|r| {
         json!({
-            "id": format!("{}:{}", s.id(), r.record.seq),
+            "id": format!("{}:{}", r.record.session_id, r.record.seq),
             "command_line": shown_line(r),
             "started_at": r.record.started_at,
         })
@@ -225,6 +254,7 @@ fn terminal_status(config: &Config, args: Args) -> ToolResult {
         "project_root": redacted(config, &project),
         "server_cwd": config.cwd().display().to_string(),
         "last_command": last_json,
+        "last_failure": failure_json,
         "running_command": running_json,
         "nested_shell": nested_json,
         "retry_loop": retry,
@@ -251,15 +281,30 @@ fn terminal_status(config: &Config, args: Args) -> ToolResult {
             visible::line(structured["project_root"].as_str().unwrap_or(""))
         ),
     ];
+    let by = |c: &select::Candidate| match c.record.author() {
+        store::USER => String::new(),
+        a => format!("[{}] ", visible::line(a)),
+    };
     match last {
         Some(l) => lines.push(format!(
-            "last command: {}:{} $ {}  [{}]",
-            s.id(),
+            "last command: {}:{} {}$ {}  [{}]",
+            l.record.session_id,
             l.record.seq,
+            by(l),
             visible::line(&shown_line(l)),
             words::status(ending(l))
         )),
         None => lines.push("last command: none recorded yet".into()),
+    }
+    if let Some(f) = failure {
+        lines.push(format!(
+            "last failure: {}:{} by {} $ {}  [{}]",
+            f.record.session_id,
+            f.record.seq,
+            visible::line(f.record.author()),
+            visible::line(&shown_line(f)),
+            words::status(ending(f))
+        ));
     }
     if let Some(r) = running {
         lines.push(format!(

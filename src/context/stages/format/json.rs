@@ -169,6 +169,8 @@ struct JsonCommand<'a> {
     /// not try, or did.
     #[serde(skip_serializing_if = "Option::is_none")]
     unsplit: Option<&'a str>,
+    /// Who ran it: `user`, an agent's name, an `omnish exec` label.
+    author: &'a str,
     output: Option<String>,
     gaps: Vec<JsonGap>,
     output_lines: usize,
@@ -241,6 +243,7 @@ fn command_json(c: &CommandContext, parts: Parts) -> JsonCommand<'_> {
         nested_in: c.nested_in.as_deref(),
         depth: c.depth,
         unsplit: c.unsplit.as_deref(),
+        author: &c.author,
         output: with_output.then(|| c.output.join("\n")),
         gaps: if with_output {
             c.gaps

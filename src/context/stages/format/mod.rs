@@ -388,10 +388,17 @@ fn output_with_gaps(c: &CommandContext) -> Vec<String> {
 /// The lines of a command line as typed, each shown visibly (tabs kept).
 /// The first line of a command as a prompt shows it: `$ make`, or `alice@web1$ make` when it
 /// ran as another user or on another host than its session ([`CommandContext::elsewhere`]).
+///
+/// A command the user did not type says who ran it first: `[claude-code] $ make`.
 fn prompt_line(c: &CommandContext, first: &str) -> String {
+    let by = if c.author == crate::store::USER {
+        String::new()
+    } else {
+        format!("[{}] ", visible::text(&c.author))
+    };
     match &c.elsewhere {
-        Some(place) => format!("{place}$ {first}"),
-        None => format!("$ {first}"),
+        Some(place) => format!("{by}{place}$ {first}"),
+        None => format!("{by}$ {first}"),
     }
 }
 

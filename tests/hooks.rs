@@ -1,0 +1,233 @@
+//! `omnish hooks` for Claude Code: installed into a settings file holding the user's own hooks
+//! (twice, then uninstalled), and the installed hook run as Claude Code runs it (the command from
+//! the settings file, through `sh -c`, with the JSON its hooks documentation gives on stdin), from
+//! an agent started in a recorded bash and from one outside any terminal. No Claude Code CLI runs
+//! here: it needs its network service to run a tool at all, so the stand-in sends what it sends.
+
+mod common;
+
+use common::*;
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn omnish(home: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(omnish_bin());
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("HOME", home)
+        .env("OMNISH_DATA_DIR", home.join("data"))
+        .current_dir(home)
+        .stdin(Stdio::null());
+    cmd
+}
+
+const USER_SETTINGS: &str = r#"{
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine.sh"}]}],
+    "PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "fmt.sh"}]}]
+  },
+  "permissions": {"allow": ["Bash(ls:*)"]}
+}
+"#;
+
+/// The installed hook's commands for `event`, from the settings file.
+fn installed(settings: &Path, event: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(settings).unwrap()).unwrap();
+    v["hooks"][event]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter(|e| e["matcher"] == "Bash")
+                .flat_map(|e| e["hooks"].as_array().unwrap().clone())
+                .map(|h| h["command"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Runs `command` as Claude Code runs a command hook (`sh -c`, the JSON on stdin), with `env`
+/// added; returns its exit status, stdout and stderr.
+fn run_hook(home: &Path, command: &str, input: &Value, env: &[(&str, &str)]) -> (i32, String) {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", command])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("HOME", home)
+        .env("OMNISH_DATA_DIR", home.join("data"))
+        .env("CLAUDE_PROJECT_DIR", home);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_piped(cmd, &input.to_string());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), said)
+}
+
+fn post_tool_use(session: &str, command: &str, stdout: &str, stderr: &str) -> Value {
+    json!({
+        "session_id": session,
+        "transcript_path": "/home/u/.claude/projects/p/t.jsonl",
+        "cwd": "/home/u/project",
+        "permission_mode": "default",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "Run it"},
+        "tool_use_id": "toolu_01",
+        "tool_response": {"stdout": stdout, "stderr": stderr, "interrupted": false, "isImage": false}
+    })
+}
+
+fn failure(session: &str, command: &str, error: &str) -> Value {
+    json!({
+        "session_id": session,
+        "transcript_path": "/home/u/.claude/projects/p/t.jsonl",
+        "cwd": "/home/u/project",
+        "permission_mode": "default",
+        "hook_event_name": "PostToolUseFailure",
+        "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "Run it"},
+        "tool_use_id": "toolu_02",
+        "error": error,
+        "is_interrupt": false
+    })
+}
+
+#[test]
+fn install_twice_run_as_claude_code_runs_it_then_uninstall() {
+    let mut t = Harness::bash(&[]);
+    t.run("echo typed-by-me");
+    let home = t.home.path().to_path_buf();
+    let settings = home.join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, USER_SETTINGS).unwrap();
+    let status = omnish(&home, &["hooks", "status", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1));
+    for _ in 0..2 {
+        let out = ok_stdout(
+            omnish(&home, &["hooks", "install", "claude-code"])
+                .output()
+                .unwrap(),
+        );
+        assert!(out.contains("installed in"), "{out}");
+    }
+    let once = std::fs::read_to_string(&settings).unwrap();
+    for kept in [
+        r#"{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine.sh"}]}"#,
+        r#"{"matcher": "Write", "hooks": [{"type": "command", "command": "fmt.sh"}]}"#,
+        r#"  "permissions": {"allow": ["Bash(ls:*)"]}"#,
+    ] {
+        assert!(once.contains(kept), "{kept} lost:\n{once}");
+    }
+    let post = installed(&settings, "PostToolUse");
+    let fail = installed(&settings, "PostToolUseFailure");
+    assert_eq!((post.len(), fail.len()), (1, 1), "once each:\n{once}");
+    ok_stdout(
+        omnish(&home, &["hooks", "status", "claude-code"])
+            .output()
+            .unwrap(),
+    );
+
+    // The agent runs in the recorded terminal: its commands go with that terminal's.
+    let id = omnish::store::dir_id(&t.session_dir());
+    let inside = [("OMNISH_SESSION_ID", id.as_str())];
+    let (code, said) = run_hook(
+        &home,
+        &post[0],
+        &post_tool_use(
+            "agent-1",
+            "cargo build",
+            "Compiling x\nFinished",
+            "warning: unused",
+        ),
+        &inside,
+    );
+    assert_eq!((code, said.as_str()), (0, ""));
+    let (code, said) = run_hook(
+        &home,
+        &fail[0],
+        &failure(
+            "agent-1",
+            "cargo test",
+            "Exit code 101\ntest it_works ... FAILED",
+        ),
+        &inside,
+    );
+    assert_eq!((code, said.as_str()), (0, ""));
+    // Outside any terminal: a session of the agent's session.
+    let (code, said) = run_hook(
+        &home,
+        &post[0],
+        &post_tool_use("agent-2", "ls", "a", ""),
+        &[],
+    );
+    assert_eq!((code, said.as_str()), (0, ""));
+    // Whatever goes wrong: exit 0, nothing said.
+    for bad in [
+        json!("not an object"),
+        json!({"tool_name": "Bash"}),
+        json!([1, 2]),
+    ] {
+        assert_eq!(run_hook(&home, &post[0], &bad, &inside), (0, String::new()));
+    }
+    let ctx = ok_stdout(
+        omnish(&home, &["context", "--session", &id, "--recent", "5"])
+            .output()
+            .unwrap(),
+    );
+    let at = |s: &str| ctx.find(s).unwrap_or_else(|| panic!("{s} missing:\n{ctx}"));
+    assert!(
+        at("$ echo typed-by-me") < at("[claude-code] $ cargo build"),
+        "{ctx}"
+    );
+    assert!(
+        ctx.contains("Compiling x\nFinished\nwarning: unused\n\n[claude-code] $ cargo test"),
+        "{ctx}"
+    );
+    assert!(at("[claude-code] $ cargo build") < at("[claude-code] $ cargo test"));
+    assert!(
+        ctx.contains("test it_works ... FAILED\n[exit 101]"),
+        "{ctx}"
+    );
+    assert!(
+        !ctx.contains("$ ls"),
+        "the other agent's session is its own:\n{ctx}"
+    );
+    let user = ok_stdout(
+        omnish(&home, &["context", "--session", &id, "--author", "user"])
+            .output()
+            .unwrap(),
+    );
+    assert!(!user.contains("cargo"), "{user}");
+    let all = ok_stdout(
+        omnish(
+            &home,
+            &["context", "--session", "all", "--author", "claude-code"],
+        )
+        .output()
+        .unwrap(),
+    );
+    assert!(all.contains("[claude-code] $ ls\na\n"), "{all}");
+
+    let out = ok_stdout(
+        omnish(&home, &["hooks", "uninstall", "claude-code"])
+            .output()
+            .unwrap(),
+    );
+    assert!(out.contains("removed from"), "{out}");
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let before: Value = serde_json::from_str(USER_SETTINGS).unwrap();
+    assert_eq!(after, before);
+    let status = omnish(&home, &["hooks", "status", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1));
+}
