@@ -288,3 +288,45 @@ fn outputs_read_in_parallel_stay_with_their_commands() {
         text
     );
 }
+
+/// A secret cut by the line cap (4,096 chars: the first and last 2,048 are kept) is left out
+/// with the middle: the piece before the cut is no shape the redactor knows, so showing it
+/// would show part of a secret. And a width cut never goes through a `[REDACTED:…]` marker.
+#[test]
+fn a_secret_cut_by_the_line_cap_shows_no_piece() {
+    let mut h = Harness::bash(&[]);
+    // The token starts 2,041 chars in and crosses the cut at 2,048.
+    let body = "Zq9X".repeat(9);
+    h.run(&format!(
+        "printf '%s ghp_%s %s\\n' \"$(head -c 2040 /dev/zero | tr '\\0' a)\" {body} \"$(head -c 5000 /dev/zero | tr '\\0' b)\"; echo end-of-it"
+    ));
+    // search shows lines past the cap as their head and tail.
+    let out = h.omnish(&["search", "-F", "aaaa"]);
+    let found = String::from_utf8_lossy(&out.stdout);
+    let line = found.lines().find(|l| l.contains("aaaa")).unwrap();
+    assert!(
+        // 7,082 chars: 4,096 kept less the token's 7 chars before the cut.
+        line.contains(&format!(
+            "{} …[2993 chars omitted]…{}",
+            "a".repeat(40),
+            "b".repeat(40)
+        )),
+        "{}",
+        &line[line.len() - 200..]
+    );
+    // (The command line holds `ghp_%s`, the printf format; the output line, no piece of it.)
+    assert!(!line.contains("ghp_") && !found.contains("Zq9X"), "{found}");
+    // A width whose cut falls inside the token's marker leaves the marker out whole.
+    let text = stdout_ok(&context(&h, &["--last", "--max-line-width", "4090"]));
+    let line = text.lines().find(|l| l.starts_with("aaaa")).unwrap();
+    assert!(
+        line.contains(&format!("{} …[", "a".repeat(40))),
+        "{}",
+        &line[2000..2100]
+    );
+    assert!(
+        !line.contains("[REDACT…") && !text.contains("Zq9X"),
+        "{}",
+        &line[2000..2100]
+    );
+}

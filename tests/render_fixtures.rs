@@ -15,7 +15,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use omnish::term::render::{FULL_SCREEN_NOTE, Line, LineSink, Renderer, Screens, render};
+use omnish::term::render::{
+    FULL_SCREEN_NOTE, Line, LineSink, Renderer, Screens, clip_whole, render,
+};
 use unicode_width::UnicodeWidthChar;
 
 const COLS: u16 = 120;
@@ -117,17 +119,9 @@ fn streamed(raw: &[u8], chunk: usize, cap: Option<usize>) -> Vec<Streamed> {
 
 /// A line of `finish()` as a renderer with `cap` hands it over.
 fn clip(line: &str, cap: Option<usize>) -> Streamed {
-    let n = line.chars().count();
     match cap {
-        Some(cap) if n > cap => {
-            let half = cap / 2;
-            (
-                line.chars().take(half).collect(),
-                (n - 2 * half) as u64,
-                line.chars().skip(n - half).collect(),
-            )
-        }
-        _ => (line.to_string(), 0, String::new()),
+        Some(cap) => clip_whole(line, cap),
+        None => (line.to_string(), 0, String::new()),
     }
 }
 

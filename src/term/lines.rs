@@ -36,6 +36,19 @@ pub(crate) struct Clipped {
     tail: String,
     tail_chars: usize,
     total: u64,
+    /// Whether the char after the head is not blank (`None`: nothing went past the head yet).
+    after_head_word: Option<bool>,
+    /// Whether the last char dropped from the front of the tail window is not blank (`None`:
+    /// none was; unknown counts as not blank).
+    before_tail_word: Option<bool>,
+}
+
+/// At most this many chars of a word cut by the line cap are left out with it (see
+/// [`Clipped::emit`]); a longer word keeps its cut piece.
+pub(crate) const CUT_WORD_SLACK: usize = 256;
+
+fn word_char(c: char) -> bool {
+    !c.is_whitespace()
 }
 
 impl Clipped {
@@ -57,6 +70,8 @@ impl Clipped {
         self.tail.clear();
         self.tail_chars = 0;
         self.total = 0;
+        self.after_head_word = None;
+        self.before_tail_word = None;
     }
 
     fn push_str(&mut self, s: &str) {
@@ -80,6 +95,9 @@ impl Clipped {
             rest = &s[at..];
             rest_n = n - room;
         }
+        if self.after_head_word.is_none() {
+            self.after_head_word = rest.chars().next().map(word_char);
+        }
         self.tail.push_str(rest);
         self.tail_chars += rest_n;
         if self.tail_chars > 2 * self.t {
@@ -89,6 +107,7 @@ impl Clipped {
                 .char_indices()
                 .nth(drop)
                 .map_or(self.tail.len(), |(i, _)| i);
+            self.before_tail_word = self.tail[..at].chars().next_back().map(word_char);
             self.tail.drain(..at);
             self.tail_chars -= drop;
         }
@@ -104,6 +123,9 @@ impl Clipped {
             self.total += other.total - kept;
             self.tail.clear();
             self.tail_chars = 0;
+            // What was next to the cuts is not known any more: taken as part of a word.
+            self.after_head_word.get_or_insert(true);
+            self.before_tail_word = Some(true);
         }
         self.push_str(&other.tail);
     }
@@ -129,14 +151,98 @@ impl Clipped {
                     .nth(keep - 1)
                     .map_or(0, |(i, _)| i)
             };
+            // A word cut by the cap (a token, a password) is left out with what is omitted,
+            // up to `CUT_WORD_SLACK` chars: the redactor, which sees only what is kept, could
+            // not tell a piece of a secret from a word.
+            let before_tail = match self.tail[..at].chars().next_back() {
+                Some(c) => word_char(c),
+                None => self
+                    .before_tail_word
+                    .unwrap_or_else(|| self.head.chars().next_back().is_some_and(word_char)),
+            };
+            let (head, head_cut) = if self.after_head_word == Some(true) {
+                trim_word_end(&self.head)
+            } else {
+                (self.head.as_str(), 0)
+            };
+            let (tail, tail_cut) = if before_tail {
+                trim_word_start(&self.tail[at..])
+            } else {
+                (&self.tail[at..], 0)
+            };
             sink.line(Line {
-                head: &self.head,
-                omitted: self.total - 2 * keep as u64,
-                tail: &self.tail[at..],
+                head,
+                omitted: self.total - 2 * keep as u64 + (head_cut + tail_cut) as u64,
+                tail,
             });
         }
         self.clear();
     }
+}
+
+/// What a renderer with line cap `cap` hands over for the whole line `line`: the line itself
+/// within the cap, else its first and last `cap / 2` chars, a word cut at either edge left out
+/// with the middle (up to `CUT_WORD_SLACK` chars). The streaming `Clipped` gives the same
+/// without holding the line; tests compare the two.
+pub fn clip_whole(line: &str, cap: usize) -> (String, u64, String) {
+    let chars: Vec<char> = line.chars().collect();
+    let n = chars.len();
+    if n <= cap {
+        return (line.to_string(), 0, String::new());
+    }
+    let half = cap / 2;
+    let head: String = chars[..half].iter().collect();
+    let tail: String = chars[n - half..].iter().collect();
+    let (head, head_cut) = if chars.get(half).is_some_and(|&c| word_char(c)) {
+        trim_word_end(&head)
+    } else {
+        (head.as_str(), 0)
+    };
+    let before_tail = match (n - half).checked_sub(1) {
+        Some(i) => word_char(chars[i]),
+        None => false,
+    };
+    let (tail, tail_cut) = if before_tail {
+        trim_word_start(&tail)
+    } else {
+        (tail.as_str(), 0)
+    };
+    (
+        head.to_string(),
+        (n - 2 * half + head_cut + tail_cut) as u64,
+        tail.to_string(),
+    )
+}
+
+/// `head` without the piece of a word at its end (when a blank comes within
+/// [`CUT_WORD_SLACK`] chars of the end), and how many chars that left out.
+fn trim_word_end(head: &str) -> (&str, usize) {
+    let mut n = 0;
+    for (i, c) in head.char_indices().rev() {
+        if !word_char(c) {
+            return (&head[..i + c.len_utf8()], n);
+        }
+        n += 1;
+        if n > CUT_WORD_SLACK {
+            break;
+        }
+    }
+    (head, 0)
+}
+
+/// `tail` without the piece of a word at its start, as [`trim_word_end`].
+fn trim_word_start(tail: &str) -> (&str, usize) {
+    let mut n = 0;
+    for (i, c) in tail.char_indices() {
+        if !word_char(c) {
+            return (&tail[i..], n);
+        }
+        n += 1;
+        if n > CUT_WORD_SLACK {
+            break;
+        }
+    }
+    (tail, 0)
 }
 
 /// Where rows leaving the screen go: the line being assembled from wrapped rows, and the
@@ -374,5 +480,41 @@ mod tests {
                 assert_eq!(g.0[0], clip(cap, &["xy", &text]), "cap {cap} n {n}");
             }
         }
+    }
+
+    /// A secret cut by the cap would be shown as a piece the redactor cannot recognise: the
+    /// piece is left out with the middle, and the count says so.
+    #[test]
+    fn a_word_cut_by_the_cap_is_left_out_whole() {
+        let token = format!("ghp_{}", "Zq9X".repeat(9));
+        let line = format!("{} {token} {}", "a".repeat(90), "b".repeat(300));
+        let (head, omitted, tail) = clip(200, &[&line]);
+        // The head ends in the token's first chars: they go.
+        assert_eq!(head, format!("{} ", "a".repeat(90)));
+        assert_eq!(tail, "b".repeat(100));
+        let total = line.chars().count() as u64;
+        assert_eq!(head.chars().count() as u64 + omitted + 100, total);
+
+        let line = format!("{} {token} {}", "c".repeat(300), "d".repeat(80));
+        let (head, _, tail) = clip(200, &[&line]);
+        assert_eq!(head, "c".repeat(100));
+        // The tail starts inside the token: its piece goes.
+        assert_eq!(tail, format!(" {}", "d".repeat(80)));
+
+        // Pushed in small pieces, the same.
+        let pieces: Vec<String> = line.chars().map(String::from).collect();
+        let refs: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        assert_eq!(clip(200, &refs), clip(200, &[&line]));
+    }
+
+    #[test]
+    fn a_word_longer_than_the_slack_keeps_its_pieces() {
+        let line = "x".repeat(10_000);
+        assert_eq!(clip(100, &[&line]), ("x".repeat(50), 9_900, "x".repeat(50)));
+        // Blanks at the cut: nothing to leave out.
+        let line = format!("{} {}", "a ".repeat(100), " b".repeat(100));
+        let (head, omitted, tail) = clip(100, &[&line]);
+        assert_eq!((head.chars().count(), tail.chars().count()), (50, 50));
+        assert_eq!(omitted, line.chars().count() as u64 - 100);
     }
 }

@@ -114,7 +114,7 @@ use vte::{Params, Parser, Perform};
 
 use super::lines::Lines;
 // The streaming API hands out the line assembly's lines: its callers name them from here.
-pub use super::lines::{Line, LineSink};
+pub use super::lines::{Line, LineSink, clip_whole};
 
 /// The sink behind [`Renderer::feed`]/[`Renderer::finish`]: collects every line.
 #[derive(Default)]
@@ -2414,14 +2414,7 @@ mod tests {
 
     /// What a line of `finish()` becomes under `cap`.
     fn clip_line(line: &str, cap: usize) -> (String, u64, String) {
-        let n = line.chars().count();
-        if n <= cap {
-            return (line.to_string(), 0, String::new());
-        }
-        let half = cap / 2;
-        let head: String = line.chars().take(half).collect();
-        let tail: String = line.chars().skip(n - half).collect();
-        (head, (n - 2 * half) as u64, tail)
+        clip_whole(line, cap)
     }
 
     /// Byte soup with long auto-wrapped lines, blank runs, CRs, clears and the alternate screen.

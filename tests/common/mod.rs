@@ -795,8 +795,14 @@ impl Harness {
     /// `omnish context ARGS` on this harness's store, from a second terminal (not inside the
     /// recorded shell).
     pub fn context(&self, args: &[&str]) -> std::process::Output {
+        let mut all = vec!["context"];
+        all.extend_from_slice(args);
+        self.omnish(&all)
+    }
+
+    /// `omnish ARGS` on this harness's store, from a second terminal.
+    pub fn omnish(&self, args: &[&str]) -> std::process::Output {
         std::process::Command::new(omnish_bin())
-            .arg("context")
             .args(args)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap())

@@ -46,7 +46,7 @@ pub(crate) const ERROR_LINES: usize = 256;
 pub(crate) const LINE_CAP: usize = 4096;
 /// Bump when the renderer or the digest changes what it produces: cached digests of another
 /// version are rebuilt.
-pub(crate) const DIGEST_VERSION: u32 = 3;
+pub(crate) const DIGEST_VERSION: u32 = 4;
 
 /// Output bytes looked at before deciding that an output is binary.
 const BINARY_PROBE: u64 = 64 * 1024;

@@ -159,13 +159,57 @@ pub(crate) fn shorten(head: &str, omitted: u64, tail: &str, width: usize) -> Str
         .char_indices()
         .nth(t_len - b)
         .map_or(t_src.len(), |(i, _)| i);
-    let left_out = total - a as u64 - b as u64;
+    // Never through a `[REDACTED:…]` marker: what is kept of one side is whole markers.
+    let h_end = marker_around(h_src, h_end).map_or(h_end, |m| m.start);
+    let t_start = marker_around(t_src, t_start).map_or(t_start, |m| m.end);
+    let kept = (h_src[..h_end].chars().count() + t_src[t_start..].chars().count()) as u64;
     format!(
         "{}{}{}",
         &h_src[..h_end],
-        omitted_chars_marker(left_out),
+        omitted_chars_marker(total - kept),
         &t_src[t_start..]
     )
+}
+
+/// Where a `[REDACTED:…]` marker of `text` spans byte `at` (strictly inside it), its range.
+pub(crate) fn marker_around(text: &str, at: usize) -> Option<std::ops::Range<usize>> {
+    const OPEN: &str = "[REDACTED:";
+    // A marker is short: look back no further than the longest one could reach.
+    let from = at.saturating_sub(64);
+    let from = (from..=at)
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(at);
+    // Up to where a marker opened just before `at` could still be spelling its opening.
+    let to = (at + OPEN.len()).min(text.len());
+    let to = (to..=text.len())
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(text.len());
+    let start = from + text[from..to].rfind(OPEN)?;
+    let end = start + text[start..].find(']')? + 1;
+    let name = &text[start + OPEN.len()..end - 1];
+    let is_marker = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    (is_marker && end > at && start < at).then_some(start..end)
+}
+
+/// The first `n` chars of `text`, ending before a marker the cut would go through.
+pub(crate) fn first_chars(text: &str, n: usize) -> &str {
+    let at = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+    let at = marker_around(text, at).map_or(at, |m| m.start);
+    &text[..at]
+}
+
+/// The last `n` chars of `text`, starting after a marker the cut would go through.
+pub(crate) fn last_chars(text: &str, n: usize) -> &str {
+    let total = text.chars().count();
+    let at = text
+        .char_indices()
+        .nth(total.saturating_sub(n))
+        .map_or(text.len(), |(i, _)| i);
+    let at = marker_around(text, at).map_or(at, |m| m.end);
+    &text[at..]
 }
 
 /// Keeps only `output[i]` for `i` in `keep` (ascending), merging the removed lines into gaps.
@@ -487,6 +531,31 @@ mod tests {
         assert_eq!(gaps_of(&[3], 5), [(0, 3), (1, 1)]);
         assert_eq!(gaps_of(&[0, 1, 2], 3), []);
         assert_eq!(gaps_of(&[], 4), [(0, 4)]);
+    }
+
+    #[test]
+    fn shortening_never_cuts_through_a_marker() {
+        let line = format!(
+            "{} [REDACTED:github-token] {}",
+            "a".repeat(40),
+            "b".repeat(40)
+        );
+        // Both cuts (45 chars from each end) fall inside the marker: it goes whole.
+        assert_eq!(
+            shorten(&line, 0, "", 90),
+            format!("{} …[23 chars omitted]… {}", "a".repeat(40), "b".repeat(40))
+        );
+        // The tail's cut inside a marker: the tail starts after it; the count adds up.
+        let line = format!("{}[REDACTED:token]{}", "c".repeat(60), "d".repeat(5));
+        assert_eq!(
+            shorten(&line, 0, "", 40),
+            format!("{}…[56 chars omitted]…ddddd", "c".repeat(20))
+        );
+        // Head and tail given apart (a line past the cap), the same.
+        assert_eq!(
+            shorten("xx [REDACTED:jwt] yy", 100, "zz", 8),
+            "xx …[117 chars omitted]…zz"
+        );
     }
 
     #[test]

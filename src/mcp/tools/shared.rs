@@ -116,36 +116,11 @@ pub(super) fn redacted_line(config: &Config, line: &str, cap: usize) -> String {
     let head = redacted(config, &head_window);
     let tail = redacted(config, &tail_window);
     crate::context::stages::truncate::shorten(
-        first_chars(&head, keep),
+        crate::context::stages::truncate::first_chars(&head, keep),
         (n - cap) as u64,
-        last_chars(&tail, cap - keep),
+        crate::context::stages::truncate::last_chars(&tail, cap - keep),
         cap,
     )
-}
-
-/// Where a `[REDACTED:...]` marker of `text` spans byte `at`, its range.
-fn marker_around(text: &str, at: usize) -> Option<std::ops::Range<usize>> {
-    let start = text[..at].rfind("[REDACTED:")?;
-    let end = start + text[start..].find(']')? + 1;
-    (end > at).then_some(start..end)
-}
-
-/// The first `n` chars of `text`, ending before a marker the cut would go through.
-fn first_chars(text: &str, n: usize) -> &str {
-    let at = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
-    let at = marker_around(text, at).map_or(at, |m| m.start);
-    &text[..at]
-}
-
-/// The last `n` chars of `text`, starting after a marker the cut would go through.
-fn last_chars(text: &str, n: usize) -> &str {
-    let total = text.chars().count();
-    let at = text
-        .char_indices()
-        .nth(total.saturating_sub(n))
-        .map_or(text.len(), |(i, _)| i);
-    let at = marker_around(text, at).map_or(at, |m| m.end);
-    &text[at..]
 }
 
 /// `line` for a one-line summary: newlines shown as ` ⏎ `, at most [`SHORT_LINE`] chars kept
