@@ -181,12 +181,8 @@ fn private_lines_and_private_mode() {
 
 /// Every file of the session, as text.
 fn session_text(h: &Harness) -> String {
-    let mut all = String::new();
-    for f in std::fs::read_dir(h.session_dir()).unwrap() {
-        let bytes = std::fs::read(f.unwrap().path()).unwrap();
-        all += &String::from_utf8_lossy(&bytes);
-    }
-    all
+    // Tolerates `meta.json`'s temporary file vanishing between the listing and the read.
+    common::session_text(&h.session_dir())
 }
 
 #[test]

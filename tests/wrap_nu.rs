@@ -49,21 +49,10 @@ fn token(h: &Harness) -> String {
         .to_string()
 }
 
-/// Every byte omnish stored for the session.
+/// Every byte omnish stored for the session (`common::session_text`: a file the recorder
+/// replaces meanwhile, `meta.json` through a temporary file, is passed over, not an error).
 fn stored(h: &Harness) -> Vec<u8> {
-    let mut all = Vec::new();
-    let mut dirs = vec![h.session_dir()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else {
-                all.extend(std::fs::read(p).unwrap());
-            }
-        }
-    }
-    all
+    session_text(&h.session_dir()).into_bytes()
 }
 
 /// A record's output without the escape sequences nushell writes around every command (its own
