@@ -209,12 +209,7 @@ fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
         ));
     }
     let mut outcome = Outcome::default();
-    let sessions = select::sessions(
-        &req.data_root,
-        &req.selection.sessions,
-        req.current_session.as_deref(),
-        &mut outcome.warnings,
-    )?;
+    let sessions = req.sessions(&mut outcome.warnings)?;
     let group_sessions = req.selection.sessions == SessionChoice::All;
     let picked = pick(req, &sessions, &mut outcome)?;
     if picked.is_empty() {

@@ -79,6 +79,21 @@ pub(crate) struct Request {
     pub screens: crate::term::render::Screens,
 }
 
+impl Request {
+    /// The sessions this request reads, the current one last (see [`select::sessions`]).
+    pub(crate) fn sessions(
+        &self,
+        warnings: &mut Vec<String>,
+    ) -> anyhow::Result<Vec<select::Session>> {
+        select::sessions(
+            &self.data_root,
+            &self.selection.sessions,
+            self.current_session.as_deref(),
+            warnings,
+        )
+    }
+}
+
 /// Where a front end runs, gathered once per process (the command line's `Setup`, the MCP
 /// server's start): nothing in the library reads the environment itself.
 #[derive(Debug, Clone)]

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use crate::context::model::CommandContext;
 use crate::context::stages::format::Format;
 use crate::context::stages::redact::{self, Redactor};
-use crate::context::stages::select::{self, Candidate};
+use crate::context::stages::select::Candidate;
 use crate::context::{Outcome, Request};
 use crate::error::Result;
 
@@ -68,12 +68,7 @@ pub(crate) fn export(req: &Request, format: ExportFormat, out: &mut dyn Write) -
 /// redactor.
 fn selected(req: &Request) -> Result<(Outcome, Vec<Item>)> {
     let mut outcome = Outcome::default();
-    let sessions = select::sessions(
-        &req.data_root,
-        &req.selection.sessions,
-        req.current_session.as_deref(),
-        &mut outcome.warnings,
-    )?;
+    let sessions = req.sessions(&mut outcome.warnings)?;
     let picked = super::pick(req, &sessions, &mut outcome)?;
     if picked.is_empty() {
         return Ok((outcome, Vec::new()));

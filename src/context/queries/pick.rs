@@ -8,7 +8,7 @@
 use crate::context::model::Parts;
 use crate::context::stages::read;
 use crate::context::stages::redact;
-use crate::context::stages::select::{self, Candidate};
+use crate::context::stages::select::Candidate;
 use crate::context::words::{self, Ending};
 use crate::context::{Outcome, Request};
 use crate::error::Result;
@@ -35,12 +35,7 @@ pub(crate) struct Entry {
 /// `outcome.nothing_matched` says when there are none.
 pub(crate) fn list(req: &Request, tail_lines: usize) -> Result<(Vec<Entry>, Outcome)> {
     let mut outcome = Outcome::default();
-    let sessions = select::sessions(
-        &req.data_root,
-        &req.selection.sessions,
-        req.current_session.as_deref(),
-        &mut outcome.warnings,
-    )?;
+    let sessions = req.sessions(&mut outcome.warnings)?;
     let picked = crate::context::pick(req, &sessions, &mut outcome)?;
     let outputs = tail_lines > 0 && req.parts != Parts::CommandsOnly;
     let (redactors, _) = match req.redact {

@@ -110,8 +110,8 @@ pub(crate) fn matcher(req: &SearchRequest) -> anyhow::Result<RegexMatcher> {
         })
 }
 
-/// Runs the search, writing hits to `out` as they are found.
-pub(crate) fn search(req: &SearchRequest, out: &mut dyn Write) -> anyhow::Result<SearchOutcome> {
+/// The matcher, an outcome holding the sessions' warnings, and the sessions a search reads.
+fn start(req: &SearchRequest) -> anyhow::Result<(RegexMatcher, SearchOutcome, Vec<Session>)> {
     let matcher = matcher(req)?;
     let mut outcome = SearchOutcome::default();
     let sessions = select::sessions(
@@ -120,6 +120,12 @@ pub(crate) fn search(req: &SearchRequest, out: &mut dyn Write) -> anyhow::Result
         req.current_session.as_deref(),
         &mut outcome.warnings,
     )?;
+    Ok((matcher, outcome, sessions))
+}
+
+/// Runs the search, writing hits to `out` as they are found.
+pub(crate) fn search(req: &SearchRequest, out: &mut dyn Write) -> anyhow::Result<SearchOutcome> {
+    let (matcher, mut outcome, sessions) = start(req)?;
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .before_context(req.context)
@@ -163,14 +169,7 @@ pub(crate) struct HitId {
 /// with the number of commands found, never with what matched in their output. `req.format`,
 /// `context` and `color` are not used.
 pub(crate) fn search_ids(req: &SearchRequest) -> anyhow::Result<(Vec<HitId>, SearchOutcome)> {
-    let matcher = matcher(req)?;
-    let mut outcome = SearchOutcome::default();
-    let sessions = select::sessions(
-        &req.data_root,
-        &req.selection.sessions,
-        req.current_session.as_deref(),
-        &mut outcome.warnings,
-    )?;
+    let (matcher, mut outcome, sessions) = start(req)?;
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .bom_sniffing(false)
