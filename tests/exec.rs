@@ -461,6 +461,18 @@ fn authors_in_every_front_end_and_in_mcp() {
     );
     let md = ctx(&["--author", "bot", "--format", "markdown"]);
     assert!(md.contains("[bot] $ sh -c"), "{md}");
+    // export: the selection's --author, and who ran it said beside where and how it ended.
+    let exported = ok_stdout(output(omnish(&home, &["export", "--author", "agents"])));
+    let said = |who: &str, end: &str| {
+        exported
+            .lines()
+            .any(|l| l.contains(&format!("· by `{who}` ·")) && l.contains(end))
+    };
+    assert!(
+        said("bot", "· exit 4 ·") && said("exec", "· exit 0 ·"),
+        "{exported}"
+    );
+    assert!(!exported.contains("typed-by-me"), "{exported}");
     let json: Value = serde_json::from_str(&ctx(&["--format", "json"])).unwrap();
     let authors: Vec<&str> = json["commands"]
         .as_array()

@@ -75,6 +75,9 @@ pub(super) fn write(items: &[Item], out: &mut dyn Write) -> Result<()> {
         if let Some(place) = &ctx.elsewhere {
             facts.push(format!("on {}", visible::line(place)));
         }
+        if ctx.author != crate::store::USER {
+            facts.push(format!("by {}", visible::line(&ctx.author)));
+        }
         facts.push(status(ctx));
         facts.push(utc(ctx.started_at));
         if let Some(t) = took(ctx) {

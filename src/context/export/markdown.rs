@@ -48,6 +48,9 @@ pub(super) fn write(req: &Request, items: &[Item], out: &mut dyn Write) -> Resul
         if let Some(place) = &ctx.elsewhere {
             facts.push(format!("on {}", code_span(&visible::line(place))));
         }
+        if ctx.author != crate::store::USER {
+            facts.push(format!("by {}", code_span(&visible::line(&ctx.author))));
+        }
         if sessions.len() > 1 {
             facts.push(format!(
                 "session {}",
