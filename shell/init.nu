@@ -6,6 +6,7 @@
 #   ask   the keybinding for `omnish ask` ({modifier, keycode}, from keys.ask)
 #   fix   the keybinding for `omnish fix`
 #   pause the keybinding for `omnish pause --toggle`, or null for none
+#   pick  the keybinding for `omnish ask --pick`, or null for none
 #   wrap  true to replace this shell with a recorded one: omnish found this terminal can be
 #         recorded, is not recorded yet and was not wrapped from here before
 #   tty   this terminal, remembered so the recorded shell is started once
@@ -33,6 +34,13 @@ def __omnish_fix_key [bin: string] {
 def __omnish_pause_key [bin: string] {
     print ""
     try { null | ^$bin pause --toggle } catch { }
+}
+
+# Lists recent commands to pick (fzf, else a numbered list; both read the terminal themselves)
+# and asks about those picked; Esc picks nothing and asks nothing.
+def __omnish_pick_key [bin: string] {
+    print ""
+    try { null | ^$bin ask --pick } catch { }
 }
 
 def --env __omnish_init [init: record] {
@@ -82,6 +90,15 @@ def --env __omnish_init [init: record] {
             keycode: $init.pause.keycode
             mode: $modes
             event: {send: executehostcommand, cmd: $"__omnish_pause_key ($bin)"}
+        })
+    }
+    if $init.pick? != null {
+        $env.config.keybindings = ($env.config.keybindings | append {
+            name: omnish_pick
+            modifier: $init.pick.modifier
+            keycode: $init.pick.keycode
+            mode: $modes
+            event: {send: executehostcommand, cmd: $"__omnish_pick_key ($bin)"}
         })
     }
 }

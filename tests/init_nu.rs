@@ -130,7 +130,7 @@ fn default_keys_shadow_nothing_in_nushell() {
         "{bound}"
     );
     assert!(bound.contains("alt) char('b')"), "{bound}");
-    for (modifier, key) in [("alt", 'a'), ("alt", 'x'), ("alt", 'p')] {
+    for (modifier, key) in [("alt", 'a'), ("alt", 'x'), ("alt", 'p'), ("alt", 'k')] {
         assert!(
             !bound.contains(&format!("{modifier}) char('{key}')"))
                 && !bound.contains(&format!("{modifier} char_{key}")),
@@ -280,6 +280,24 @@ fn keys_in_a_wrapped_nu_under_tmux() {
         .output()
         .unwrap();
     assert!(!text(&out.stdout).contains("paused-by-key-zq"));
+
+    // The pick key (Alt-k): fzf lists the commands; the one picked is asked about.
+    if !require("fzf") {
+        return;
+    }
+    std::fs::remove_file(h.join("prompt.txt")).unwrap();
+    t.wait("the prompt", |_| t.last_line() == "READY>");
+    t.keys(&["M-k"]);
+    t.wait("fzf's list", |s| s.contains("omnish pick>"));
+    t.type_text("still-fine");
+    t.wait("the list narrowed", |s| !s.contains("resumed-by-key  ["));
+    t.keys(&["Enter"]);
+    t.wait("the answer", |_| {
+        std::fs::read_to_string(h.join("prompt.txt")).is_ok_and(|p| p.contains("print still-fine"))
+    });
+    let prompt = std::fs::read_to_string(h.join("prompt.txt")).unwrap();
+    assert!(!prompt.contains("resumed-by-key"), "{prompt}");
+    t.wait("the prompt after the answer", |_| t.last_line() == "READY>");
 }
 
 #[test]

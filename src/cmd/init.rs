@@ -118,10 +118,16 @@ impl Run for InitArgs {
             let (ask, ask_why) = nu::key_for("ask", ask_key);
             let (fix, fix_why) = nu::key_for("fix", fix_key);
             let (pause, pause_why) = nu::key_for("pause", cfg.str("keys.pause"));
-            // The pause key gives way to the other two.
+            // The pause key gives way to the other two, the pick key to the three.
             let pause = (pause != ask && pause != fix).then_some(pause);
+            let (pick, pick_why) = nu::key_for("pick", cfg.str("keys.pick"));
+            let pick =
+                (pick != ask && pick != fix && Some(&pick) != pause.as_ref()).then_some(pick);
             if !recorded_here {
-                for line in [ask_why, fix_why, pause_why].into_iter().flatten() {
+                for line in [ask_why, fix_why, pause_why, pick_why]
+                    .into_iter()
+                    .flatten()
+                {
                     eprintln!("{line}");
                 }
             }
@@ -130,6 +136,7 @@ impl Run for InitArgs {
                 &ask,
                 &fix,
                 pause.as_ref(),
+                pick.as_ref(),
                 wrap,
                 tty.as_deref(),
                 self.wrap,

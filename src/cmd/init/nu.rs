@@ -8,7 +8,7 @@
 //! ```
 //!
 //! The keys: reedline binds one key with modifiers, not a sequence such as readline's `\C-xa`,
-//! so the readline defaults become Alt-a (ask), Alt-x (fix) and Alt-p (pause), which neither
+//! so the readline defaults become Alt-a (ask), Alt-x (fix), Alt-p (pause) and Alt-k (pick), which neither
 //! reedline's emacs and vi-insert keymaps nor nushell's default config bind. A configured key that is one key
 //! (`\ea`, `\M-a`, `\C-g`, `\e\C-a`) is translated; any other gets one line and the default.
 
@@ -16,11 +16,12 @@ use std::path::Path;
 
 const INIT: &str = include_str!("../../../shell/init.nu");
 
-/// nushell's keys for the readline defaults of keys.ask, keys.fix and keys.pause.
-const DEFAULTS: [(&str, &str, &str); 3] = [
+/// nushell's keys for the readline defaults of keys.ask, keys.fix, keys.pause and keys.pick.
+const DEFAULTS: [(&str, &str, &str); 4] = [
     (r"\C-xa", "alt", "a"),
     (r"\C-xf", "alt", "x"),
     (r"\C-xp", "alt", "p"),
+    (r"\C-xk", "alt", "k"),
 ];
 
 /// A keybinding: reedline's modifier name and the key (`a`, `f1`).
@@ -103,13 +104,14 @@ pub(crate) fn translate(readline: &str) -> Option<Key> {
     })
 }
 
-/// The keybinding for `configured` (keys.ask, keys.fix or keys.pause, `which` being `ask`,
-/// `fix` or `pause`), and the line to say when it cannot be bound.
+/// The keybinding for `configured` (keys.ask, keys.fix, keys.pause or keys.pick, `which`
+/// being `ask`, `fix`, `pause` or `pick`), and the line to say when it cannot be bound.
 pub(crate) fn key_for(which: &str, configured: &str) -> (Key, Option<String>) {
     let (default_readline, modifier, key) = match which {
         "ask" => DEFAULTS[0],
         "fix" => DEFAULTS[1],
-        _ => DEFAULTS[2],
+        "pause" => DEFAULTS[2],
+        _ => DEFAULTS[3],
     };
     let default = Key {
         modifier: modifier.into(),
@@ -137,6 +139,7 @@ pub(crate) fn snippet(
     ask: &Key,
     fix: &Key,
     pause: Option<&Key>,
+    pick: Option<&Key>,
     wrap: bool,
     tty: Option<&str>,
     with_wrap: bool,
@@ -156,11 +159,12 @@ pub(crate) fn snippet(
     let keyrec = |k: &Key| format!("{{modifier: {}, keycode: {}}}", k.modifier, k.keycode());
     text += INIT;
     text += &format!(
-        "__omnish_init {{bin: {}, ask: {}, fix: {}, pause: {}, wrap: {wrap}, tty: {}}}\n",
+        "__omnish_init {{bin: {}, ask: {}, fix: {}, pause: {}, pick: {}, wrap: {wrap}, tty: {}}}\n",
         q(&bin.to_string_lossy()),
         keyrec(ask),
         keyrec(fix),
         pause.map_or_else(|| "null".to_string(), keyrec),
+        pick.map_or_else(|| "null".to_string(), keyrec),
         q(tty.unwrap_or("")),
     );
     text
@@ -195,6 +199,7 @@ mod tests {
         assert_eq!(key_for("ask", r"\C-xa"), (key("alt", "a").unwrap(), None));
         assert_eq!(key_for("fix", r"\C-xf"), (key("alt", "x").unwrap(), None));
         assert_eq!(key_for("pause", r"\C-xp"), (key("alt", "p").unwrap(), None));
+        assert_eq!(key_for("pick", r"\C-xk"), (key("alt", "k").unwrap(), None));
         let (k, line) = key_for("fix", r"\C-xg");
         assert_eq!(k, key("alt", "x").unwrap());
         assert_eq!(
