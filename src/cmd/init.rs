@@ -131,16 +131,13 @@ impl Run for InitArgs {
                     eprintln!("{line}");
                 }
             }
-            let text = nu::snippet(
-                &bin,
-                &ask,
-                &fix,
-                pause.as_ref(),
-                pick.as_ref(),
-                wrap,
-                tty.as_deref(),
-                self.wrap,
-            );
+            let keys = nu::Keys {
+                ask,
+                fix,
+                pause,
+                pick,
+            };
+            let text = nu::snippet(&bin, &keys, wrap, tty.as_deref(), self.wrap);
             std::io::stdout().lock().write_all(text.as_bytes())?;
             return Ok(0);
         }

@@ -132,14 +132,19 @@ pub(crate) fn key_for(which: &str, configured: &str) -> (Key, Option<String>) {
     }
 }
 
+/// The keys `omnish init nu` binds (`None`: not bound, its key taken by another).
+pub(crate) struct Keys {
+    pub ask: Key,
+    pub fix: Key,
+    pub pause: Option<Key>,
+    pub pick: Option<Key>,
+}
+
 /// The text of `omnish init nu`: the lines config.nu holds, the values this start decided, and
 /// `shell/init.nu`.
 pub(crate) fn snippet(
     bin: &Path,
-    ask: &Key,
-    fix: &Key,
-    pause: Option<&Key>,
-    pick: Option<&Key>,
+    keys: &Keys,
     wrap: bool,
     tty: Option<&str>,
     with_wrap: bool,
@@ -153,18 +158,22 @@ pub(crate) fn snippet(
          #   omnish init nu{flag} | save -f ($nu.data-dir | path join vendor/autoload/omnish.nu)\n\
          # Keys: {} asks about the last failed command, {} puts a corrected command on the line\n\
          # (reedline binds one key with modifiers: readline's \\C-xa and \\C-xf cannot be bound).\n",
-        ask.shown(),
-        fix.shown()
+        keys.ask.shown(),
+        keys.fix.shown()
     );
     let keyrec = |k: &Key| format!("{{modifier: {}, keycode: {}}}", k.modifier, k.keycode());
     text += INIT;
     text += &format!(
         "__omnish_init {{bin: {}, ask: {}, fix: {}, pause: {}, pick: {}, wrap: {wrap}, tty: {}}}\n",
         q(&bin.to_string_lossy()),
-        keyrec(ask),
-        keyrec(fix),
-        pause.map_or_else(|| "null".to_string(), keyrec),
-        pick.map_or_else(|| "null".to_string(), keyrec),
+        keyrec(&keys.ask),
+        keyrec(&keys.fix),
+        keys.pause
+            .as_ref()
+            .map_or_else(|| "null".to_string(), keyrec),
+        keys.pick
+            .as_ref()
+            .map_or_else(|| "null".to_string(), keyrec),
         q(tty.unwrap_or("")),
     );
     text
