@@ -461,6 +461,24 @@ fn authors_in_every_front_end_and_in_mcp() {
     );
     let md = ctx(&["--author", "bot", "--format", "markdown"]);
     assert!(md.contains("[bot] $ sh -c"), "{md}");
+    // sessions list: the attached sessions by their authors, with the terminal's id.
+    let listed = ok_stdout(output(omnish(&home, &["sessions", "list"])));
+    assert!(
+        listed.contains("[bot]") && listed.contains("[exec]"),
+        "{listed}"
+    );
+    let listed: Value = serde_json::from_str(&ok_stdout(output(omnish(
+        &home,
+        &["sessions", "list", "--format", "json"],
+    ))))
+    .unwrap();
+    let bot = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["author"] == "bot")
+        .expect("the bot's session");
+    assert_eq!(bot["attached_to"], id.as_str(), "{bot}");
     // export: the selection's --author, and who ran it said beside where and how it ended.
     let exported = ok_stdout(output(omnish(&home, &["export", "--author", "agents"])));
     let said = |who: &str, end: &str| {

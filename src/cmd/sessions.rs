@@ -133,6 +133,10 @@ fn summary_json(s: &SessionSummary) -> serde_json::Value {
         "shell": m.shell,
         "hostname": m.hostname,
         "user": m.user,
+        // Whose commands: a session of `omnish exec` or an agent's hook has an author and,
+        // when it joined a recorded terminal, that terminal's session.
+        "author": m.author.as_deref().unwrap_or(store::USER),
+        "attached_to": m.attached_to,
         "cwd": m.cwd,
         "commands": s.commands,
         "failed": s.failed,
@@ -179,7 +183,11 @@ fn list(root: &Path, format: PlainFormat, out: &mut dyn Write) -> Result<i32> {
                 s.id(),
                 local_time(m.started_at),
                 local_time(s.last_activity),
-                visible::line(shell_name(&m.shell)).into_owned(),
+                // Not a shell: `omnish exec` or an agent's hook, by its author.
+                match &m.author {
+                    Some(a) => format!("[{}]", visible::line(a)),
+                    None => visible::line(shell_name(&m.shell)).into_owned(),
+                },
                 visible::line(&m.hostname).into_owned(),
                 s.commands.to_string(),
                 s.failed.to_string(),
