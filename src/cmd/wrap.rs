@@ -7,7 +7,7 @@ use crate::record::marker::Scanner;
 use crate::record::pty::{self, Session};
 use crate::record::recorder::Recorder;
 use crate::record::shell;
-use crate::store::{self, SessionMeta, SessionState};
+use crate::store::{self, SessionMeta};
 use anyhow::{Context, Result};
 use portable_pty::CommandBuilder;
 use std::io::IsTerminal;
@@ -93,34 +93,10 @@ impl Run for WrapArgs {
             .map(|root| store::sessions_dir(root).join(&id));
         let meta = SessionMeta {
             id: id.clone(),
-            shell: launch.program.clone(),
-            argv: argv.clone(),
-            pid: None,
-            recorder_pid: std::process::id(),
-            hostname: nix::unistd::gethostname()
-                .map(|h| h.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            cwd: cwd.to_string_lossy().into_owned(),
-            started_at,
-            ended_at: None,
-            exit_status: None,
-            omnish_version: env!("CARGO_PKG_VERSION").to_string(),
-            state: SessionState::Running,
             cols,
             rows,
             hooked: launch.hooked,
-            running_command: None,
-            recording_error: None,
-            recording_stopped_at: None,
-            user: nix::unistd::User::from_uid(nix::unistd::getuid())
-                .ok()
-                .flatten()
-                .map(|u| u.name),
-            nest: Vec::new(),
-            paused: None,
-            agent_session: None,
-            attached_to: None,
-            author: None,
+            ..SessionMeta::starting(&launch.program, &argv, &cwd.to_string_lossy(), started_at)
         };
         // A recorder that cannot start must not keep the user from their shell. The writer
         // thread creates the directory, so a slow or hung disk cannot delay the shell either;

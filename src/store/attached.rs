@@ -235,35 +235,9 @@ fn remember_key(sessions: &Path, author: &str, key: &str, id: &str) {
 /// The metadata of a session of commands run outside a terminal, before [`claim`] names it.
 pub fn new_meta(program: &str, argv: &[String], cwd: &str, started_at: u64) -> SessionMeta {
     SessionMeta {
-        id: String::new(),
-        shell: program.to_string(),
-        argv: argv.to_vec(),
-        pid: None,
-        recorder_pid: std::process::id(),
-        hostname: nix::unistd::gethostname()
-            .map(|h| h.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-        cwd: cwd.to_string(),
-        started_at,
-        ended_at: None,
-        exit_status: None,
-        omnish_version: env!("CARGO_PKG_VERSION").to_string(),
         state: SessionState::Exited,
-        cols: 80,
-        rows: 24,
         hooked: true,
-        running_command: None,
-        recording_error: None,
-        recording_stopped_at: None,
-        user: nix::unistd::User::from_uid(nix::unistd::getuid())
-            .ok()
-            .flatten()
-            .map(|u| u.name),
-        nest: Vec::new(),
-        paused: None,
-        author: None,
-        attached_to: None,
-        agent_session: None,
+        ..SessionMeta::starting(program, argv, cwd, started_at)
     }
 }
 

@@ -283,6 +283,45 @@ pub struct SessionMeta {
     pub agent_session: Option<String>,
 }
 
+impl SessionMeta {
+    /// The metadata of a session this process starts recording now: `program` run as `argv` in
+    /// `cwd`, by this user on this host, running, 80x24, not hooked, with no id yet (the caller
+    /// sets what differs).
+    pub fn starting(program: &str, argv: &[String], cwd: &str, started_at: u64) -> SessionMeta {
+        SessionMeta {
+            id: String::new(),
+            shell: program.to_string(),
+            argv: argv.to_vec(),
+            pid: None,
+            recorder_pid: std::process::id(),
+            hostname: nix::unistd::gethostname()
+                .map(|h| h.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            cwd: cwd.to_string(),
+            started_at,
+            ended_at: None,
+            exit_status: None,
+            omnish_version: env!("CARGO_PKG_VERSION").to_string(),
+            state: SessionState::Running,
+            cols: 80,
+            rows: 24,
+            hooked: false,
+            running_command: None,
+            recording_error: None,
+            recording_stopped_at: None,
+            user: nix::unistd::User::from_uid(nix::unistd::getuid())
+                .ok()
+                .flatten()
+                .map(|u| u.name),
+            nest: Vec::new(),
+            paused: None,
+            author: None,
+            attached_to: None,
+            agent_session: None,
+        }
+    }
+}
+
 /// A pause of the recording (see [`SessionMeta::paused`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Paused {
