@@ -5,10 +5,10 @@
 # and chromium-headless-shell, the browser that loads the page `omnish export` writes
 # (Debian packages); nushell from its official release package on the npm registry (pinned),
 # under target/; and in a virtualenv under target/ the `llm` CLI with its echo model and the
-# official MCP Python SDK and asciinema. Sourced by scripts/test.sh and .ci/run; it exports PATH and
-# OMNISH_TEST_PYTHON for the tests. The ssh tests start their own sshd on a loopback port
-# (tests/common/remote.rs): installing openssh-server here starts no server and leaves none
-# running or enabled.
+# official MCP Python SDK and asciinema, and poetry in one of its own. Sourced by scripts/test.sh
+# and .ci/run; it exports PATH and OMNISH_TEST_PYTHON for the tests. The ssh tests start their
+# own sshd on a loopback port (tests/common/remote.rs): installing openssh-server here starts no
+# server and leaves none running or enabled.
 # shellcheck shell=bash
 
 need=()
@@ -99,5 +99,15 @@ if ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1 || [ ! -x "$venv/bin/llm
     "$venv/bin/pip" install -q --disable-pip-version-check llm==0.36 llm-echo==0.5 mcp==2.3.0 \
         asciinema==2.4.0
 fi
+# poetry 1.8 (pinned: `poetry shell` is built in up to 1.8), a real program that starts the
+# user's shell for a project (tests/nest.rs), in a virtualenv of its own (its dependencies and
+# llm's do not agree), linked into the first one's bin.
+poetry_venv="${OMNISH_CI_POETRY_VENV:-$PWD/target/ci-poetry}"
+if [ "$("$poetry_venv/bin/poetry" --version 2>/dev/null)" != "Poetry (version 1.8.5)" ]; then
+    echo "installing poetry 1.8.5 into $poetry_venv (pip)" >&2
+    python3 -m venv "$poetry_venv"
+    "$poetry_venv/bin/pip" install -q --disable-pip-version-check poetry==1.8.5
+fi
+ln -sf "$poetry_venv/bin/poetry" "$venv/bin/poetry"
 export PATH="$venv/bin:$PATH"
 export OMNISH_TEST_PYTHON="$venv/bin/python"

@@ -16,3 +16,21 @@ __omnish_rcfile=''
 __omnish_norc=0
 # Debian's bash reads /etc/bash.bashrc before ~/.bashrc; POSIX mode skipped it.
 __omnish_sysrc=1
+# Options of its own that POSIX mode skipped with the startup files: `nix develop` and
+# `nix-shell` start `bash --rcfile FILE` (FILE sets up the project's environment, then reads
+# ~/.bashrc). Read from the shell's argument list, up to the first word that is no option.
+if [[ -r /proc/$$/cmdline ]] && ((BASH_VERSINFO[0] > 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] >= 4))); then
+    builtin mapfile -d '' -t __omnish_argv </proc/$$/cmdline
+    for ((__omnish_i = 1; __omnish_i < ${#__omnish_argv[@]}; __omnish_i++)); do
+        case ${__omnish_argv[__omnish_i]} in
+        --rcfile | --init-file)
+            __omnish_rcfile=${__omnish_argv[__omnish_i + 1]-}
+            ((__omnish_i++))
+            ;;
+        --norc) __omnish_norc=1 ;;
+        -*) ;;
+        *) break ;;
+        esac
+    done
+    builtin unset __omnish_argv __omnish_i
+fi

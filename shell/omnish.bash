@@ -34,10 +34,11 @@ if [[ ${__omnish_login-} == 1 ]]; then
     done
     builtin unset __omnish_f
 elif [[ ${__omnish_norc-} != 1 ]]; then
+    # bash reads /etc/bash.bashrc (Debian's) before the rcfile, --rcfile or not.
+    [[ ${__omnish_sysrc-} == 1 && -r /etc/bash.bashrc ]] && builtin source /etc/bash.bashrc
     if [[ -n ${__omnish_rcfile-} ]]; then
         [[ -r $__omnish_rcfile ]] && builtin source "$__omnish_rcfile"
     else
-        [[ ${__omnish_sysrc-} == 1 && -r /etc/bash.bashrc ]] && builtin source /etc/bash.bashrc
         [[ -r ~/.bashrc ]] && builtin source ~/.bashrc
     fi
 fi
@@ -202,7 +203,10 @@ __omnish_exec_kind() {
 # (a command string, a script, a redirection, a second command, an option that changes the
 # startup files) leaves the shell to run as it would without omnish: one command.
 __omnish_nest_kind() {
-    [[ ${1-} == *bash* || ${1-} == *zsh* || ${1-} == *fish* || ${1-} == *nu* ]] || builtin return 0
+    [[ ${1-} == *bash* || ${1-} == *zsh* || ${1-} == *fish* || ${1-} == *nu* || ${1-} == *shell* ||
+        ${1-} == *develop* ]] || builtin return 0
+    __omnish_starter_kind "$1"
+    [[ -n $kind ]] && builtin return 0
     [[ $1 =~ ^[[:space:]]*([-_./[:alnum:]]+)(([[:space:]]+(-[il]+|--login|--interactive))*)[[:space:]]*$ ]] ||
         builtin return 0
     local cmd=${BASH_REMATCH[1]}
@@ -214,6 +218,29 @@ __omnish_nest_kind() {
     *) builtin return 0 ;;
     esac
     name=${cmd##*/}
+    __omnish_why
+}
+
+# For a line that runs a program starting an interactive shell of its own for a project, with
+# only plain words after it (no command to run, no quotes, redirections or second command): sets
+# `name`, `kind` and `why` as __omnish_nest_kind does. `poetry shell` starts the shell it runs
+# under (it reads its parent process): this bash. `nix develop` and `nix-shell` start bash
+# whatever the user's shell (`bash --rcfile FILE`, which exec.bash honours), unless told to run
+# a command or a build phase instead.
+__omnish_starter_kind() {
+    local re='^[[:space:]]*(poetry[[:space:]]+shell|nix[[:space:]]+develop|nix-shell)(([[:space:]]+[-_./:#@=+,%[:alnum:]]+)*)[[:space:]]*$'
+    [[ ${1-} =~ $re ]] || builtin return 0
+    local prog=${BASH_REMATCH[1]} arg
+    local -a args
+    builtin read -ra args <<<"${BASH_REMATCH[2]}"
+    for arg in "${args[@]}"; do
+        case $arg in
+        -c | --command | --run | --phase | --unpack | --configure | --build | --check | --install | \
+            --installcheck | --help | --version | -h) builtin return 0 ;;
+        esac
+    done
+    name=${prog%%[[:space:]]*}
+    kind=B
     __omnish_why
 }
 

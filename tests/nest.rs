@@ -249,3 +249,127 @@ fn ask_inside_a_nested_shell_explains_that_shells_commands() {
     let p = prompt(&h, 3);
     assert!(p.contains("$ ls /nope-inner"), "{p}");
 }
+
+/// A program that starts an interactive shell of its own for a project (`poetry shell`, `nix
+/// develop`, `nix-shell`), typed in a recorded `outer`: the shell it starts is hooked as a typed
+/// `bash` is, with the startup files the program gives it, and its commands are records nested
+/// in the program's.
+fn starter_session(outer: &str, line: &str, inner_shell: &str) {
+    if outer == "zsh" && !require("zsh") {
+        return;
+    }
+    let poetry = line.starts_with("poetry");
+    if poetry && !require("poetry") {
+        return;
+    }
+    let files = [
+        (
+            ".bashrc",
+            "PS1='READY> '\nexport FROM_BASHRC=$((FROM_BASHRC+1))\n",
+        ),
+        (".zshrc", "PROMPT='READY> '\n"),
+        ("proj/pyproject.toml", starters::PYPROJECT),
+    ];
+    let (_bin, env) = starters::bin_dir();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut h = Harness::start_with(&[outer], &files, &env);
+    h.wait_prompts(1);
+    h.run("cd proj");
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line(line);
+    h.wait_until("the nested shell in meta.json", || h.meta().nest.len() == 1);
+    let nest = h.meta().nest;
+    assert_eq!(nest[0].shell, inner_shell, "{nest:?}");
+    assert_eq!(nest[0].parent.command_line, line);
+    if poetry {
+        // poetry types the virtualenv's activation into the shell it started.
+        h.wait_until("poetry's activation", || {
+            h.records().iter().any(|r| {
+                r.depth == 1 && r.command_line.contains("activate") && r.exit_code.is_some()
+            })
+        });
+        h.wait_prompts(prompts + 2);
+    } else {
+        h.wait_prompts(prompts + 1);
+    }
+    let echo = h.run("echo inner-$((6*7))");
+    let env = h.run("echo \"${IN_NIX_SHELL-none} ${VIRTUAL_ENV##*/} ${FROM_BASHRC-0}\"");
+    let fail = h.run("ls /nope-omnish");
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line("exit 3");
+    h.wait_prompts(prompts + 1);
+    let after = h.run("echo outer-after");
+    let recs = h.records();
+    let started = find(&recs, line);
+    assert_eq!(started.exit_code, Some(3), "{started:?}");
+    assert_eq!((started.depth, started.nested_in.as_deref()), (0, None));
+    for r in [&echo, &env, &fail] {
+        assert_eq!(r.depth, 1, "{r:?}");
+        assert_eq!(r.nested_in.as_deref(), Some(started.command_id.as_str()));
+    }
+    assert_eq!(h.output_text(&echo), "inner-42\r\n");
+    assert_ne!(fail.exit_code, Some(0));
+    // The program's own startup files ran, once each: nix's rcfile (which reads ~/.bashrc),
+    // poetry's activation.
+    let bashrc_runs = match (outer, inner_shell) {
+        ("bash", "bash") => 2,
+        (_, "bash") => 1,
+        _ => 0,
+    };
+    let want = if poetry {
+        format!("none .venv {bashrc_runs}\r\n")
+    } else {
+        format!("impure  {bashrc_runs}\r\n")
+    };
+    assert_eq!(h.output_text(&env), want);
+    // The program's record keeps what was outside the inner commands, not their output.
+    let outer_out = h.output_text(started);
+    assert!(
+        !outer_out.lines().any(|l| l.trim_end() == "inner-42"),
+        "{outer_out:?}"
+    );
+    if !poetry {
+        assert!(outer_out.contains("shell-hook-ran"), "{outer_out:?}");
+    }
+    assert_eq!((after.depth, after.exit_code), (0, Some(0)));
+    assert!(h.meta().nest.is_empty());
+}
+
+#[test]
+fn nix_shell_in_bash_gets_its_rcfile_and_records_each_inner_command() {
+    starter_session("bash", "nix-shell", "bash");
+}
+
+#[test]
+fn nix_develop_in_zsh_gets_its_rcfile_and_records_each_inner_command() {
+    starter_session("zsh", "nix develop .#default", "bash");
+}
+
+#[test]
+fn poetry_shell_in_bash_records_each_inner_command() {
+    starter_session("bash", "poetry shell", "bash");
+}
+
+#[test]
+fn poetry_shell_in_zsh_records_each_inner_command() {
+    starter_session("zsh", "poetry shell", "zsh");
+}
+
+/// A line that gives the program a command to run starts no interactive shell: nothing is
+/// prepared for it (the command sees none of omnish's variables), and it is one record.
+#[test]
+fn nix_shell_given_a_command_is_one_record() {
+    let (bin, env) = starters::bin_dir();
+    starters::add(
+        bin.path(),
+        "show-env",
+        "#!/bin/sh\necho ${POSIXLY_CORRECT-unset} ${ENV-unset} $((6*7))\n",
+    );
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut h = Harness::start_with(&["bash"], &[(".bashrc", "PS1='READY> '\n")], &env);
+    h.wait_prompts(1);
+    let r = h.run("nix-shell --run show-env");
+    assert_eq!(h.output_text(&r), "unset unset 42\r\n", "{r:?}");
+    assert!(h.meta().nest.is_empty());
+    assert!(h.records().iter().all(|r| r.depth == 0));
+}

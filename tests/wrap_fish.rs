@@ -584,3 +584,53 @@ fn exec_fish_from_bash_with_xdg_data_dirs_set_says_why_in_one_line() {
     assert_eq!(recs[0].exit_code, Some(6));
     assert!(shown(&h, &recs[0]).contains("still-here"));
 }
+
+/// `poetry shell` and `nix-shell` typed in a recorded fish (issue 16): poetry starts a fish
+/// (`fish -i --init-command 'source …/activate.fish'`), nix a bash with its rcfile; each is
+/// hooked, its commands records nested in the program's, the program's status the inner one's.
+#[test]
+fn poetry_shell_and_nix_shell_in_fish_record_each_inner_command() {
+    if !(fish_or_skip() && require("poetry")) {
+        return;
+    }
+    let (_bin, env) = starters::bin_dir();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut files = ALL_RC.to_vec();
+    files.push(("proj/pyproject.toml", starters::PYPROJECT));
+    files.push(NO_GENERATED);
+    let mut h = Harness::start_with(&["fish"], &files, &env);
+    h.wait_prompts(1);
+    h.run("cd proj");
+    for (line, inner, probe, want) in [
+        ("poetry shell", "fish", "basename $VIRTUAL_ENV", ".venv"),
+        ("nix-shell", "bash", "echo $IN_NIX_SHELL", "impure"),
+    ] {
+        let prompts = h.screen().matches(PROMPT).count();
+        h.type_line(line);
+        h.wait_until("the nested shell in meta.json", || h.meta().nest.len() == 1);
+        assert_eq!(h.meta().nest[0].shell, inner);
+        h.wait_prompts(prompts + 1);
+        let echo = h.run("echo inner-42");
+        let probe = h.run(probe);
+        let prompts = h.screen().matches(PROMPT).count();
+        h.type_line("exit 3");
+        h.wait_prompts(prompts + 1);
+        h.wait_until("the program's record", || {
+            h.records().iter().any(|r| r.command_line == line)
+        });
+        let recs = h.records();
+        let started = find(&recs, line);
+        assert_eq!(
+            (started.exit_code, started.depth),
+            (Some(3), 0),
+            "{started:?}"
+        );
+        for r in [&echo, &probe] {
+            assert_eq!((r.exit_code, r.depth), (Some(0), 1), "{r:?}");
+            assert_eq!(r.nested_in.as_deref(), Some(started.command_id.as_str()));
+        }
+        assert_eq!(shown(&h, &echo), "inner-42");
+        assert_eq!(shown(&h, &probe), want);
+        assert!(h.meta().nest.is_empty());
+    }
+}

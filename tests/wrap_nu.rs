@@ -508,3 +508,66 @@ fn hooks_a_command_removes_or_moves_come_back_at_the_next_prompt() {
     assert_eq!(shown(&h, &r), "back\r\n");
     assert!(h.screen().contains("hook-said"));
 }
+
+/// `poetry shell` and `nix-shell` typed in a recorded nu (issue 16): poetry starts a nu (`nu -e
+/// 'overlay use …/activate.nu'`), nix a bash with its rcfile; each is hooked, its commands
+/// records nested in the program's, the program's status the inner one's.
+#[test]
+fn poetry_shell_and_nix_shell_in_nu_record_each_inner_command() {
+    if !(nu_or_skip() && require("poetry")) {
+        return;
+    }
+    let (_bin, env) = starters::bin_dir();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let files = [
+        (".config/nushell/config.nu", CONFIG),
+        (".bashrc", "PS1='READY> '\n"),
+        ("proj/pyproject.toml", starters::PYPROJECT),
+    ];
+    let mut h = Harness::start_with(&["nu"], &files, &env);
+    h.wait_prompts(1);
+    h.run("cd proj");
+    for (line, inner, echo, probe, want) in [
+        (
+            "poetry shell",
+            "nu",
+            "print inner-42",
+            "$env.VIRTUAL_ENV | path basename",
+            ".venv\r\n",
+        ),
+        (
+            "nix-shell",
+            "bash",
+            "echo inner-42",
+            "echo $IN_NIX_SHELL",
+            "impure\r\n",
+        ),
+    ] {
+        let prompts = h.screen().matches(PROMPT).count();
+        h.type_line(line);
+        h.wait_until("the nested shell in meta.json", || h.meta().nest.len() == 1);
+        assert_eq!(h.meta().nest[0].shell, inner);
+        h.wait_prompts(prompts + 1);
+        let echo = h.run(echo);
+        let probe = h.run(probe);
+        // nushell redraws its prompt on Enter: wait for the program's record instead.
+        h.type_line("exit 3");
+        h.wait_until("the program's record", || {
+            h.records().iter().any(|r| r.command_line == line)
+        });
+        let recs = h.records();
+        let started = recs.iter().rev().find(|r| r.command_line == line).unwrap();
+        assert_eq!(
+            (started.exit_code, started.depth),
+            (Some(3), 0),
+            "{recs:#?}"
+        );
+        for r in [&echo, &probe] {
+            assert_eq!((r.exit_code, r.depth), (Some(0), 1), "{r:?}");
+            assert_eq!(r.nested_in.as_deref(), Some(started.command_id.as_str()));
+        }
+        assert_eq!(shown(&h, &echo), "inner-42\r\n");
+        assert_eq!(shown(&h, &probe), want);
+        h.wait_until("the nested shell's end", || h.meta().nest.is_empty());
+    }
+}

@@ -123,7 +123,7 @@ set -g __omnish_exec_msg ''
 # Anything else on the line (a command string, a script, a redirection, a second command)
 # leaves the shell to run as it would without omnish: one command.
 function __omnish_exec_prepare
-    string match -qr 'exec|bash|zsh|fish' -- $argv[1]; or return 0
+    string match -qr 'exec|bash|zsh|fish|shell|develop' -- $argv[1]; or return 0
     set -l w (string split -n ' ' -- (string trim -- $argv[1]))
     set -l nest 1
     if test "$w[1]" = exec
@@ -139,17 +139,45 @@ function __omnish_exec_prepare
     end
     set -l name (string replace -r '.*/' '' -- $cmd)
     set -l kind
-    switch $name
-        case 'bash*'
-            set kind b
-        case 'zsh*'
-            set kind z
-        case 'fish*'
+    # A program that starts an interactive shell of its own for a project, with only plain
+    # words after it: `poetry shell` starts the shell it runs under (it reads its parent
+    # process): this fish. `nix develop` and `nix-shell` start bash whatever the user's shell
+    # (`bash --rcfile FILE`, which exec.bash honours), unless told to run a command or a phase.
+    set -l starter 0
+    if test $nest = 1
+        if test "$w[1]" = poetry -a "$w[2]" = shell
             set kind f
-        case '*'
-            return 0
+            set starter 2
+        else if test "$w[1]" = nix -a "$w[2]" = develop
+            set kind b
+            set starter 2
+        else if test "$w[1]" = nix-shell
+            set kind b
+            set starter 1
+        end
+    end
+    if test $starter != 0
+        set -l args
+        set -q w[(math $starter + 1)]; and set args $w[(math $starter + 1)..-1]
+        for arg in $args
+            string match -qr '^[-_./:#@=+,%[:alnum:]]+$' -- $arg; or return 0
+            contains -- $arg -c --command --run --phase --unpack --configure --build --check \
+                --install --installcheck --help --version -h; and return 0
+        end
+    else
+        switch $name
+            case 'bash*'
+                set kind b
+            case 'zsh*'
+                set kind z
+            case 'fish*'
+                set kind f
+            case '*'
+                return 0
+        end
     end
     for arg in $w[2..-1]
+        test $starter != 0; and break
         if test $nest = 1
             string match -qr '^(-[il]+|--login|--interactive)$' -- $arg; or return 0
         else

@@ -58,7 +58,7 @@ def --env __omnish_hooks [dir: string, kind: string] {
         let bindings = $env.config.keybindings? | default []
         if not ($bindings | to nuon | str contains ($line | to nuon | str trim -c '"')) { return false }
         $bindings | get -o event | flatten | any {|e|
-            try { ($e.send | str downcase) == executehostcommand and $e.cmd == $line } catch { false }
+            try { ($e.send =~ "(?i)^executehostcommand$") and $e.cmd == $line } catch { false }
         }
     }
 
@@ -126,17 +126,28 @@ def --env __omnish_hooks [dir: string, kind: string] {
 # whether to announce an exec, and why it cannot be hooked (`why`).
 def __omnish_exec_prepare [line: string, dir: string, nested: bool] {
     mut out = {env: {}, announce: false, why: "", name: ""}
-    if not ($line =~ '(nu|bash|zsh)') { return $out }
+    if not ($line =~ '(nu|bash|zsh|shell|develop)') { return $out }
     let w = $line | str trim | split row -r '\s+'
     let exec = ($w | first) == exec
     let w = if $exec { $w | skip 1 } else { $w }
     if ($w | is-empty) { return $out }
     let cmd = $w | first
-    let name = $cmd | path basename
-    let kind = if $name =~ '^nu$' { "n" } else if $name =~ '^bash[0-9.]*$' { "b" } else if $name =~ '^zsh[0-9.]*$' { "z" } else { "" }
+    # A program that starts an interactive shell of its own for a project, with only plain words
+    # after it: `poetry shell` starts the shell it runs under (it reads its parent process): this
+    # nu. `nix develop` and `nix-shell` start bash whatever the user's shell (`bash --rcfile
+    # FILE`, which exec.bash honours), unless told to run a command or a build phase.
+    let second = $w | get -o 1 | default ""
+    let starter = if $exec { null } else if $cmd == poetry and $second == shell { {kind: n, skip: 2} } else if $cmd == nix and $second == develop { {kind: b, skip: 2} } else if $cmd == nix-shell { {kind: b, skip: 1} } else { null }
+    let name = if $starter != null { $cmd } else { $cmd | path basename }
+    let kind = if $starter != null { $starter.kind } else if $name =~ '^nu$' { "n" } else if $name =~ '^bash[0-9.]*$' { "b" } else if $name =~ '^zsh[0-9.]*$' { "z" } else { "" }
     if ($kind | is-empty) or not ($cmd =~ '^[-_./A-Za-z0-9]+$') { return $out }
+    let stop = [-c --command --run --phase --unpack --configure --build --check --install --installcheck --help --version -h]
     # Only options that keep an interactive shell reading its startup files.
-    let ok = $w | skip 1 | all {|a| $a =~ '^(-[il]+|--login|--interactive)$' }
+    let ok = if $starter != null {
+        $w | skip $starter.skip | all {|a| ($a =~ '^[-_./:#@=+,%A-Za-z0-9]+$') and not ($a in $stop) }
+    } else {
+        $w | skip 1 | all {|a| $a =~ '^(-[il]+|--login|--interactive)$' }
+    }
     if not $ok { return $out }
     $out.announce = $exec
     $out.name = $name

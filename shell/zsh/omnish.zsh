@@ -136,7 +136,7 @@ typeset -g __omnish_saved_xdg=''
 # warns about an exec the hooks did not see).
 __omnish_exec_prepare() {
     emulate -L zsh
-    [[ $1 == *(exec|bash|zsh|fish|nu)* ]] || return 0
+    [[ $1 == *(exec|bash|zsh|fish|nu|shell|develop)* ]] || return 0
     local -a w
     w=(${(z)1})
     [[ ${w[1]-} == exec ]] || {
@@ -185,6 +185,7 @@ __omnish_nest_prepare() {
     (( $# >= 1 )) || return 0
     local cmd=$1 arg kind
     [[ $cmd == [-_./[:alnum:]]## ]] || return 0
+    __omnish_starter_prepare "$@" && return 0
     case ${cmd:t} in
     (bash|bash[0-9]*) kind=b ;;
     (zsh|zsh[0-9]*) kind=z ;;
@@ -196,6 +197,37 @@ __omnish_nest_prepare() {
         [[ $arg == (-[il]##|--login|--interactive) ]] || return 0
     done
     __omnish_export $kind ${cmd:t} 1
+}
+
+# For a line that runs a program starting an interactive shell of its own for a project, with
+# only plain words after it (no command to run, no quotes or redirections), exports what hooks
+# that shell and returns 0. `poetry shell` starts the shell it runs under (it reads its parent
+# process): this zsh. `nix develop` and `nix-shell` start bash whatever the user's shell (`bash
+# --rcfile FILE`, which exec.bash honours), unless told to run a command or a build phase.
+__omnish_starter_prepare() {
+    emulate -L zsh
+    setopt local_options extended_glob
+    local kind name arg
+    if [[ $1 == poetry && ${2-} == shell ]]; then
+        kind=z name=poetry
+        shift 2
+    elif [[ $1 == nix && ${2-} == develop ]]; then
+        kind=b name=nix
+        shift 2
+    elif [[ $1 == nix-shell ]]; then
+        kind=b name=nix-shell
+        shift
+    else
+        return 1
+    fi
+    for arg; do
+        [[ $arg == [-_./:#@=+,%[:alnum:]]## ]] || return 0
+        case $arg in
+        (-c|--command|--run|--phase|--unpack|--configure|--build|--check|--install|--installcheck|--help|--version|-h)
+            return 0 ;;
+        esac
+    done
+    __omnish_export $kind $name 1
 }
 
 # Exports what hooks the bash (`b`), zsh (`z`) or nu (`n`) named $2 about to start: ENV and

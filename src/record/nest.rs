@@ -15,8 +15,8 @@
 //!    temporary directory and start the shell. The hooks hold a fresh nest key `N`, which the
 //!    scanner accepts for one `Nest=` marker: the started shell makes a token of its own and
 //!    announces it with `N`, as a local nested shell does with the session's token
-//!    (`shell/nest.bash`, `shell/zsh/nest.zsh`, `shell/fish/nest.fish`), then removes the
-//!    directory.
+//!    (`shell/nest.bash`, `shell/zsh/nest.zsh`, `shell/fish/nest.fish`; nu's hooks read it from
+//!    a file `nu.token` beside them), then removes the directory.
 //!
 //! So no token of omnish's ever sits on the far side in a file another user can read, in the
 //! environment, or in an argument list: `Q` is in the bootstrap's arguments while it runs and
@@ -26,6 +26,7 @@
 //! program would have, and the command's record says why ([`reason`]).
 
 use crate::record::shell::fish::{FISH_HOOKS, FISH_NEST};
+use crate::record::shell::nu::NU_HOOKS;
 use crate::record::shell::{BASH_HOOKS, BASH_NEST, ZLOGIN, ZPROFILE, ZSH_HOOKS, ZSH_NEST};
 use crate::record::shell::{ZSHENV, ZSHRC};
 
@@ -120,6 +121,8 @@ fn shell_kind(shell: &str) -> Option<&'static str> {
         Some("zsh")
     } else if tail("fish") {
         Some("fish")
+    } else if shell == "nu" {
+        Some("nu")
     } else {
         None
     }
@@ -128,9 +131,9 @@ fn shell_kind(shell: &str) -> Option<&'static str> {
 /// Why the shell a bootstrap asked about runs without hooks.
 pub fn unsupported_shell(shell: &str) -> String {
     if shell == "other" {
-        "the shell there is not one omnish has hooks for (bash, zsh, fish)".to_string()
+        "the shell there is not one omnish has hooks for (bash, zsh, fish, nu)".to_string()
     } else {
-        format!("the shell there is {shell}, which omnish has no hooks for (bash, zsh, fish)")
+        format!("the shell there is {shell}, which omnish has no hooks for (bash, zsh, fish, nu)")
     }
 }
 
@@ -207,6 +210,15 @@ fn stage2(kind: &str, key: &str) -> String {
             &["command rm -rf -- $__omnish_dir\n", FISH_NEST, FISH_HOOKS],
         );
         s.push_str("} >\"$1/omnish.fish\"\n");
+    } else if kind == "nu" {
+        // The nest key in a file the hooks read once (nu keeps it out of `$env`); the hooks,
+        // the call that names this directory, then its removal: nu parses a sourced file whole
+        // before it runs a line of it. The directory's name holds only [A-Za-z0-9_./-]
+        // (stage2.sh checks), so it goes in double quotes as it is.
+        s.push_str("printf '%s\\n' \"$__k\" >\"$1/nu.token\" &&\n{\n");
+        doc(&mut s, None, &[NU_HOOKS]);
+        s.push_str("printf '\\n__omnish_hooks \"%s\" nest\\n^rm -rf -- \"%s\"\\n' \"$1\" \"$1\"\n");
+        s.push_str("} >\"$1/omnish.nu\"\n");
     } else {
         s.push_str("__zs=0\n[ -n \"${ZDOTDIR+x}\" ] && __zs=1\n{\n");
         s.push_str(
@@ -270,7 +282,7 @@ mod tests {
 
     #[test]
     fn a_reply_is_framed_and_holds_no_ssh_escape_and_no_end_of_document_inside() {
-        for shell in ["bash", "zsh", "bash5.2", "fish"] {
+        for shell in ["bash", "zsh", "bash5.2", "fish", "nu"] {
             let r = reply(shell, Some(&"b".repeat(32)));
             let text = String::from_utf8(r).unwrap();
             let (head, body) = text[1..].split_once('\n').unwrap();
@@ -301,8 +313,13 @@ mod tests {
     #[test]
     fn shells_are_known_by_name() {
         assert!(supported("bash") && supported("zsh") && supported("zsh5.9"));
-        assert!(supported("fish") && supported("fish4.0"));
-        assert!(!supported("bashful") && !supported("fishy") && !supported("other"));
+        assert!(supported("fish") && supported("fish4.0") && supported("nu"));
+        assert!(
+            !supported("bashful")
+                && !supported("fishy")
+                && !supported("nu2")
+                && !supported("other")
+        );
         assert!(unsupported_shell("fish").contains("fish"));
         assert!(reason("never").contains("never asked"));
         assert!(reason("x-y").contains("x-y"));

@@ -4,6 +4,7 @@
 
 pub mod cursor;
 pub mod remote;
+pub mod starters;
 
 use omnish::store::{self, CommandRecord, SessionMeta};
 use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};

@@ -1,0 +1,138 @@
+//! nushell as the far shell of `omnish nest` (issue 16; issue 17's nushell half): `omnish ssh`
+//! to a real OpenSSH server on a loopback port, logging in as a user whose login shell is nu
+//! and whose home holds nothing of omnish. sshd runs the bootstrap through nu (`nu -c`), the far
+//! nu gets the hooks through the terminal, its commands become records of their own with their
+//! user, nested in the `omnish ssh` command, and nothing of omnish is left on the far side.
+
+mod common;
+
+use common::remote::{Sshd, TestUser};
+use common::*;
+use omnish::store::CommandRecord;
+
+/// A record's output as the terminal showed it.
+fn shown(h: &Harness, r: &CommandRecord) -> String {
+    omnish::term::render::render(&h.output(r), 80, 24).join("\n")
+}
+
+/// Runs `line` in `user`'s nu (at its line editor) and returns its record.
+fn run_inner(h: &mut Harness, user: &TestUser, line: &str) -> CommandRecord {
+    user.wait_line_editor(h, "nu");
+    let before = h.records().len();
+    h.type_line(line);
+    let mut rec = None;
+    h.wait_until(&format!("the record of {line:?}"), || {
+        rec = h
+            .records()
+            .into_iter()
+            .skip(before)
+            .find(|r| r.command_line == line && r.exit_code.is_some());
+        rec.is_some()
+    });
+    rec.unwrap()
+}
+
+#[test]
+fn ssh_to_a_nu_login_is_followed_command_by_command() {
+    if !require("nu") {
+        return;
+    }
+    let nu = which("nu");
+    let Some(user) = TestUser::create(&nu) else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&[&user]) else {
+        return;
+    };
+    let bin = std::path::Path::new(omnish_bin()).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let mut h = Harness::start_with(
+        &["bash"],
+        &[(".bashrc", "PS1='READY> '\n")],
+        &[("PATH", path.as_str())],
+    );
+    h.wait_prompts(1);
+    sshd.client_config(h.home.path());
+    let start = format!("omnish ssh {}", user.name);
+    let prompts = h.screen().matches(PROMPT).count();
+    h.type_line(&start);
+    user.wait_line_editor(&h, "nu");
+    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
+    let nest = &h.meta().nest[0];
+    assert_eq!((nest.depth, nest.shell.as_str()), (1, "nu"));
+    assert_eq!(nest.user, user.name);
+    let parent_id = format!("{}:{}", h.meta().id, nest.parent.seq);
+
+    let echo = run_inner(&mut h, &user, "print $\"far-(6 * 7)\"");
+    assert_eq!(shown(&h, &echo), "far-42");
+    let who = run_inner(&mut h, &user, "^whoami");
+    assert_eq!(shown(&h, &who), user.name);
+    let fail = run_inner(&mut h, &user, "^ls /nope-omnish");
+    assert_eq!(fail.exit_code, Some(2));
+    let cd = run_inner(&mut h, &user, "cd /tmp");
+    let forged = run_inner(
+        &mut h,
+        &user,
+        r"print -n $'(char esc)]633;0123456789abcdef0123456789abcdef;P;Nest=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa(char bel)(char esc)]133;cccccccccccccccccccccccccccccccc;D;7(char bel)'; print forged-done",
+    );
+    assert!(shown(&h, &forged).contains("forged-done"), "{forged:?}");
+    assert_eq!(h.meta().nest.len(), 1);
+    for r in [&echo, &who, &fail, &cd, &forged] {
+        assert_eq!(r.depth, 1, "{r:?}");
+        assert_eq!(r.nested_in.as_deref(), Some(parent_id.as_str()), "{r:?}");
+        assert_eq!(r.user.as_deref(), Some(user.name.as_str()), "{r:?}");
+    }
+    assert_eq!(echo.cwd, user.home.to_string_lossy());
+    assert_eq!(forged.cwd, "/tmp");
+    user.wait_line_editor(&h, "nu");
+    h.type_line("exit 3");
+    h.wait_prompts(prompts + 1);
+    let mut rec = None;
+    h.wait_until("the record of the starting command", || {
+        rec = h.records().into_iter().find(|r| r.command_line == start);
+        rec.is_some()
+    });
+    let rec = rec.unwrap();
+    assert_eq!(
+        (rec.exit_code, rec.unsplit.as_deref()),
+        (Some(3), None),
+        "{rec:?}"
+    );
+    // Nothing of omnish's on the far side: /etc/skel and what nu keeps in .config (its history).
+    let mut allowed: Vec<String> = std::fs::read_dir("/etc/skel")
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    allowed.extend([
+        ".config".to_string(),
+        ".local".to_string(),
+        ".cache".to_string(),
+    ]);
+    let left: Vec<String> = user
+        .files()
+        .into_iter()
+        .filter(|f| {
+            !allowed
+                .iter()
+                .any(|a| f == a || f.starts_with(&format!("{a}/")))
+        })
+        .collect();
+    assert!(left.is_empty(), "left on the far side: {left:?}");
+    let after = h.run("echo back-home");
+    assert_eq!((after.depth, after.user.as_deref()), (0, None));
+}
+
+/// The absolute path of `program` on PATH (a login shell is named by its path).
+fn which(program: &str) -> String {
+    let path = std::env::var("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+        .map(|p| {
+            std::fs::canonicalize(p)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .unwrap_or_else(|| format!("/nonexistent/{program}"))
+}
