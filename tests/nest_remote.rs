@@ -342,3 +342,96 @@ fn outside_a_recorded_shell_omnish_nest_runs_the_program_as_it_is() {
     let out = run(&["nest"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The ask and fix keys pressed in a far bash (`omnish ssh`), where omnish is not installed:
+/// the recording omnish runs `omnish ask` for the far shell's last failure and shows the answer
+/// below the line; `omnish fix` puts the corrected command on the far prompt's line, where
+/// Enter runs it there.
+fn far_keys(shell: &str, comm: &str) {
+    if comm == "zsh" && !require("zsh") {
+        return;
+    }
+    let Some(user) = TestUser::create(shell) else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&[&user]) else {
+        return;
+    };
+    // The stand-in LLM keeps the prompt; answers two lines, or a fenced command for fix.
+    let llm_dir = tempfile::tempdir().unwrap();
+    let llm = llm_dir.path().join("llm-stand-in");
+    std::fs::write(
+        &llm,
+        "#!/bin/sh\ncat > \"$HOME/prompt.txt\"\n\
+         if grep -q 'fenced code block' \"$HOME/prompt.txt\"; then\n\
+           printf 'Use:\\n```sh\\necho fixed-by-omnish\\n```\\n'\n\
+         else\n\
+           echo ANSWER-FIRST-LINE; echo ANSWER-SECOND-LINE\n\
+         fi\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&llm, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let llm = llm.display().to_string();
+    let mut h = recorded(None, &[("OMNISH_ASK_COMMAND", llm.as_str())]);
+    sshd.client_config(h.home.path());
+    h.run("ls /nope-near");
+    let start = format!("omnish ssh {}", user.name);
+    h.type_line(&start);
+    user.wait_line_editor(&h, comm);
+    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
+    let fail = run_inner(&mut h, &user, comm, "ls /nope-far");
+    assert_eq!((fail.depth, fail.exit_code), (1, Some(2)), "{fail:?}");
+    // Ctrl-X a: the answer shows below the line, about the far shell's failure.
+    user.wait_line_editor(&h, comm);
+    let mark = h.mark();
+    h.send(b"\x18a");
+    h.wait_until("the answer on the screen", || {
+        h.screen_since(mark).contains("ANSWER-SECOND-LINE")
+    });
+    let prompt = std::fs::read_to_string(h.home.path().join("prompt.txt")).unwrap();
+    assert!(prompt.contains("ls /nope-far"), "{prompt}");
+    assert!(!prompt.contains("ls /nope-near"), "{prompt}");
+    // The far shell takes commands again.
+    let after = run_inner(&mut h, &user, comm, "echo after-$((6*7))");
+    assert_eq!((after.depth, after.exit_code), (1, Some(0)), "{after:?}");
+    // Ctrl-X f: the corrected command is put on the line; Enter runs it on the far side.
+    let _ = run_inner(&mut h, &user, comm, "ls /nope-again");
+    user.wait_line_editor(&h, comm);
+    let mark = h.mark();
+    h.send(b"\x18f");
+    h.wait_until("the corrected command on the line", || {
+        h.screen_since(mark).contains("echo fixed-by-omnish")
+    });
+    user.wait_line_editor(&h, comm);
+    let before = h.records().len();
+    h.send(b"\r");
+    let mut rec = None;
+    h.wait_until("the corrected command's record", || {
+        rec = h
+            .records()
+            .into_iter()
+            .skip(before)
+            .find(|r| r.command_line == "echo fixed-by-omnish" && r.exit_code.is_some());
+        rec.is_some()
+    });
+    let rec = rec.unwrap();
+    assert_eq!((rec.depth, rec.exit_code), (1, Some(0)), "{rec:?}");
+    assert_eq!(rec.user.as_deref(), Some(user.name.as_str()));
+    user.wait_line_editor(&h, comm);
+    h.type_line("exit");
+    h.wait_until("the far shell's end", || h.meta().nest.is_empty());
+    nothing_left(&user);
+}
+
+#[test]
+fn the_ask_and_fix_keys_in_a_far_bash_are_answered_by_the_recording_omnish() {
+    far_keys("/bin/bash", "bash");
+}
+
+#[test]
+fn the_ask_and_fix_keys_in_a_far_zsh_are_answered_by_the_recording_omnish() {
+    far_keys("/usr/bin/zsh", "zsh");
+}

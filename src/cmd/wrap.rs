@@ -184,6 +184,10 @@ impl Run for WrapArgs {
             // that replaces the recorded one (`exec bash`) is hooked again from it.
             rc_dir: None,
             whole_run_command: (!launch.hooked).then(|| launch.command_line.clone()),
+            far_keys: Some((
+                cfg.str("keys.ask").to_string(),
+                cfg.str("keys.fix").to_string(),
+            )),
         };
         let outcome = pty::run(session, (cols, rows))?;
         drop(rc_dir);

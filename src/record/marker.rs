@@ -26,6 +26,7 @@
 //! | `633;T;P;Shell=<escaped>`     | `T`                | the shell's name (nested shells say it)  |
 //! | `633;T;P;User=<escaped>`      | `T`                | the user the shell runs as               |
 //! | `633;T;P;Host=<escaped>`      | `T`                | the host the shell runs on               |
+//! | `633;T;P;Key=ask` / `Key=fix` | `T`                | the ask or fix key, pressed in a shell omnish is not installed beside (see `record::farkey`) |
 //! | `633;R;P;NestKey=<hex>`       | registration key   | `omnish nest` will start a program that asks with this request key |
 //! | `633;R;P;NestFail=<code>`     | registration key   | `omnish nest` runs its program as it is (see [`crate::record::nest`]) |
 //! | `633;R;P;Pause=<seconds>`     | registration key   | `omnish pause`: keep nothing for that long (0: until resumed) |
@@ -159,6 +160,16 @@ pub enum Marker {
     Pause(Option<u64>),
     /// `omnish resume`: commands are kept again.
     Resume,
+    /// The ask or fix key was pressed in a shell on the far side of `omnish nest`: the relay
+    /// runs `omnish ask` or `omnish fix` for it (see `record::farkey`).
+    Key(KeyAction),
+}
+
+/// What a key pressed in a far shell asks the relay for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyAction {
+    Ask,
+    Fix,
 }
 
 /// What the scanner finds, in stream order.
@@ -934,6 +945,8 @@ impl Body {
             b"P;Exec=1" => Marker::ExecAnnounced,
             b"P;Private=1" => Marker::Private,
             b"P;Waiting=0" => Marker::NoLineWaiting,
+            b"P;Key=ask" => Marker::Key(KeyAction::Ask),
+            b"P;Key=fix" => Marker::Key(KeyAction::Fix),
             _ => {
                 let nonce = |v: &[u8]| {
                     (!v.is_empty() && v.len() <= MAX_NONCE && v.iter().all(u8::is_ascii_hexdigit))
@@ -1459,6 +1472,10 @@ mod tests {
         // Nothing typed ahead waits: only with the token.
         let (_, markers) = scan(ours(633, "P;Waiting=0").as_bytes());
         assert_eq!(markers, vec![(0, Marker::NoLineWaiting)]);
+        let (_, markers) = scan(ours(633, "P;Key=fix").as_bytes());
+        assert_eq!(markers, vec![(0, Marker::Key(KeyAction::Fix))]);
+        let (text, markers) = scan(osc("633;ffff;P;Key=ask").as_bytes());
+        assert!(markers.is_empty() && !text.is_empty());
         let forged = osc("633;ffff;P;Waiting=0");
         let (text, markers) = scan(forged.as_bytes());
         assert!(markers.is_empty());

@@ -32,6 +32,8 @@ use crate::record::shell::{ZSHENV, ZSHRC};
 
 const BOOT: &str = include_str!("../../shell/nest/boot.sh");
 const STAGE2: &str = include_str!("../../shell/nest/stage2.sh");
+const FAR_BASH: &str = include_str!("../../shell/nest/far.bash");
+const FAR_ZSH: &str = include_str!("../../shell/nest/far.zsh");
 /// Ends every here-document of the startup files; no line of theirs is this.
 const EOF_MARK: &str = "OMNISH_NEST_EOF";
 /// The last line of an answer: a bootstrap evaluates only an answer that ends with it.
@@ -155,9 +157,12 @@ pub fn reason(code: &str) -> String {
 /// each line behind a `#` the bootstrap takes off (typed to a shell, it is comments). With
 /// a nest key and a shell omnish has hooks for, that sh starts it hooked; otherwise it is
 /// that line alone, and the bootstrap starts the shell as it is.
-pub fn reply(shell: &str, nest_key: Option<&str>) -> Vec<u8> {
+///
+/// `keys`: the ask and fix keys the far shell binds (bash and zsh), answered by the relay
+/// (`record::farkey`).
+pub fn reply(shell: &str, nest_key: Option<&str>, keys: Option<(&str, &str)>) -> Vec<u8> {
     let script = match (shell_kind(shell), nest_key) {
-        (Some(kind), Some(key)) => stage2(kind, key),
+        (Some(kind), Some(key)) => stage2(kind, key, keys),
         _ => END.to_string(),
     };
     let commented: String = script.lines().map(|l| format!("#{l}\n")).collect();
@@ -167,7 +172,7 @@ pub fn reply(shell: &str, nest_key: Option<&str>) -> Vec<u8> {
     out
 }
 
-fn stage2(kind: &str, key: &str) -> String {
+fn stage2(kind: &str, key: &str, keys: Option<(&str, &str)>) -> String {
     let mut s = format!("__k={key}\n__s={kind}\n__omnish_files() {{\n");
     // `cat` of a here-document, to standard output or to a file of the directory ($1).
     let doc = |s: &mut String, target: Option<&str>, parts: &[&str]| {
@@ -190,6 +195,12 @@ fn stage2(kind: &str, key: &str) -> String {
         s.push_str(
             "{\nprintf '__omnish_key=%s\\n__omnish_dir=%s\\n__omnish_nested=1\\n__omnish_login=%s\\n__omnish_rcfile=\\n__omnish_norc=0\\n__omnish_sysrc=1\\n' \"$__k\" \"$1\" \"${l:-0}\"\n",
         );
+        // The far keys: their values hold no quote (record::farkey checks).
+        let far = keys
+            .map(|(ask, fix)| {
+                format!("__omnish_ask_key='{ask}'\n__omnish_fix_key='{fix}'\n{FAR_BASH}")
+            })
+            .unwrap_or_default();
         doc(
             &mut s,
             None,
@@ -197,6 +208,7 @@ fn stage2(kind: &str, key: &str) -> String {
                 "command rm -rf -- \"$__omnish_dir\"\n",
                 BASH_NEST,
                 BASH_HOOKS,
+                &far,
             ],
         );
         s.push_str("} >\"$1/rc\"\n");
@@ -236,12 +248,18 @@ fn stage2(kind: &str, key: &str) -> String {
         );
         s.push_str("} >\"$1/.zshenv\" &&\n");
         doc(&mut s, Some(".zprofile"), &[ZPROFILE]);
+        let far = keys
+            .map(|(ask, fix)| {
+                format!("__omnish_ask_key='{ask}'\n__omnish_fix_key='{fix}'\n{FAR_ZSH}")
+            })
+            .unwrap_or_default();
         doc(
             &mut s,
             Some(".zshrc"),
             &[
                 ZSHRC,
                 ZSH_HOOKS,
+                &far,
                 "[[ -o login ]] || command rm -rf -- $__omnish_dir\n",
             ],
         );
@@ -283,7 +301,7 @@ mod tests {
     #[test]
     fn a_reply_is_framed_and_holds_no_ssh_escape_and_no_end_of_document_inside() {
         for shell in ["bash", "zsh", "bash5.2", "fish", "nu"] {
-            let r = reply(shell, Some(&"b".repeat(32)));
+            let r = reply(shell, Some(&"b".repeat(32)), Some(("\\C-xa", "\\C-xf")));
             let text = String::from_utf8(r).unwrap();
             let (head, body) = text[1..].split_once('\n').unwrap();
             assert_eq!(head, format!("#omnish-hooks {}", body.len()));
@@ -305,9 +323,9 @@ mod tests {
                 "{shell}"
             );
         }
-        let plain = String::from_utf8(reply("tcsh", Some("k"))).unwrap();
+        let plain = String::from_utf8(reply("tcsh", Some("k"), None)).unwrap();
         assert_eq!(plain, format!("\n#omnish-hooks {}\n#{END}", END.len() + 1));
-        assert_eq!(String::from_utf8(reply("bash", None)).unwrap(), plain);
+        assert_eq!(String::from_utf8(reply("bash", None, None)).unwrap(), plain);
     }
 
     #[test]

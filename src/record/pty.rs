@@ -13,6 +13,7 @@
 //! reaped on every way out too. SIGXFSZ is caught, so a file size limit makes a write fail
 //! (and recording stop) instead of killing omnish.
 
+use crate::record::farkey::FarKeys;
 use crate::record::marker::Scanner;
 use crate::record::recorder::Recorder;
 pub use crate::record::relay::Outcome;
@@ -46,6 +47,9 @@ pub struct Session {
     pub rc_dir: Option<tempfile::TempDir>,
     /// For an unhooked run: the one command the whole run records.
     pub whole_run_command: Option<String>,
+    /// The ask and fix keys (`keys.ask`, `keys.fix`) that shells on the far side of `omnish
+    /// nest` bind, answered here (record::farkey); `None`: none.
+    pub far_keys: Option<(String, String)>,
 }
 
 /// Catches SIGXFSZ (a file size limit, `ulimit -f`), which would kill omnish and leave the
@@ -287,7 +291,15 @@ pub fn run(session: Session, size: (u16, u16)) -> Result<Outcome> {
         mut recorder,
         rc_dir,
         whole_run_command,
+        far_keys,
     } = session;
+    // What `omnish ask` run for a far key needs of the shell's environment: the session, and
+    // the store when the config names it.
+    let far_env: Vec<(std::ffi::OsString, std::ffi::OsString)> =
+        ["OMNISH_SESSION_ID", "OMNISH_DATA_DIR"]
+            .into_iter()
+            .filter_map(|k| command.get_env(k).map(|v| (k.into(), v.to_os_string())))
+            .collect();
     let pty = Native::spawn(command, size)?;
     let signals = Signals::install()?;
     // The writer's notices wake the loop (one byte each, rarely).
@@ -301,7 +313,16 @@ pub fn run(session: Session, size: (u16, u16)) -> Result<Outcome> {
     if let (Some(r), Some(line)) = (recorder.as_mut(), whole_run_command) {
         r.begin(now_ms(), line, "argv");
     }
+    let far = match (far_keys, recorder.as_ref(), std::env::current_exe()) {
+        (Some(keys), Some(r), Ok(program)) if notices.is_some() && !far_env.is_empty() => {
+            Some(FarKeys::new(program, far_env, r.notifier(), keys))
+        }
+        _ => None,
+    };
     let mut relay = Relay::new(tty, pty, scanner, recorder, rc_dir, Now::read());
+    if let Some(far) = far {
+        relay.set_far_keys(far);
+    }
     let result = relay_events(&mut relay, &signals, notices.as_ref());
     let status = relay.end(Now::read(), result.is_err());
     let outcome = relay.finish(Now::read(), status);

@@ -796,6 +796,8 @@ impl Recorder {
                 }
             }
             Marker::NestFailed(code) => self.set_unsplit(nest::reason(&code)),
+            // The relay acts on it (record::farkey); nothing is recorded of it.
+            Marker::Key(_) => {}
             Marker::Pause(seconds) => {
                 self.pause(now, seconds);
                 // Said at the prompt (the pause key): what was typed there is the line that

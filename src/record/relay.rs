@@ -29,7 +29,8 @@
 //!   terminal is shown for [`EXIT_DRAIN`]; the writer gets [`WRITER_DRAIN`] to put the rest on
 //!   disk.
 
-use crate::record::marker::{Marker, Piece, Scanner};
+use crate::record::farkey::FarKeys;
+use crate::record::marker::{KeyAction, Marker, Piece, Scanner};
 use crate::record::nest;
 use crate::record::recorder::{FRAME_DELAY, Recorder};
 use crate::record::tty::Tty;
@@ -243,6 +244,10 @@ pub(crate) struct Relay<T: Tty, P: Pty> {
     to_shell: Vec<u8>,
     /// Shells a bootstrap asks hooks for, found in this read (see record::nest).
     requests: Vec<String>,
+    /// Keys pressed in far shells, found in this read, and how they are answered
+    /// (record::farkey).
+    keys: Vec<KeyAction>,
+    far: Option<FarKeys>,
     input: Input,
     /// Since when a piece of a possible marker waits for the rest.
     held_since: Option<Instant>,
@@ -282,6 +287,8 @@ impl<T: Tty, P: Pty> Relay<T, P> {
             },
             to_shell: Vec::new(),
             requests: Vec::new(),
+            keys: Vec::new(),
+            far: None,
             input: Input {
                 tty: input_tty,
                 open: true,
@@ -305,6 +312,11 @@ impl<T: Tty, P: Pty> Relay<T, P> {
             started: now.at,
             reading_shell: true,
         }
+    }
+
+    /// Answers the ask and fix keys of far shells so (without, they are ignored).
+    pub(crate) fn set_far_keys(&mut self, far: FarKeys) {
+        self.far = Some(far);
     }
 
     pub(crate) fn tty_mut(&mut self) -> &mut T {
@@ -382,6 +394,8 @@ impl<T: Tty, P: Pty> Relay<T, P> {
             screen,
             warning,
             requests,
+            keys,
+            far,
             to_shell,
             held_since,
             ..
@@ -398,6 +412,9 @@ impl<T: Tty, P: Pty> Relay<T, P> {
                     Piece::Marker(m) => {
                         if let Marker::NestRequest { shell } = &m {
                             requests.push(shell.clone());
+                        }
+                        if let Marker::Key(action) = m {
+                            keys.push(action);
                         }
                         let boundary = matches!(m, Marker::PromptStart | Marker::OutputStart);
                         if let Some(r) = recorder.as_mut() {
@@ -426,7 +443,13 @@ impl<T: Tty, P: Pty> Relay<T, P> {
                     if let Some(key) = &key {
                         sc.allow_nest_key(key);
                     }
-                    to_shell.extend_from_slice(&nest::reply(&shell, key.as_deref()));
+                    let far_keys = far.as_ref().and_then(FarKeys::keys);
+                    to_shell.extend_from_slice(&nest::reply(&shell, key.as_deref(), far_keys));
+                }
+                for action in keys.drain(..) {
+                    if let Some(f) = far.as_ref() {
+                        f.start(action);
+                    }
                 }
                 *held_since = if sc.holding() {
                     held_since.or(Some(now.at))
@@ -468,6 +491,12 @@ impl<T: Tty, P: Pty> Relay<T, P> {
 
     /// Keys typed: queued for the shell, and recorded while the terminal echoes them.
     pub(crate) fn on_input(&mut self, bytes: &[u8], now: Now) {
+        // Ctrl-C while a far key's `omnish` runs stops it (the far widget gets it too).
+        if let Some(f) = self.far.as_ref().filter(|f| f.busy()) {
+            if bytes.contains(&0x03) {
+                f.cancel();
+            }
+        }
         self.to_shell.extend_from_slice(bytes);
         if let Some(r) = self.recorder.as_mut() {
             if let Some(modes) = self.pty.echo_modes() {
@@ -549,6 +578,15 @@ impl<T: Tty, P: Pty> Relay<T, P> {
     /// The writer has a line for the user (recording stopped, a notice).
     pub(crate) fn on_writer_notice(&mut self) {
         self.collect_warning();
+        // A far key's answer: to the screen, then Ctrl-] (and a fix) to the far widget.
+        if let Some(f) = self.far.as_ref() {
+            let taken = f.take();
+            if !taken.screen.is_empty() {
+                self.screen.push(&taken.screen);
+                self.screen.write(&mut self.tty);
+            }
+            self.to_shell.extend_from_slice(&taken.to_shell);
+        }
     }
 
     /// Takes the next line of the recorder's or writer's to show, unless one already waits.

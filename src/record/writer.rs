@@ -141,6 +141,12 @@ impl Notifier {
         self.0.notice(line);
     }
 
+    /// Wakes the terminal thread, which then looks at what may wait for it (a line to say,
+    /// what a far key's `omnish ask` printed: record::farkey).
+    pub fn wake(&self) {
+        self.0.wake();
+    }
+
     /// A socket that becomes readable whenever a line may wait to be said (a notice, or the
     /// warning that recording stopped): the terminal thread polls it. One per writer.
     pub fn subscribe(&self) -> io::Result<UnixStream> {
