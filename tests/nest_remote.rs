@@ -435,3 +435,59 @@ fn the_ask_and_fix_keys_in_a_far_bash_are_answered_by_the_recording_omnish() {
 fn the_ask_and_fix_keys_in_a_far_zsh_are_answered_by_the_recording_omnish() {
     far_keys("/usr/bin/zsh", "zsh");
 }
+
+/// Ctrl-C while a far key's `omnish ask` waits for a slow LLM: the local `omnish` stops (and
+/// its LLM), the far shell gives up waiting, and nothing is typed to it afterwards.
+#[test]
+fn ctrl_c_stops_a_far_keys_answer_and_types_nothing_after() {
+    let Some(user) = TestUser::create("/bin/bash") else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&[&user]) else {
+        return;
+    };
+    let llm_dir = tempfile::tempdir().unwrap();
+    let llm = llm_dir.path().join("slow-llm");
+    std::fs::write(
+        &llm,
+        "#!/bin/sh\ncat >/dev/null; echo partial-answer; echo $$ > \"$HOME/llm-pid\"; sleep 30; echo never-shown\n",
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&llm, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let llm = llm.display().to_string();
+    let mut h = recorded(None, &[("OMNISH_ASK_COMMAND", llm.as_str())]);
+    sshd.client_config(h.home.path());
+    h.type_line(&format!("omnish ssh {}", user.name));
+    user.wait_line_editor(&h, "bash");
+    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
+    run_inner(&mut h, &user, "bash", "ls /nope-far");
+    user.wait_line_editor(&h, "bash");
+    let mark = h.mark();
+    h.send(b"\x18a");
+    let pid_file = h.home.path().join("llm-pid");
+    h.wait_until("the slow LLM to start", || {
+        std::fs::read_to_string(&pid_file).is_ok_and(|s| s.ends_with('\n'))
+    });
+    let llm_pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    h.wait_until("the partial answer", || {
+        h.screen_since(mark).contains("partial-answer")
+    });
+    h.send(b"\x03");
+    h.wait_until("the slow LLM to stop", || process(llm_pid).is_none());
+    // The far shell is back at its line editor, and a line typed now is the line that runs:
+    // no Ctrl-] (a readline key) typed into it later.
+    let after = run_inner(&mut h, &user, "bash", "echo after-$((6*7))");
+    assert_eq!((after.depth, after.exit_code), (1, Some(0)), "{after:?}");
+    assert_eq!(h.output_text(&after), "after-42\r\n");
+    assert!(!h.screen_since(mark).contains("never-shown"));
+    user.wait_line_editor(&h, "bash");
+    h.type_line("exit");
+    h.wait_until("the far shell's end", || h.meta().nest.is_empty());
+}
