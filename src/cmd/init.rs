@@ -182,15 +182,32 @@ impl Run for InitArgs {
 /// defaults while keys.ask and keys.fix are the readline defaults (Ctrl-X is fish's copy key),
 /// and one line and the default for a key fish cannot bind.
 fn fish_snippet(cfg: &Config, bin: &str, wrap: bool, tty: Option<&str>) -> String {
+    let [ask, fix, pause, pick] = fish_keys(cfg, true);
+    let mut text = format!(
+        "# omnish init fish{}: omnish init fish | source in config.fish
+",
+        if wrap { " --wrap" } else { "" }
+    );
+    text += &fish::header(bin, [&ask, &fix, &pause, &pick], wrap, tty.unwrap_or(""));
+    text += FISH;
+    text
+}
+
+/// The ask, fix, pause and pick keys in fish's `bind` notation (fish's own defaults while
+/// the keys are the defaults; a key that gives way to another: none). `warn`: say on stderr
+/// which key fish cannot bind.
+pub(crate) fn fish_keys(cfg: &Config, warn: bool) -> [String; 4] {
     let key = |name: &str, default: &str| {
         let value = cfg.str(name);
         if *cfg.source(name) == crate::config::Source::Default {
             return fish::bind_notation(default).unwrap_or_default();
         }
         fish::bind_notation(value).unwrap_or_else(|| {
-            eprintln!(
-                "omnish: {name} '{value}' cannot be bound in fish; using {default} (readline syntax)"
-            );
+            if warn {
+                eprintln!(
+                    "omnish: {name} '{value}' cannot be bound in fish; using {default} (readline syntax)"
+                );
+            }
             fish::bind_notation(default).unwrap_or_default()
         })
     };
@@ -216,14 +233,7 @@ fn fish_snippet(cfg: &Config, bin: &str, wrap: bool, tty: Option<&str>) -> Strin
             pick.clear();
         }
     }
-    let mut text = format!(
-        "# omnish init fish{}: omnish init fish | source in config.fish
-",
-        if wrap { " --wrap" } else { "" }
-    );
-    text += &fish::header(bin, [&ask, &fix, &pause, &pick], wrap, tty.unwrap_or(""));
-    text += FISH;
-    text
+    [ask, fix, pause, pick]
 }
 
 /// The terminal on stdin (the rc file's `$(...)` keeps stdin on the terminal).

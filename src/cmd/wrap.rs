@@ -184,10 +184,7 @@ impl Run for WrapArgs {
             // that replaces the recorded one (`exec bash`) is hooked again from it.
             rc_dir: None,
             whole_run_command: (!launch.hooked).then(|| launch.command_line.clone()),
-            far_keys: Some((
-                cfg.str("keys.ask").to_string(),
-                cfg.str("keys.fix").to_string(),
-            )),
+            far_keys: Some(far_key_names(&cfg)),
         };
         let outcome = pty::run(session, (cols, rows))?;
         drop(rc_dir);
@@ -280,4 +277,19 @@ fn exec_plain(argv: &[String]) -> Result<i32> {
     use std::os::unix::process::CommandExt;
     let err = std::process::Command::new(&argv[0]).args(&argv[1..]).exec();
     Err(err).with_context(|| format!("cannot run {}", argv[0]))
+}
+
+/// The ask and fix keys for the shells on the far side of `omnish nest` (record::farkey), as
+/// `omnish init` would bind them: readline syntax for bash and zsh (the defaults when both are
+/// the same key), fish's notation for fish.
+fn far_key_names(cfg: &crate::config::Config) -> crate::record::farkey::FarKeyNames {
+    let (mut ask, mut fix) = (cfg.str("keys.ask"), cfg.str("keys.fix"));
+    if ask == fix {
+        (ask, fix) = (r"\C-xa", r"\C-xf");
+    }
+    let [fish_ask, fish_fix, ..] = crate::cmd::init::fish_keys(cfg, false);
+    crate::record::farkey::FarKeyNames {
+        readline: (ask.to_string(), fix.to_string()),
+        fish: (fish_ask, fish_fix),
+    }
 }

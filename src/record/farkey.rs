@@ -35,6 +35,14 @@ const MAX_FIX: usize = 64 * 1024;
 /// thread to take them).
 const MAX_QUEUED: usize = 256 * 1024;
 
+/// The ask and fix keys far shells bind: in readline syntax for bash and zsh (`keys.ask`,
+/// `keys.fix`), and in fish's `bind` notation (as `omnish init fish` binds them).
+#[derive(Debug, Clone, Default)]
+pub struct FarKeyNames {
+    pub readline: (String, String),
+    pub fish: (String, String),
+}
+
 /// How the relay runs `omnish ask` and `omnish fix` for a far key.
 pub(crate) struct FarKeys {
     /// omnish's own program.
@@ -43,8 +51,8 @@ pub(crate) struct FarKeys {
     env: Vec<(OsString, OsString)>,
     notifier: Notifier,
     shared: Arc<Mutex<Shared>>,
-    /// The ask and fix keys (readline syntax, as `keys.ask` and `keys.fix`), for the far hooks.
-    keys: Option<(String, String)>,
+    /// The ask and fix keys, for the far hooks.
+    keys: FarKeyNames,
 }
 
 #[derive(Default)]
@@ -69,20 +77,13 @@ pub(crate) struct Taken {
 }
 
 impl FarKeys {
-    /// `keys`: the ask and fix keys; the far hooks bind them only when each is plain enough to
-    /// travel (printable ASCII, no quote) and they differ.
+    /// `keys`: the ask and fix keys, which the far hooks bind (see [`FarKeys::keys`]).
     pub(crate) fn new(
         program: PathBuf,
         env: Vec<(OsString, OsString)>,
         notifier: Notifier,
-        keys: (String, String),
+        keys: FarKeyNames,
     ) -> Self {
-        let plain = |k: &str| {
-            !k.is_empty()
-                && k.bytes()
-                    .all(|b| b.is_ascii_graphic() && b != b'\'' && b != b'"')
-        };
-        let keys = (plain(&keys.0) && plain(&keys.1) && keys.0 != keys.1).then_some(keys);
         FarKeys {
             program,
             env,
@@ -92,9 +93,19 @@ impl FarKeys {
         }
     }
 
-    /// The ask and fix keys the far hooks bind, if any.
-    pub(crate) fn keys(&self) -> Option<(&str, &str)> {
-        self.keys.as_ref().map(|(a, f)| (a.as_str(), f.as_str()))
+    /// The ask and fix keys a far shell of `kind` (`bash`, `zsh`, `fish`) binds: only keys
+    /// plain enough to travel in the hooks (printable ASCII, no quote) that differ.
+    pub(crate) fn keys(&self, kind: &str) -> Option<(&str, &str)> {
+        let (ask, fix) = match kind {
+            "fish" => &self.keys.fish,
+            _ => &self.keys.readline,
+        };
+        let plain = |k: &str| {
+            !k.is_empty()
+                && k.bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b'\'' && b != b'"')
+        };
+        (plain(ask) && plain(fix) && ask != fix).then_some((ask.as_str(), fix.as_str()))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {

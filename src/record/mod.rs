@@ -5,7 +5,7 @@
 //! [`line`](mod@line) bounds command lines and keeps the session's token out of what is written.
 
 pub mod exec;
-pub(crate) mod farkey;
+pub mod farkey;
 pub mod line;
 pub mod marker;
 pub mod nest;

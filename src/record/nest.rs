@@ -34,6 +34,7 @@ const BOOT: &str = include_str!("../../shell/nest/boot.sh");
 const STAGE2: &str = include_str!("../../shell/nest/stage2.sh");
 const FAR_BASH: &str = include_str!("../../shell/nest/far.bash");
 const FAR_ZSH: &str = include_str!("../../shell/nest/far.zsh");
+const FAR_FISH: &str = include_str!("../../shell/nest/far.fish");
 /// Ends every here-document of the startup files; no line of theirs is this.
 const EOF_MARK: &str = "OMNISH_NEST_EOF";
 /// The last line of an answer: a bootstrap evaluates only an answer that ends with it.
@@ -158,7 +159,7 @@ pub fn reason(code: &str) -> String {
 /// a nest key and a shell omnish has hooks for, that sh starts it hooked; otherwise it is
 /// that line alone, and the bootstrap starts the shell as it is.
 ///
-/// `keys`: the ask and fix keys the far shell binds (bash and zsh), answered by the relay
+/// `keys`: the ask and fix keys the far shell binds (bash, zsh and fish), answered by the relay
 /// (`record::farkey`).
 pub fn reply(shell: &str, nest_key: Option<&str>, keys: Option<(&str, &str)>) -> Vec<u8> {
     let script = match (shell_kind(shell), nest_key) {
@@ -216,10 +217,22 @@ fn stage2(kind: &str, key: &str, keys: Option<(&str, &str)>) -> String {
         // The header, then the removal of the directory: fish reads a sourced file whole before
         // it runs a line of it.
         s.push_str("{\nprintf 'set -g __omnish_key %s\\nset -g __omnish_dir %s\\nset -g __omnish_nested 1\\n' \"$__k\" \"$1\"\n");
+        // The far keys, set unquoted so that fish reads their notation (bind_notation's
+        // output: no quote, no space).
+        let far = keys
+            .map(|(ask, fix)| {
+                format!("set -g __omnish_ask_key {ask}\nset -g __omnish_fix_key {fix}\n{FAR_FISH}")
+            })
+            .unwrap_or_default();
         doc(
             &mut s,
             None,
-            &["command rm -rf -- $__omnish_dir\n", FISH_NEST, FISH_HOOKS],
+            &[
+                "command rm -rf -- $__omnish_dir\n",
+                FISH_NEST,
+                FISH_HOOKS,
+                &far,
+            ],
         );
         s.push_str("} >\"$1/omnish.fish\"\n");
     } else if kind == "nu" {

@@ -47,9 +47,9 @@ pub struct Session {
     pub rc_dir: Option<tempfile::TempDir>,
     /// For an unhooked run: the one command the whole run records.
     pub whole_run_command: Option<String>,
-    /// The ask and fix keys (`keys.ask`, `keys.fix`) that shells on the far side of `omnish
-    /// nest` bind, answered here (record::farkey); `None`: none.
-    pub far_keys: Option<(String, String)>,
+    /// The ask and fix keys that shells on the far side of `omnish nest` bind, answered here
+    /// (record::farkey); `None`: none.
+    pub far_keys: Option<crate::record::farkey::FarKeyNames>,
 }
 
 /// Catches SIGXFSZ (a file size limit, `ulimit -f`), which would kill omnish and leave the

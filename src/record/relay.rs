@@ -443,7 +443,7 @@ impl<T: Tty, P: Pty> Relay<T, P> {
                     if let Some(key) = &key {
                         sc.allow_nest_key(key);
                     }
-                    let far_keys = far.as_ref().and_then(FarKeys::keys);
+                    let far_keys = far.as_ref().and_then(|f| f.keys(&shell));
                     to_shell.extend_from_slice(&nest::reply(&shell, key.as_deref(), far_keys));
                 }
                 for action in keys.drain(..) {
