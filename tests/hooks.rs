@@ -231,3 +231,233 @@ fn install_twice_run_as_claude_code_runs_it_then_uninstall() {
         .unwrap();
     assert_eq!(status.status.code(), Some(1));
 }
+
+/// An `AfterTool` input as Gemini CLI sends it: the base fields of
+/// packages/core/src/hooks/hookEventHandler.ts `createBaseInput` (`session_id`,
+/// `transcript_path`, `cwd`, `hook_event_name`, `timestamp`), then `tool_name`, `tool_input` (the
+/// model's arguments) and `tool_response` (`llmContent`, `returnDisplay`, `error`) as
+/// packages/core/src/core/coreToolHookTriggers.ts passes them; `llmContent` as
+/// packages/core/src/tools/shell.ts makes it (`Output: ...`, `Exit Code: N` when not 0,
+/// `Process Group PGID: N`, wrapped by `wrapUntrusted`).
+fn after_tool(session: &str, command: &str, dir: Option<&str>, output: &str, code: i32) -> Value {
+    let mut llm = format!(
+        "Output: {}",
+        if output.is_empty() { "(empty)" } else { output }
+    );
+    if code != 0 {
+        llm.push_str(&format!("\nExit Code: {code}"));
+    }
+    llm.push_str("\nProcess Group PGID: 31337");
+    let mut input = json!({"command": command, "description": "Run it"});
+    if let Some(d) = dir {
+        input["dir_path"] = json!(d);
+    }
+    json!({
+        "session_id": session,
+        "transcript_path": "/home/u/.gemini/tmp/abc/chats/session-1.json",
+        "cwd": "/home/u/project",
+        "hook_event_name": "AfterTool",
+        "timestamp": "2026-11-26T10:00:00.000Z",
+        "tool_name": "run_shell_command",
+        "tool_input": input,
+        "tool_response": {
+            "llmContent": format!("<untrusted_context>\n{llm}\n</untrusted_context>"),
+            "returnDisplay": output,
+            "error": null
+        }
+    })
+}
+
+/// Runs `command` as Gemini CLI's hook runner does (packages/core/src/hooks/hookRunner.ts:
+/// `bash -c COMMAND` in the input's `cwd`, with GEMINI_PROJECT_DIR, GEMINI_CWD,
+/// GEMINI_SESSION_ID and CLAUDE_PROJECT_DIR set, the JSON on stdin).
+fn run_gemini_hook(
+    home: &Path,
+    command: &str,
+    input: &Value,
+    env: &[(&str, &str)],
+) -> (i32, String) {
+    let mut cmd = Command::new("bash");
+    cmd.args(["-c", command])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("HOME", home)
+        .env("OMNISH_DATA_DIR", home.join("data"))
+        .env("GEMINI_PROJECT_DIR", home)
+        .env("GEMINI_CWD", home)
+        .env(
+            "GEMINI_SESSION_ID",
+            input["session_id"].as_str().unwrap_or(""),
+        )
+        .env("CLAUDE_PROJECT_DIR", home)
+        .current_dir(home);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_piped(cmd, &input.to_string());
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), said)
+}
+
+const GEMINI_USER_SETTINGS: &str = r#"{
+  "theme": "GitHub",
+  "hooks": {
+    "BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"name": "guard", "type": "command", "command": "guard.sh"}]}],
+    "AfterTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "fmt.sh"}]}]
+  },
+  "general": {"vimMode": true}
+}
+"#;
+
+#[test]
+fn gemini_install_twice_run_as_gemini_runs_it_then_uninstall() {
+    let mut t = Harness::bash(&[]);
+    t.run("echo typed-by-me");
+    let home = t.home.path().to_path_buf();
+    let settings = home.join(".gemini/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, GEMINI_USER_SETTINGS).unwrap();
+    for _ in 0..2 {
+        ok_stdout(
+            omnish(&home, &["hooks", "install", "gemini"])
+                .output()
+                .unwrap(),
+        );
+    }
+    let once = std::fs::read_to_string(&settings).unwrap();
+    for kept in [
+        r#"    "BeforeTool": [{"matcher": "run_shell_command", "hooks": [{"name": "guard", "type": "command", "command": "guard.sh"}]}],"#,
+        r#"{"matcher": "write_file", "hooks": [{"type": "command", "command": "fmt.sh"}]}"#,
+        r#"  "general": {"vimMode": true}"#,
+    ] {
+        assert!(once.contains(kept), "{kept} lost:\n{once}");
+    }
+    let v: Value = serde_json::from_str(&once).unwrap();
+    let ours: Vec<String> = v["hooks"]["AfterTool"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["matcher"] == "^run_shell_command$")
+        .flat_map(|e| e["hooks"].as_array().unwrap().clone())
+        .map(|h| h["command"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ours.len(), 1, "once:\n{once}");
+    ok_stdout(
+        omnish(&home, &["hooks", "status", "gemini"])
+            .output()
+            .unwrap(),
+    );
+    // Claude Code's hooks are another file's.
+    let status = omnish(&home, &["hooks", "status", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(1));
+
+    let id = omnish::store::dir_id(&t.session_dir());
+    let inside = [("OMNISH_SESSION_ID", id.as_str())];
+    let runs = [
+        after_tool("g-1", "cargo build", None, "Compiling x\nFinished", 0),
+        after_tool(
+            "g-1",
+            "make check",
+            Some("sub"),
+            "make: *** [check] Error 2",
+            2,
+        ),
+    ];
+    for input in &runs {
+        assert_eq!(
+            run_gemini_hook(&home, &ours[0], input, &inside),
+            (0, String::new())
+        );
+    }
+    assert_eq!(
+        run_gemini_hook(&home, &ours[0], &after_tool("g-2", "ls", None, "", 0), &[]),
+        (0, String::new())
+    );
+    for bad in [
+        json!("x"),
+        json!({"tool_name": "run_shell_command"}),
+        json!({}),
+    ] {
+        assert_eq!(
+            run_gemini_hook(&home, &ours[0], &bad, &inside),
+            (0, String::new())
+        );
+    }
+    let ctx = ok_stdout(
+        omnish(
+            &home,
+            &[
+                "context",
+                "--session",
+                &id,
+                "--recent",
+                "5",
+                "--format",
+                "json",
+            ],
+        )
+        .output()
+        .unwrap(),
+    );
+    let v: Value = serde_json::from_str(&ctx).unwrap();
+    let cmds = v["commands"].as_array().unwrap();
+    let got: Vec<(String, String, String, Value)> = cmds
+        .iter()
+        .map(|c| {
+            (
+                c["author"].as_str().unwrap_or("").to_string(),
+                c["command_line"].as_str().unwrap_or("").to_string(),
+                c["cwd"].as_str().unwrap_or("").to_string(),
+                c["exit_code"].clone(),
+            )
+        })
+        .collect();
+    let text = ok_stdout(
+        omnish(&home, &["context", "--session", &id, "--recent", "5"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        text.contains("[gemini] $ cargo build\nCompiling x\nFinished\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("make: *** [check] Error 2\n[exit 2]"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("PGID") && !text.contains("untrusted"),
+        "{text}"
+    );
+    assert!(
+        got.iter().any(|g| g.0 == "gemini"
+            && g.1 == "make check"
+            && g.2 == "/home/u/project/sub"
+            && g.3 == json!(2)),
+        "{got:?}\n{ctx}"
+    );
+    let all = ok_stdout(
+        omnish(
+            &home,
+            &["context", "--session", "all", "--author", "gemini"],
+        )
+        .output()
+        .unwrap(),
+    );
+    assert!(all.contains("[gemini] $ ls\n"), "{all}");
+
+    ok_stdout(
+        omnish(&home, &["hooks", "uninstall", "gemini"])
+            .output()
+            .unwrap(),
+    );
+    let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let before: Value = serde_json::from_str(GEMINI_USER_SETTINGS).unwrap();
+    assert_eq!(after, before);
+}
