@@ -201,6 +201,77 @@ fn install_twice_run_as_claude_code_runs_it_then_uninstall() {
         !ctx.contains("$ ls"),
         "the other agent's session is its own:\n{ctx}"
     );
+    // status in the terminal counts the agent's commands with it; the store's sessions say
+    // whose they are; MCP list_sessions shows the agent's sessions with their terminal's.
+    let status = ok_stdout(
+        omnish(&home, &["status"])
+            .env("OMNISH_SESSION_ID", &id)
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        status.contains("\nothers    claude-code: 2 commands (1 failed)\n"),
+        "{status}"
+    );
+    assert!(
+        status.contains(" sessions, 2 of them by exec or agents, "),
+        "{status}"
+    );
+    let json_status: Value = serde_json::from_str(&ok_stdout(
+        omnish(&home, &["status", "--format", "json"])
+            .env("OMNISH_SESSION_ID", &id)
+            .output()
+            .unwrap(),
+    ))
+    .unwrap();
+    assert_eq!(
+        json_status["session"]["attached"],
+        json!([{"author": "claude-code", "commands": 2, "failed": 1}]),
+        "{json_status:#}"
+    );
+    assert_eq!(json_status["session"]["author"], "user");
+    assert_eq!(json_status["authored_sessions"], 2);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}});
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "list_sessions", "arguments": {}}});
+    let mut mcp = omnish(&home, &["mcp"]);
+    mcp.env("OMNISH_SESSION_ID", &id);
+    let out = run_piped(mcp, &format!("{init}\n{list}\n"));
+    let listed: Value = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|r| r["id"] == 1)
+        .unwrap_or_else(|| panic!("{}", String::from_utf8_lossy(&out.stdout)));
+    let rows = listed["result"]["structuredContent"]["sessions"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let text = listed["result"]["content"][0]["text"].as_str().unwrap();
+    let agent = rows
+        .iter()
+        .find(|r| r["attached_to"] == json!(id))
+        .unwrap_or_else(|| panic!("{listed:#}"));
+    assert_eq!(agent["author"], "claude-code");
+    assert!(text.contains(&format!("[claude-code] with {id}")), "{text}");
+    let own = rows.iter().find(|r| r["id"] == json!(id)).unwrap();
+    assert_eq!(
+        (own["author"].clone(), own["attached_to"].clone()),
+        (json!("user"), Value::Null)
+    );
+    let alone = rows
+        .iter()
+        .find(|r| r["author"] == "claude-code" && r["attached_to"].is_null())
+        .unwrap_or_else(|| panic!("{listed:#}"));
+    assert!(
+        text.contains(&format!(
+            "{}  exited  [claude-code] in",
+            alone["id"].as_str().unwrap()
+        )),
+        "{text}"
+    );
+
     let user = ok_stdout(
         omnish(&home, &["context", "--session", &id, "--author", "user"])
             .output()
