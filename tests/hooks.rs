@@ -1,8 +1,10 @@
-//! `omnish hooks` for Claude Code: installed into a settings file holding the user's own hooks
-//! (twice, then uninstalled), and the installed hook run as Claude Code runs it (the command from
-//! the settings file, through `sh -c`, with the JSON its hooks documentation gives on stdin), from
-//! an agent started in a recorded bash and from one outside any terminal. No Claude Code CLI runs
-//! here: it needs its network service to run a tool at all, so the stand-in sends what it sends.
+//! `omnish hooks` for Claude Code, Gemini CLI, Codex CLI and opencode: installed into a settings
+//! file holding the user's own hooks (twice, then uninstalled), and the installed hook run as the
+//! agent runs it (the command from the settings file, through the agent's shell, with the JSON
+//! its hooks documentation and source give on stdin; opencode's plugin loaded by node and
+//! called as opencode calls plugins), from an agent started in a recorded bash and from one
+//! outside any terminal. No agent CLI runs here: each needs its model's network service to run
+//! a tool at all, so the stand-ins send what the agents send (the sources are quoted at each).
 
 mod common;
 
@@ -531,4 +533,227 @@ fn gemini_install_twice_run_as_gemini_runs_it_then_uninstall() {
     let after: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     let before: Value = serde_json::from_str(GEMINI_USER_SETTINGS).unwrap();
     assert_eq!(after, before);
+}
+
+/// A `PostToolUse` input as Codex sends it: the fields of its generated schema
+/// (codex-rs/hooks/schema/generated/post-tool-use.command.input.schema.json, all required),
+/// `tool_input` `{"command": ...}` as shell-like tools pass it and `tool_response` the text of
+/// the output (codex-rs/hooks/src/events/post_tool_use.rs, codex-rs/core/src/tools/context.rs).
+fn codex_post_tool_use(session: &str, command: &str, output: &str) -> Value {
+    json!({
+        "session_id": session,
+        "turn_id": "turn-1",
+        "transcript_path": null,
+        "cwd": "/home/u/project",
+        "hook_event_name": "PostToolUse",
+        "model": "gpt-5-codex",
+        "permission_mode": "default",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_response": output,
+        "tool_use_id": "call_abc"
+    })
+}
+
+const CODEX_USER_HOOKS: &str = r#"{
+  "description": "my hooks",
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}]
+  }
+}
+"#;
+
+#[test]
+fn codex_install_twice_run_as_codex_runs_it_then_uninstall() {
+    let mut t = Harness::bash(&[]);
+    t.run("echo typed-by-me");
+    let home = t.home.path().to_path_buf();
+    let file = home.join(".codex/hooks.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, CODEX_USER_HOOKS).unwrap();
+    for _ in 0..2 {
+        let out = ok_stdout(
+            omnish(&home, &["hooks", "install", "codex"])
+                .output()
+                .unwrap(),
+        );
+        assert!(out.contains("/hooks"), "says to trust it: {out}");
+    }
+    let once = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        once.starts_with("{\n  \"description\": \"my hooks\",\n"),
+        "{once}"
+    );
+    assert!(
+        once.contains(r#"    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh"}]}],"#),
+        "{once}"
+    );
+    let post = installed(&file, "PostToolUse");
+    assert_eq!(post.len(), 1, "{once}");
+    // Codex refuses other top-level keys: omnish adds none.
+    let v: Value = serde_json::from_str(&once).unwrap();
+    assert_eq!(v.as_object().unwrap().len(), 2, "{once}");
+
+    let id = omnish::store::dir_id(&t.session_dir());
+    let inside = [("OMNISH_SESSION_ID", id.as_str())];
+    let (code, said) = run_hook(
+        &home,
+        &post[0],
+        &codex_post_tool_use(
+            "019a-thread",
+            "cargo test",
+            "running 1 test\ntest it ... FAILED\n",
+        ),
+        &inside,
+    );
+    assert_eq!((code, said.as_str()), (0, ""));
+    assert_eq!(
+        run_hook(
+            &home,
+            &post[0],
+            &json!({"hook_event_name": "PostToolUse"}),
+            &inside
+        ),
+        (0, String::new())
+    );
+    let ctx = ok_stdout(
+        omnish(
+            &home,
+            &[
+                "context",
+                "--session",
+                &id,
+                "--recent",
+                "3",
+                "--format",
+                "json",
+            ],
+        )
+        .output()
+        .unwrap(),
+    );
+    let v: Value = serde_json::from_str(&ctx).unwrap();
+    let c = v["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["author"] == "codex")
+        .unwrap_or_else(|| panic!("{ctx}"));
+    assert_eq!(c["command_line"], "cargo test");
+    assert_eq!(c["output"], "running 1 test\ntest it ... FAILED");
+    // Codex does not tell the hook the status: unknown, not a guess.
+    assert_eq!(c["exit_code"], Value::Null);
+
+    ok_stdout(
+        omnish(&home, &["hooks", "uninstall", "codex"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&std::fs::read_to_string(&file).unwrap()).unwrap(),
+        serde_json::from_str::<Value>(CODEX_USER_HOOKS).unwrap()
+    );
+}
+
+/// The installed opencode plugin, loaded by node and called as opencode calls a plugin
+/// (packages/plugin/src/index.ts: the plugin function with opencode's context, then
+/// `tool.execute.after(input, output)` with `input` `{tool, sessionID, callID, args}` and
+/// `output` `{title, output, metadata}`; packages/opencode/src/tool/bash.ts: `title` the
+/// command, `metadata` `{output, exit, description}`).
+const OPENCODE_DRIVER: &str = r#"
+const [plugin, calls] = [process.argv[2], JSON.parse(process.argv[3])]
+const mod = await import(plugin)
+for (const make of Object.values(mod)) {
+  const hooks = await make({ directory: "/home/u/project", worktree: "/home/u/project" })
+  for (const [input, output] of calls) await hooks["tool.execute.after"](input, output)
+}
+console.log("done")
+"#;
+
+#[test]
+fn opencode_plugin_installed_twice_run_as_opencode_runs_it_then_uninstalled() {
+    // node runs the plugin as opencode's Bun would.
+    if !require("node") {
+        return;
+    }
+    let mut t = Harness::bash(&[]);
+    t.run("echo typed-by-me");
+    let home = t.home.path().to_path_buf();
+    let project = home.join("project");
+    std::fs::create_dir_all(project.join(".opencode/plugins")).unwrap();
+    let mine = project.join(".opencode/plugins/mine.ts");
+    std::fs::write(&mine, "export const Mine = async () => ({})\n").unwrap();
+    for _ in 0..2 {
+        ok_stdout(
+            omnish(&home, &["hooks", "install", "opencode", "--project"])
+                .current_dir(&project)
+                .output()
+                .unwrap(),
+        );
+    }
+    let plugin = project.join(".opencode/plugins/omnish.js");
+    ok_stdout(
+        omnish(&home, &["hooks", "status", "opencode", "--project"])
+            .current_dir(&project)
+            .output()
+            .unwrap(),
+    );
+    let id = omnish::store::dir_id(&t.session_dir());
+    let calls = json!([
+        [
+            {"tool": "bash", "sessionID": "ses_1", "callID": "c1", "args": {"command": "make test", "description": "Run tests"}},
+            {"title": "make test", "output": "ok 1\nnot ok 2\n", "metadata": {"output": "ok 1\nnot ok 2\n", "exit": 2, "description": "Run tests"}}
+        ],
+        [
+            {"tool": "read", "sessionID": "ses_1", "callID": "c2", "args": {"filePath": "/etc/hosts"}},
+            {"title": "hosts", "output": "127.0.0.1 localhost", "metadata": {}}
+        ],
+        [
+            {"tool": "bash", "sessionID": "ses_1", "callID": "c3"},
+            {"title": "ls", "output": "a\nb\n", "metadata": {"output": "a\nb\n", "exit": 0}}
+        ]
+    ]);
+    let driver = home.join("driver.mjs");
+    std::fs::write(&driver, OPENCODE_DRIVER).unwrap();
+    let mut node = Command::new("node");
+    node.arg("--experimental-detect-module")
+        .arg(&driver)
+        .arg(format!("file://{}", plugin.display()))
+        .arg(calls.to_string())
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("HOME", &home)
+        .env("OMNISH_DATA_DIR", home.join("data"))
+        .env("OMNISH_SESSION_ID", &id)
+        .current_dir(&project);
+    let out = node.output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "done\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ctx = ok_stdout(
+        omnish(&home, &["context", "--session", &id, "--recent", "4"])
+            .output()
+            .unwrap(),
+    );
+    assert!(
+        ctx.contains("[opencode] $ make test\nok 1\nnot ok 2\n[exit 2]"),
+        "{ctx}"
+    );
+    assert!(ctx.contains("[opencode] $ ls\na\nb\n"), "{ctx}");
+    assert!(!ctx.contains("localhost"), "only bash calls: {ctx}");
+
+    ok_stdout(
+        omnish(&home, &["hooks", "uninstall", "opencode", "--project"])
+            .current_dir(&project)
+            .output()
+            .unwrap(),
+    );
+    assert!(!plugin.exists());
+    assert_eq!(
+        std::fs::read_to_string(&mine).unwrap(),
+        "export const Mine = async () => ({})\n"
+    );
 }

@@ -29,10 +29,25 @@
 //! settings as JSON with comments; a file with comments is left alone, with one line giving the
 //! entry to add by hand.
 //!
+//! # Codex CLI
+//!
+//! Installed in `~/.codex/hooks.json` (with `--project`, the project's `.codex/hooks.json`), as
+//! Codex's hooks documentation describes them: a `PostToolUse` entry matching its `Bash` tool
+//! (the same shape as Claude Code's; Codex refuses a `hooks.json` whose top level has other
+//! keys than `description` and `hooks`, and omnish adds none). The file is kept as for Claude
+//! Code. Codex runs a hook it does not manage only once the user has reviewed and trusted it
+//! (its `/hooks` command): `install` says so. Codex's hook input has no exit status
+//! (`codex.rs`): its records have none.
+//!
+//! # opencode
+//!
+//! A plugin, `omnish.js`, in `~/.config/opencode/plugins/` (with `--project`, the project's
+//! `.opencode/plugins/`): a file of omnish's own, written and removed whole; see `opencode.rs`.
+//!
 //! # The hook
 //!
-//! `omnish hooks run AGENT` reads the JSON the agent writes on its stdin (see `claude.rs` and
-//! `gemini.rs` for what each sends and what is taken of it) and appends one record: the command,
+//! `omnish hooks run AGENT` reads the JSON the agent writes on its stdin (see `claude.rs`,
+//! `gemini.rs`, `codex.rs` and `opencode.rs` for what each sends and what is taken of it) and appends one record: the command,
 //! its directory, the output as the agent received it, its exit status where the agent reports
 //! one, author the agent's name. The record goes to a session attached to the recorded terminal
 //! the agent runs in (`OMNISH_SESSION_ID`, which the agent and its hooks inherit), else to a
@@ -42,7 +57,9 @@
 //! reads a hook's stdout as its answer; nothing is no answer).
 
 mod claude;
+mod codex;
 mod gemini;
+mod opencode;
 
 use crate::cli::{HookAgent, HooksAction, HooksArgs};
 use crate::cmd::Run;
@@ -65,36 +82,68 @@ struct JsonSpec {
     program: &'static str,
     /// The directory of its settings, in the home directory or the project.
     dir: &'static str,
+    /// The file there that holds its hooks.
+    file: &'static str,
     /// The events omnish's hook is installed for.
     events: &'static [&'static str],
     /// The tool it matches.
     matcher: &'static str,
     /// The hook's name (Gemini CLI shows it in its hooks panel).
     name: Option<&'static str>,
+    /// What the user must do for the agent to run it, said by `install` and `status`.
+    note: Option<&'static str>,
 }
 
 const CLAUDE: JsonSpec = JsonSpec {
     agent: "claude-code",
     program: "claude",
     dir: ".claude",
+    file: "settings.json",
     events: &["PostToolUse", "PostToolUseFailure"],
     matcher: claude::MATCHER,
     name: None,
+    note: None,
+};
+
+const CODEX: JsonSpec = JsonSpec {
+    agent: "codex",
+    program: "codex",
+    dir: ".codex",
+    file: "hooks.json",
+    events: &["PostToolUse"],
+    matcher: codex::MATCHER,
+    name: None,
+    note: Some(
+        "Codex runs a hook once you have reviewed and trusted it: open /hooks in Codex to trust it",
+    ),
 };
 
 const GEMINI: JsonSpec = JsonSpec {
     agent: "gemini",
     program: "gemini",
     dir: ".gemini",
+    file: "settings.json",
     events: &["AfterTool"],
     matcher: gemini::MATCHER,
     name: Some("omnish"),
+    note: None,
 };
 
+/// The JSON settings of `agent` (opencode has a plugin instead: never asked here).
 fn spec(agent: HookAgent) -> &'static JsonSpec {
     match agent {
         HookAgent::ClaudeCode => &CLAUDE,
         HookAgent::Gemini => &GEMINI,
+        HookAgent::Codex => &CODEX,
+        HookAgent::Opencode => unreachable!("opencode's hook is a plugin"),
+    }
+}
+
+/// The author of `agent`'s records, and its program (the "shell" of its sessions).
+fn names(agent: HookAgent) -> (&'static str, &'static str) {
+    match agent {
+        HookAgent::Opencode => ("opencode", "opencode"),
+        other => (spec(other).agent, spec(other).program),
     }
 }
 
@@ -113,14 +162,80 @@ pub(crate) struct Hooked {
 /// Most bytes of the agent's JSON read (a tool's whole output is in it).
 const MAX_INPUT: u64 = 64 << 20;
 
+/// `omnish hooks run AGENT` before the command line is parsed (`main` asks first): the hook
+/// runs after each of the agent's tool calls and must be quick, and clap building the whole
+/// command line's definition to parse four words is most of what a hook costs but its writes.
+/// `None`: not those words exactly (then clap parses them, as for any command).
+pub fn run_early(args: &[std::ffi::OsString]) -> Option<i32> {
+    use clap::ValueEnum;
+    let [_, hooks, run, agent] = args else {
+        return None;
+    };
+    if hooks != "hooks" || run != "run" {
+        return None;
+    }
+    let agent = HookAgent::from_str(agent.to_str()?, false).ok()?;
+    Some(hook(agent))
+}
+
+/// The hook, always exit status 0 (see the module docs).
+fn hook(agent: HookAgent) -> i32 {
+    // Whatever happens: exit 0, nothing said (not a storage failure, not a store's notice,
+    // not a panic's message).
+    exec::set_quiet();
+    store::notice::quiet();
+    std::panic::set_hook(Box::new(|_| {}));
+    let _ = std::panic::catch_unwind(|| run_hook(agent));
+    0
+}
+
 impl Run for HooksArgs {
     fn run(self) -> Result<i32> {
         match self.action {
-            HooksAction::Run { agent } => {
-                // Whatever happens: exit 0, nothing said.
-                exec::set_quiet();
-                let _ = std::panic::catch_unwind(|| run_hook(agent));
+            HooksAction::Run { agent } => Ok(hook(agent)),
+            HooksAction::Install {
+                agent: HookAgent::Opencode,
+                project,
+            } => {
+                let path = plugin_path(project)?;
+                let exe = std::env::current_exe().context("cannot find omnish's own path")?;
+                let changed = opencode::install(&path, &exe.to_string_lossy())?;
+                println!(
+                    "{} {}",
+                    if changed {
+                        "installed"
+                    } else {
+                        "already installed"
+                    },
+                    path.display()
+                );
                 Ok(0)
+            }
+            HooksAction::Uninstall {
+                agent: HookAgent::Opencode,
+                project,
+            } => {
+                let path = plugin_path(project)?;
+                let removed = opencode::uninstall(&path)?;
+                println!(
+                    "{} {}",
+                    if removed { "removed" } else { "not installed:" },
+                    path.display()
+                );
+                Ok(0)
+            }
+            HooksAction::Status {
+                agent: HookAgent::Opencode,
+                project,
+            } => {
+                let path = plugin_path(project)?;
+                if opencode::installed(&path) {
+                    println!("installed: {}", path.display());
+                    Ok(0)
+                } else {
+                    println!("not installed: no {}", path.display());
+                    Ok(1)
+                }
             }
             HooksAction::Install { agent, project } => {
                 let spec = spec(agent);
@@ -138,6 +253,9 @@ impl Run for HooksArgs {
                     path.display(),
                     command
                 );
+                if let Some(note) = spec.note {
+                    println!("{note}");
+                }
                 Ok(0)
             }
             HooksAction::Uninstall { agent, project } => {
@@ -185,6 +303,9 @@ impl Run for HooksArgs {
                         installed.join(", "),
                         hook_command(spec.agent).unwrap_or_default()
                     );
+                    if let Some(note) = spec.note {
+                        println!("{note}");
+                    }
                     Ok(0)
                 }
             }
@@ -195,16 +316,37 @@ impl Run for HooksArgs {
 /// The settings file of `spec`'s agent: the user's, or the project's.
 fn settings_path(spec: &JsonSpec, project: bool) -> Result<PathBuf> {
     if project {
-        let cwd = std::env::current_dir().context("cannot read the current directory")?;
-        let root = crate::context::stages::select::git_root_or(&cwd);
-        return Ok(root.join(spec.dir).join("settings.json"));
+        return Ok(project_root()?.join(spec.dir).join(spec.file));
     }
-    let home = std::env::var_os("HOME")
+    Ok(home()?.join(spec.dir).join(spec.file))
+}
+
+/// The project: the git work tree holding the working directory, else that directory.
+fn project_root() -> Result<PathBuf> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    Ok(crate::context::stages::select::git_root_or(&cwd))
+}
+
+fn home() -> Result<PathBuf> {
+    std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
         .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
-        .ok_or_else(|| Error::usage("no home directory (HOME is not set); use --project"))?;
-    Ok(home.join(spec.dir).join("settings.json"))
+        .ok_or_else(|| Error::usage("no home directory (HOME is not set); use --project").into())
+}
+
+/// Where omnish's opencode plugin goes: the project's `.opencode/plugins/`, or opencode's
+/// configuration directory's (`$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`).
+fn plugin_path(project: bool) -> Result<PathBuf> {
+    let dir = if project {
+        project_root()?.join(".opencode")
+    } else {
+        match std::env::var_os("XDG_CONFIG_HOME").filter(|d| !d.is_empty()) {
+            Some(d) => PathBuf::from(d).join("opencode"),
+            None => home()?.join(".config").join("opencode"),
+        }
+    };
+    Ok(dir.join("plugins").join(opencode::FILE))
 }
 
 /// What to say of a file that may have comments (JSON with comments is not edited).
@@ -526,14 +668,16 @@ fn run_hook(agent: HookAgent) -> Option<()> {
     let hooked = match agent {
         HookAgent::ClaudeCode => claude::hooked(serde_json::from_slice(&bytes).ok()?),
         HookAgent::Gemini => gemini::hooked(serde_json::from_slice(&bytes).ok()?),
+        HookAgent::Codex => codex::hooked(serde_json::from_slice(&bytes).ok()?),
+        HookAgent::Opencode => opencode::hooked(serde_json::from_slice(&bytes).ok()?),
     }?;
     drop(bytes);
-    record(spec(agent), hooked)
+    record(agent, hooked)
 }
 
-/// Appends `hooked` as a command by `spec`'s agent (see the module docs).
-fn record(spec: &JsonSpec, hooked: Hooked) -> Option<()> {
-    let author = spec.agent;
+/// Appends `hooked` as a command by `agent` (see the module docs).
+fn record(agent: HookAgent, hooked: Hooked) -> Option<()> {
+    let (author, program) = names(agent);
     let (cfg, _) = crate::config::Config::load_lenient();
     let root = cfg.data_root().ok()?;
     let parent = std::env::var("OMNISH_SESSION_ID")
@@ -548,15 +692,15 @@ fn record(spec: &JsonSpec, hooked: Hooked) -> Option<()> {
         // In a terminal, the agent's sessions share its attached sessions (one at a time).
         key: if parent.is_some() { None } else { key },
         meta: attached::new_meta(
-            spec.program,
-            &[spec.program.to_string()],
+            program,
+            &[program.to_string()],
             &hooked.cwd,
             store::now_ms(),
         ),
         wait: true,
     };
     let claimed = attached::claim(target).ok()?;
-    let mut rec = Recording::start(claimed, &hooked.command, &hooked.cwd, author, (80, 24))?;
+    let mut rec = Recording::ended(claimed, &hooked.command, &hooked.cwd, author, (80, 24))?;
     rec.chunk(&hooked.output);
     rec.finish(hooked.code);
     Some(())
