@@ -1349,7 +1349,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__hooks__subcmd__install)
-            opts="-h --project --help claude-code"
+            opts="-h --project --help claude-code gemini codex opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1363,7 +1363,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__hooks__subcmd__run)
-            opts="-h --help claude-code"
+            opts="-h --help claude-code gemini codex opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1377,7 +1377,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__hooks__subcmd__status)
-            opts="-h --project --help claude-code"
+            opts="-h --project --help claude-code gemini codex opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1391,7 +1391,7 @@ _omnish() {
             return 0
             ;;
         omnish__subcmd__hooks__subcmd__uninstall)
-            opts="-h --project --help claude-code"
+            opts="-h --project --help claude-code gemini codex opencode"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -367,7 +367,7 @@ module completions {
   ]
 
   def "nu-complete omnish hooks install agent" [] {
-    [ "claude-code" ]
+    [ "claude-code" "gemini" "codex" "opencode" ]
   }
 
   # Add omnish's hook to the agent's settings (again: nothing changes)
@@ -378,7 +378,7 @@ module completions {
   ]
 
   def "nu-complete omnish hooks uninstall agent" [] {
-    [ "claude-code" ]
+    [ "claude-code" "gemini" "codex" "opencode" ]
   }
 
   # Remove omnish's hook from the agent's settings, and nothing else
@@ -389,7 +389,7 @@ module completions {
   ]
 
   def "nu-complete omnish hooks status agent" [] {
-    [ "claude-code" ]
+    [ "claude-code" "gemini" "codex" "opencode" ]
   }
 
   # Say whether omnish's hook is installed (exit 1 when not)
@@ -400,7 +400,7 @@ module completions {
   ]
 
   def "nu-complete omnish hooks run agent" [] {
-    [ "claude-code" ]
+    [ "claude-code" "gemini" "codex" "opencode" ]
   }
 
   # The hook: reads the agent's JSON on stdin and records the command (always exit 0, silent)

@@ -2,17 +2,18 @@
 # Installs what the tests drive for real, when missing: zsh, fish, tmux, less, vim and fzf (the
 # full-screen and picker tests), strace, shellcheck,
 # and for the ssh, sudo/su and container tests OpenSSH's server and client, sudo, hostname,
-# and chromium-headless-shell, the browser that loads the page `omnish export` writes
-# (Debian packages); nushell from its official release package on the npm registry (pinned),
-# under target/; and in a virtualenv under target/ the `llm` CLI with its echo model and the
-# official MCP Python SDK and asciinema, and poetry in one of its own. Sourced by scripts/test.sh
-# and .ci/run; it exports PATH and OMNISH_TEST_PYTHON for the tests. The ssh tests start their
-# own sshd on a loopback port (tests/common/remote.rs): installing openssh-server here starts no
-# server and leaves none running or enabled.
+# and chromium-headless-shell, the browser that loads the page `omnish export` writes, and node,
+# which loads the opencode plugin `omnish hooks install opencode` writes (Debian packages);
+# nushell from its official release package on the npm registry (pinned), under target/; and in
+# a virtualenv under target/ the `llm` CLI with its echo model and the official MCP Python SDK
+# and asciinema, and poetry in one of its own. Sourced by scripts/test.sh and .ci/run; it
+# exports PATH and OMNISH_TEST_PYTHON for the tests. The ssh tests start their own sshd on a
+# loopback port (tests/common/remote.rs): installing openssh-server here starts no server and
+# leaves none running or enabled.
 # shellcheck shell=bash
 
 need=()
-for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname chromium-headless-shell; do
+for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname chromium-headless-shell node; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
 # Debian names the packages of these after the project, not the program.
@@ -23,6 +24,7 @@ if [ ${#need[@]} -gt 0 ]; then
     for tool in "${need[@]}"; do
         case $tool in
             ssh | ssh-keygen) packages+=(openssh-client) ;;
+            node) packages+=(nodejs) ;;
             *) packages+=("$tool") ;;
         esac
     done

@@ -146,7 +146,7 @@ pub struct ForgetArgs {
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Claude Code: a PostToolUse and a PostToolUseFailure hook for its Bash tool, in\n~/.claude/settings.json (with --project, the project's .claude/settings.json). The rest of the\nfile is kept: its keys in their order, their values as written. Each command the agent runs\nbecomes a record by author claude-code (`omnish context --author agents`), with its output as\nthe agent got it: with the recorded terminal the agent runs in, else in a session per agent\nsession. The hook always exits 0 and prints nothing.\n\nExamples:\n  omnish hooks install claude-code\n  omnish hooks status claude-code --project\n  omnish hooks uninstall claude-code"
+    after_help = "Claude Code: a PostToolUse and a PostToolUseFailure hook for its Bash tool, in\n~/.claude/settings.json (with --project, the project's .claude/settings.json).\nGemini CLI: an AfterTool hook for its run_shell_command tool, in ~/.gemini/settings.json (with\n--project, the project's .gemini/settings.json).\nCodex CLI: a PostToolUse hook for its Bash tool, in ~/.codex/hooks.json (with --project, the\nproject's .codex/hooks.json); Codex runs it once you have trusted it (its /hooks command), and\nreports no exit status to it.\nopencode: a plugin, omnish.js, in ~/.config/opencode/plugins/ (with --project, the project's\n.opencode/plugins/), which runs the hook for each call of its bash tool.\n\nThe rest of each settings file is kept: its keys in their order, their values as written. Each command\nthe agent runs becomes a record by the agent's name (`omnish context --author agents`), with\nits output as the agent got it: with the recorded terminal the agent runs in, else in a\nsession per agent session. The hook always exits 0 and prints nothing.\n\nExamples:\n  omnish hooks install claude-code\n  omnish hooks install gemini --project\n  omnish hooks status claude-code --project\n  omnish hooks uninstall claude-code"
 )]
 pub struct HooksArgs {
     #[command(subcommand)]
@@ -158,6 +158,12 @@ pub struct HooksArgs {
 pub enum HookAgent {
     /// Claude Code (settings.json hooks).
     ClaudeCode,
+    /// Gemini CLI (settings.json hooks).
+    Gemini,
+    /// Codex CLI (hooks.json hooks).
+    Codex,
+    /// opencode (a plugin).
+    Opencode,
 }
 
 #[derive(Debug, Subcommand)]

@@ -6,7 +6,12 @@ use omnish::cli::{Cli, Command};
 use omnish::cmd::{Run, RunWith, Setup};
 
 fn main() {
-    let cli = Cli::parse();
+    // An agent's hook, after each of its tool calls: answered before clap is built.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(code) = omnish::cmd::hooks::run_early(&args) {
+        std::process::exit(code);
+    }
+    let cli = Cli::parse_from(args);
     let result = match cli.command {
         // These start the user's shell or need no store: no Setup.
         Command::Wrap(args) => args.run(),

@@ -576,22 +576,63 @@ fn authors_in_every_front_end_and_in_mcp() {
 fn omnish_own_output_is_one_line_and_ask_style_answers_stay() {
     let mut t = Harness::bash(&[]);
     t.run("echo marker-one-xyz");
+    t.run("echo marker-two-xyz");
     // A preview of the context in the terminal, then a pipeline whose output is another
     // program's.
-    t.run(&format!("{} context --last", omnish_bin()));
+    t.run(&format!("{} context --recent 2", omnish_bin()));
     t.run(&format!("{} context --recent 3 | tr a-z A-Z", omnish_bin()));
+    t.run(&format!("{} search marker-one-xyz", omnish_bin()));
     let home = t.home.path().to_path_buf();
-    let ctx = ok_stdout(output(omnish(&home, &["context", "--recent", "3"])));
+    let ctx = ok_stdout(output(omnish(&home, &["context", "--recent", "5"])));
+    // The count the preview noted, not its lines: it showed two commands.
     assert!(
-        ctx.contains("context --last\n[omnish context's own output, "),
+        ctx.contains("context --recent 2\n[omnish context showed 2 commands: left out (omnish's output is not context)]"),
         "{ctx}"
     );
     assert!(
-        ctx.contains("lines: left out (omnish's output is not context)]"),
+        ctx.contains("search marker-one-xyz\n[omnish search showed 1 command: left out"),
         "{ctx}"
     );
-    // Once in the echo's line and once in its output; the preview's copy is gone; the
-    // pipeline's output (upper case) stays.
-    assert_eq!(ctx.matches("marker-one-xyz").count(), 2, "{ctx}");
+    // In the echo's line and its output, and in the search's line; the preview's copy is
+    // gone; the pipeline's output (upper case) stays.
+    assert_eq!(ctx.matches("marker-one-xyz").count(), 3, "{ctx}");
     assert!(ctx.contains("MARKER-ONE-XYZ"), "{ctx}");
+    // search finds the echo, not the copy in the preview's output (nor the search's own).
+    let found = ok_stdout(output(omnish(
+        &home,
+        &["search", "marker-two-xyz", "--format", "json"],
+    )));
+    let found: Value = serde_json::from_str(&found).unwrap();
+    let lines: Vec<&str> = found["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["command_line"].as_str())
+        .collect();
+    assert!(
+        !lines.iter().any(|l| l.contains("context --recent 2")),
+        "{found}"
+    );
+    assert!(lines.contains(&"echo marker-two-xyz"), "{found}");
+    // sessions show summarizes the preview by the fold, not by a line of its copy.
+    let show = ok_stdout(output(omnish(
+        &home,
+        &["sessions", "show", "--format", "json"],
+    )));
+    let v: Value = serde_json::from_str(&show).unwrap();
+    let preview = v["command_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| {
+            c["command_line"]
+                .as_str()
+                .unwrap()
+                .ends_with("context --recent 2")
+        })
+        .unwrap_or_else(|| panic!("{show}"));
+    assert_eq!(
+        preview["summary"],
+        "[omnish context showed 2 commands: left out (omnish's output is not context)]"
+    );
 }

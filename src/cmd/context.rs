@@ -21,6 +21,8 @@ impl RunWith for ContextArgs {
         for w in &outcome.warnings {
             eprintln!("omnish: warning: {}", crate::term::visible::line(w));
         }
+        // How many commands the terminal was shown, for the fold of this run's record.
+        crate::store::shown::note_if_on_terminal(&setup.facts.data_root, outcome.commands);
         if let Some(note) = outcome.nothing_matched {
             // grep's convention: nothing found is status 1, so `omnish context --failed | llm`
             // does not send an empty prompt unnoticed.

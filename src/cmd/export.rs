@@ -81,6 +81,9 @@ impl RunWith for ExportArgs {
         for w in &outcome.warnings {
             eprintln!("omnish: warning: {}", crate::term::visible::line(w));
         }
+        if self.output.is_none() {
+            crate::store::shown::note_if_on_terminal(&setup.facts.data_root, outcome.commands);
+        }
         if let Some(note) = outcome.nothing_matched {
             eprintln!("omnish: {note}");
             return Ok(1);

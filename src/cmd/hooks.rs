@@ -20,18 +20,46 @@
 //! `hooks` object left empty by it. A file that is not a JSON object is left alone, with one
 //! line saying so (exit 1).
 //!
+//! # Gemini CLI
+//!
+//! Installed in `~/.gemini/settings.json` (with `--project`, the project's
+//! `.gemini/settings.json`), as Gemini CLI's hooks reference describes them: an `AfterTool`
+//! entry matching its `run_shell_command` tool, with one hook named `omnish` running
+//! `<omnish> hooks run gemini`. The file is kept as for Claude Code. Gemini CLI reads its
+//! settings as JSON with comments; a file with comments is left alone, with one line giving the
+//! entry to add by hand.
+//!
+//! # Codex CLI
+//!
+//! Installed in `~/.codex/hooks.json` (with `--project`, the project's `.codex/hooks.json`), as
+//! Codex's hooks documentation describes them: a `PostToolUse` entry matching its `Bash` tool
+//! (the same shape as Claude Code's; Codex refuses a `hooks.json` whose top level has other
+//! keys than `description` and `hooks`, and omnish adds none). The file is kept as for Claude
+//! Code. Codex runs a hook it does not manage only once the user has reviewed and trusted it
+//! (its `/hooks` command): `install` says so. Codex's hook input has no exit status
+//! (`codex.rs`): its records have none.
+//!
+//! # opencode
+//!
+//! A plugin, `omnish.js`, in `~/.config/opencode/plugins/` (with `--project`, the project's
+//! `.opencode/plugins/`): a file of omnish's own, written and removed whole; see `opencode.rs`.
+//!
 //! # The hook
 //!
-//! `omnish hooks run claude-code` reads the JSON Claude Code writes on its stdin (`session_id`,
-//! `cwd`, `hook_event_name`, `tool_name`, `tool_input.command`, and `tool_response.stdout` /
-//! `.stderr` / `.interrupted` after a success, `error` after a failure) and appends one record:
-//! the command, its directory, the output as the agent received it (stdout, then stderr; the
-//! error text after a failure), exit status 0 after a success, the `Exit code N` a failure
-//! reports (else unknown), author `claude-code`. The record goes to a session attached to the
-//! recorded terminal the agent runs in (`OMNISH_SESSION_ID`, which the agent and its hooks
-//! inherit), else to a session of the agent's session (`session_id`), one per agent session
+//! `omnish hooks run AGENT` reads the JSON the agent writes on its stdin (see `claude.rs`,
+//! `gemini.rs`, `codex.rs` and `opencode.rs` for what each sends and what is taken of it) and appends one record: the command,
+//! its directory, the output as the agent received it, its exit status where the agent reports
+//! one, author the agent's name. The record goes to a session attached to the recorded terminal
+//! the agent runs in (`OMNISH_SESSION_ID`, which the agent and its hooks inherit), else to a
+//! session of the agent's session (its `session_id`), one per agent session
 //! ([`crate::store::attached`]). It always exits 0 and writes nothing on stdout or stderr,
-//! whatever goes wrong: a hook must never fail or disturb the agent's tool call.
+//! whatever goes wrong: a hook must never fail or disturb the agent's tool call (Gemini CLI
+//! reads a hook's stdout as its answer; nothing is no answer).
+
+mod claude;
+mod codex;
+mod gemini;
+mod opencode;
 
 use crate::cli::{HookAgent, HooksAction, HooksArgs};
 use crate::cmd::Run;
@@ -46,26 +74,175 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The events omnish's Claude Code hook is installed for.
-const CLAUDE_EVENTS: [&str; 2] = ["PostToolUse", "PostToolUseFailure"];
-/// The tool it matches.
-const CLAUDE_MATCHER: &str = "Bash";
+/// Where and how omnish's hook goes into an agent's JSON settings file.
+struct JsonSpec {
+    /// The agent's name on the command line and as author.
+    agent: &'static str,
+    /// The agent's program (the "shell" of its sessions).
+    program: &'static str,
+    /// The directory of its settings, in the home directory or the project.
+    dir: &'static str,
+    /// The file there that holds its hooks.
+    file: &'static str,
+    /// The events omnish's hook is installed for.
+    events: &'static [&'static str],
+    /// The tool it matches.
+    matcher: &'static str,
+    /// The hook's name (Gemini CLI shows it in its hooks panel).
+    name: Option<&'static str>,
+    /// What the user must do for the agent to run it, said by `install` and `status`.
+    note: Option<&'static str>,
+}
+
+const CLAUDE: JsonSpec = JsonSpec {
+    agent: "claude-code",
+    program: "claude",
+    dir: ".claude",
+    file: "settings.json",
+    events: &["PostToolUse", "PostToolUseFailure"],
+    matcher: claude::MATCHER,
+    name: None,
+    note: None,
+};
+
+const CODEX: JsonSpec = JsonSpec {
+    agent: "codex",
+    program: "codex",
+    dir: ".codex",
+    file: "hooks.json",
+    events: &["PostToolUse"],
+    matcher: codex::MATCHER,
+    name: None,
+    note: Some(
+        "Codex runs a hook once you have reviewed and trusted it: open /hooks in Codex to trust it",
+    ),
+};
+
+const GEMINI: JsonSpec = JsonSpec {
+    agent: "gemini",
+    program: "gemini",
+    dir: ".gemini",
+    file: "settings.json",
+    events: &["AfterTool"],
+    matcher: gemini::MATCHER,
+    name: Some("omnish"),
+    note: None,
+};
+
+/// The JSON settings of `agent` (opencode has a plugin instead: never asked here).
+fn spec(agent: HookAgent) -> &'static JsonSpec {
+    match agent {
+        HookAgent::ClaudeCode => &CLAUDE,
+        HookAgent::Gemini => &GEMINI,
+        HookAgent::Codex => &CODEX,
+        HookAgent::Opencode => unreachable!("opencode's hook is a plugin"),
+    }
+}
+
+/// The author of `agent`'s records, and its program (the "shell" of its sessions).
+fn names(agent: HookAgent) -> (&'static str, &'static str) {
+    match agent {
+        HookAgent::Opencode => ("opencode", "opencode"),
+        other => (spec(other).agent, spec(other).program),
+    }
+}
+
+/// One command an agent ran, as its hook reported it.
+pub(crate) struct Hooked {
+    /// The agent's session (sessions outside a terminal are kept per agent session).
+    pub(crate) session: String,
+    pub(crate) cwd: String,
+    pub(crate) command: String,
+    /// The output as the agent received it.
+    pub(crate) output: Vec<u8>,
+    /// The exit status, where the agent reports one.
+    pub(crate) code: Option<i32>,
+}
+
 /// Most bytes of the agent's JSON read (a tool's whole output is in it).
 const MAX_INPUT: u64 = 64 << 20;
+
+/// `omnish hooks run AGENT` before the command line is parsed (`main` asks first): the hook
+/// runs after each of the agent's tool calls and must be quick, and clap building the whole
+/// command line's definition to parse four words is most of what a hook costs but its writes.
+/// `None`: not those words exactly (then clap parses them, as for any command).
+pub fn run_early(args: &[std::ffi::OsString]) -> Option<i32> {
+    use clap::ValueEnum;
+    let [_, hooks, run, agent] = args else {
+        return None;
+    };
+    if hooks != "hooks" || run != "run" {
+        return None;
+    }
+    let agent = HookAgent::from_str(agent.to_str()?, false).ok()?;
+    Some(hook(agent))
+}
+
+/// The hook, always exit status 0 (see the module docs).
+fn hook(agent: HookAgent) -> i32 {
+    // Whatever happens: exit 0, nothing said (not a storage failure, not a store's notice,
+    // not a panic's message).
+    exec::set_quiet();
+    store::notice::quiet();
+    std::panic::set_hook(Box::new(|_| {}));
+    let _ = std::panic::catch_unwind(|| run_hook(agent));
+    0
+}
 
 impl Run for HooksArgs {
     fn run(self) -> Result<i32> {
         match self.action {
-            HooksAction::Run { agent } => {
-                // Whatever happens: exit 0, nothing said.
-                exec::set_quiet();
-                let _ = std::panic::catch_unwind(|| run_hook(agent));
+            HooksAction::Run { agent } => Ok(hook(agent)),
+            HooksAction::Install {
+                agent: HookAgent::Opencode,
+                project,
+            } => {
+                let path = plugin_path(project)?;
+                let exe = std::env::current_exe().context("cannot find omnish's own path")?;
+                let changed = opencode::install(&path, &exe.to_string_lossy())?;
+                println!(
+                    "{} {}",
+                    if changed {
+                        "installed"
+                    } else {
+                        "already installed"
+                    },
+                    path.display()
+                );
                 Ok(0)
             }
+            HooksAction::Uninstall {
+                agent: HookAgent::Opencode,
+                project,
+            } => {
+                let path = plugin_path(project)?;
+                let removed = opencode::uninstall(&path)?;
+                println!(
+                    "{} {}",
+                    if removed { "removed" } else { "not installed:" },
+                    path.display()
+                );
+                Ok(0)
+            }
+            HooksAction::Status {
+                agent: HookAgent::Opencode,
+                project,
+            } => {
+                let path = plugin_path(project)?;
+                if opencode::installed(&path) {
+                    println!("installed: {}", path.display());
+                    Ok(0)
+                } else {
+                    println!("not installed: no {}", path.display());
+                    Ok(1)
+                }
+            }
             HooksAction::Install { agent, project } => {
-                let path = settings_path(agent, project)?;
-                let command = hook_command()?;
-                let changed = edit(&path, |s| install(s, &command))?;
+                let spec = spec(agent);
+                let path = settings_path(spec, project)?;
+                let command = hook_command(spec.agent)?;
+                let changed = edit(&path, |s| install(s, spec, &command))
+                    .map_err(|e| by_hand(e, &path, spec, &command))?;
                 println!(
                     "{} {}: {}",
                     if changed {
@@ -76,15 +253,19 @@ impl Run for HooksArgs {
                     path.display(),
                     command
                 );
+                if let Some(note) = spec.note {
+                    println!("{note}");
+                }
                 Ok(0)
             }
             HooksAction::Uninstall { agent, project } => {
-                let path = settings_path(agent, project)?;
+                let spec = spec(agent);
+                let path = settings_path(spec, project)?;
                 if !path.exists() {
                     println!("not installed: {} does not exist", path.display());
                     return Ok(0);
                 }
-                let changed = edit(&path, uninstall)?;
+                let changed = edit(&path, |s| uninstall(s, spec))?;
                 println!(
                     "{} {}",
                     if changed {
@@ -97,16 +278,18 @@ impl Run for HooksArgs {
                 Ok(0)
             }
             HooksAction::Status { agent, project } => {
-                let path = settings_path(agent, project)?;
+                let spec = spec(agent);
+                let path = settings_path(spec, project)?;
                 let installed = match std::fs::read(&path) {
                     Ok(bytes) => {
                         let s: Ordered = serde_json::from_slice(&bytes).map_err(|e| {
                             Error::usage(format!(
-                                "{} is not a JSON object ({e}); fix it, then try again",
-                                path.display()
+                                "{} is not a JSON object ({e}){}; fix it, then try again",
+                                path.display(),
+                                comments_hint(&bytes)
                             ))
                         })?;
-                        ours_in(&s)?
+                        ours_in(&s, spec)?
                     }
                     Err(_) => Vec::new(),
                 };
@@ -118,8 +301,11 @@ impl Run for HooksArgs {
                         "installed in {} for {}: {}",
                         path.display(),
                         installed.join(", "),
-                        hook_command().unwrap_or_default()
+                        hook_command(spec.agent).unwrap_or_default()
                     );
+                    if let Some(note) = spec.note {
+                        println!("{note}");
+                    }
                     Ok(0)
                 }
             }
@@ -127,38 +313,90 @@ impl Run for HooksArgs {
     }
 }
 
-/// The settings file of `agent`: the user's, or the project's.
-fn settings_path(agent: HookAgent, project: bool) -> Result<PathBuf> {
-    let HookAgent::ClaudeCode = agent;
+/// The settings file of `spec`'s agent: the user's, or the project's.
+fn settings_path(spec: &JsonSpec, project: bool) -> Result<PathBuf> {
     if project {
-        let cwd = std::env::current_dir().context("cannot read the current directory")?;
-        let root = crate::context::stages::select::git_root_or(&cwd);
-        return Ok(root.join(".claude").join("settings.json"));
+        return Ok(project_root()?.join(spec.dir).join(spec.file));
     }
-    let home = std::env::var_os("HOME")
+    Ok(home()?.join(spec.dir).join(spec.file))
+}
+
+/// The project: the git work tree holding the working directory, else that directory.
+fn project_root() -> Result<PathBuf> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    Ok(crate::context::stages::select::git_root_or(&cwd))
+}
+
+fn home() -> Result<PathBuf> {
+    std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
         .or_else(|| directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()))
-        .ok_or_else(|| Error::usage("no home directory (HOME is not set); use --project"))?;
-    Ok(home.join(".claude").join("settings.json"))
+        .ok_or_else(|| Error::usage("no home directory (HOME is not set); use --project").into())
+}
+
+/// Where omnish's opencode plugin goes: the project's `.opencode/plugins/`, or opencode's
+/// configuration directory's (`$XDG_CONFIG_HOME/opencode`, else `~/.config/opencode`).
+fn plugin_path(project: bool) -> Result<PathBuf> {
+    let dir = if project {
+        project_root()?.join(".opencode")
+    } else {
+        match std::env::var_os("XDG_CONFIG_HOME").filter(|d| !d.is_empty()) {
+            Some(d) => PathBuf::from(d).join("opencode"),
+            None => home()?.join(".config").join("opencode"),
+        }
+    };
+    Ok(dir.join("plugins").join(opencode::FILE))
+}
+
+/// What to say of a file that may have comments (JSON with comments is not edited).
+fn comments_hint(bytes: &[u8]) -> &'static str {
+    let has = |pat: &[u8]| memchr::memmem::find(bytes, pat).is_some();
+    if has(b"//") || has(b"/*") {
+        " (if it has comments: omnish does not edit a file with comments)"
+    } else {
+        ""
+    }
+}
+
+/// An install that failed on a file with comments says what to add by hand.
+fn by_hand(e: anyhow::Error, path: &Path, spec: &JsonSpec, command: &str) -> anyhow::Error {
+    let commented = std::fs::read(path).is_ok_and(|b| !comments_hint(&b).is_empty());
+    match crate::error::Error::from(e) {
+        Error::Usage(u) if commented => {
+            let mut entry = String::new();
+            our_entry(spec, command).write(0, &mut entry);
+            let entry = entry.split_whitespace().collect::<Vec<_>>().join(" ");
+            Error::Usage(crate::error::Usage {
+                message: format!(
+                    "{}; or add omnish's hook by hand, to the array of hooks.{} there: {entry}",
+                    u.message,
+                    spec.events.join(" and of hooks.")
+                ),
+                ..u
+            })
+            .into()
+        }
+        other => other.into(),
+    }
 }
 
 /// The command the hook runs: this omnish, by absolute path.
-fn hook_command() -> Result<String> {
+fn hook_command(agent: &str) -> Result<String> {
     let exe = std::env::current_exe().context("cannot find omnish's own path")?;
     let exe = exe.to_string_lossy();
     let quoted = shlex::try_quote(&exe).map_err(|_| anyhow::anyhow!("omnish's path is odd"))?;
-    Ok(format!("{quoted} hooks run claude-code"))
+    Ok(format!("{quoted} hooks run {agent}"))
 }
 
-/// Whether `command` is omnish's Claude Code hook (any omnish's path).
-fn is_ours(command: &str) -> bool {
+/// Whether `command` is omnish's hook for `agent` (any omnish's path).
+fn is_ours(command: &str, agent: &str) -> bool {
     let words = shlex::split(command).unwrap_or_default();
     words.len() == 4
         && Path::new(&words[0])
             .file_name()
             .is_some_and(|n| n == "omnish")
-        && words[1..] == ["hooks", "run", "claude-code"]
+        && words[1..] == ["hooks", "run", agent]
 }
 
 /// A JSON object with its keys in order and its values as they were written.
@@ -240,16 +478,16 @@ impl Node {
 }
 
 /// Omnish's entry for one event.
-fn our_entry(command: &str) -> Node {
+fn our_entry(spec: &JsonSpec, command: &str) -> Node {
+    let mut hook = Vec::new();
+    if let Some(name) = spec.name {
+        hook.push(("name".into(), Node::string(name)));
+    }
+    hook.push(("type".into(), Node::string("command")));
+    hook.push(("command".into(), Node::string(command)));
     Node::Object(vec![
-        ("matcher".into(), Node::string(CLAUDE_MATCHER)),
-        (
-            "hooks".into(),
-            Node::Array(vec![Node::Object(vec![
-                ("type".into(), Node::string("command")),
-                ("command".into(), Node::string(command)),
-            ])]),
-        ),
+        ("matcher".into(), Node::string(spec.matcher)),
+        ("hooks".into(), Node::Array(vec![Node::Object(hook)])),
     ])
 }
 
@@ -299,7 +537,7 @@ fn rebuild(
 }
 
 /// Whether an entry of an event array (`{"matcher", "hooks": [...]}`) runs omnish's hook.
-fn entry_is_ours(entry: &RawValue) -> bool {
+fn entry_is_ours(entry: &RawValue, agent: &str) -> bool {
     #[derive(Deserialize)]
     struct Entry {
         #[serde(default)]
@@ -309,7 +547,7 @@ fn entry_is_ours(entry: &RawValue) -> bool {
         !e.hooks.is_empty()
             && e.hooks
                 .iter()
-                .all(|h| h["command"].as_str().is_some_and(is_ours))
+                .all(|h| h["command"].as_str().is_some_and(|c| is_ours(c, agent)))
     })
 }
 
@@ -333,13 +571,13 @@ fn event_entries(hooks: &Ordered, event: &str) -> Result<Vec<Box<RawValue>>> {
 }
 
 /// The events omnish's hook is installed for in `settings`.
-fn ours_in(settings: &Ordered) -> Result<Vec<String>> {
+fn ours_in(settings: &Ordered, spec: &JsonSpec) -> Result<Vec<String>> {
     let hooks = hooks_of(settings)?;
     let mut out = Vec::new();
-    for event in CLAUDE_EVENTS {
+    for event in spec.events {
         if event_entries(&hooks, event)?
             .iter()
-            .any(|e| entry_is_ours(e))
+            .any(|e| entry_is_ours(e, spec.agent))
         {
             out.push(event.to_string());
         }
@@ -347,30 +585,30 @@ fn ours_in(settings: &Ordered) -> Result<Vec<String>> {
     Ok(out)
 }
 
-fn install(settings: &Ordered, command: &str) -> Result<Option<String>> {
+fn install(settings: &Ordered, spec: &JsonSpec, command: &str) -> Result<Option<String>> {
     let hooks = hooks_of(settings)?;
     let mut events = Vec::new();
-    for event in CLAUDE_EVENTS {
+    for event in spec.events {
         let entries = event_entries(&hooks, event)?;
-        if entries.iter().any(|e| entry_is_ours(e)) {
+        if entries.iter().any(|e| entry_is_ours(e, spec.agent)) {
             continue;
         }
         let mut nodes: Vec<Node> = entries.into_iter().map(Node::Raw).collect();
-        nodes.push(our_entry(command));
+        nodes.push(our_entry(spec, command));
         events.push((event.to_string(), Some(nodes)));
     }
     Ok((!events.is_empty()).then(|| rebuild(settings, &hooks, events)))
 }
 
-fn uninstall(settings: &Ordered) -> Result<Option<String>> {
+fn uninstall(settings: &Ordered, spec: &JsonSpec) -> Result<Option<String>> {
     let hooks = hooks_of(settings)?;
     let mut events = Vec::new();
-    for event in CLAUDE_EVENTS {
+    for event in spec.events {
         let entries = event_entries(&hooks, event)?;
         let before = entries.len();
         let kept: Vec<Node> = entries
             .into_iter()
-            .filter(|e| !entry_is_ours(e))
+            .filter(|e| !entry_is_ours(e, spec.agent))
             .map(Node::Raw)
             .collect();
         if kept.len() != before {
@@ -399,8 +637,9 @@ fn edit(path: &Path, change: impl FnOnce(&Ordered) -> Result<Option<String>>) ->
     };
     let settings = match std::fs::read(path) {
         Ok(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => Ordered::default(),
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|e| named(Error::usage(format!("not a JSON object ({e})")).into()))?,
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            named(Error::usage(format!("not a JSON object ({e}){}", comments_hint(&bytes))).into())
+        })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ordered::default(),
         Err(e) => return Err(anyhow::anyhow!("cannot read {}: {e}", path.display())),
     };
@@ -419,96 +658,33 @@ fn edit(path: &Path, change: impl FnOnce(&Ordered) -> Result<Option<String>>) ->
     Ok(true)
 }
 
-/// What Claude Code writes on a hook's stdin, the fields omnish reads.
-#[derive(Deserialize, Default)]
-struct ClaudeInput {
-    #[serde(default)]
-    session_id: String,
-    #[serde(default)]
-    cwd: String,
-    #[serde(default)]
-    hook_event_name: String,
-    #[serde(default)]
-    tool_name: String,
-    #[serde(default)]
-    tool_input: ToolInput,
-    #[serde(default)]
-    tool_response: Option<ToolResponse>,
-    #[serde(default)]
-    error: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize, Default)]
-struct ToolInput {
-    #[serde(default)]
-    command: String,
-}
-
-#[derive(Deserialize, Default)]
-struct ToolResponse {
-    #[serde(default)]
-    stdout: String,
-    #[serde(default)]
-    stderr: String,
-    #[serde(default)]
-    interrupted: bool,
-}
-
-/// The command, its output as the agent received it, and its status, from Claude Code's JSON.
-fn claude_record(input: &ClaudeInput) -> Option<(String, Vec<u8>, Option<i32>)> {
-    if input.tool_name != CLAUDE_MATCHER || input.tool_input.command.is_empty() {
-        return None;
-    }
-    let command = input.tool_input.command.clone();
-    match input.hook_event_name.as_str() {
-        "PostToolUse" => {
-            let r = input.tool_response.as_ref()?;
-            let mut out = r.stdout.clone().into_bytes();
-            if !r.stderr.is_empty() {
-                if !out.is_empty() && !out.ends_with(b"\n") {
-                    out.push(b'\n');
-                }
-                out.extend_from_slice(r.stderr.as_bytes());
-            }
-            Some((command, out, (!r.interrupted).then_some(0)))
-        }
-        "PostToolUseFailure" => {
-            let error = match &input.error {
-                Some(serde_json::Value::String(s)) => s.clone(),
-                Some(v) => v.to_string(),
-                None => String::new(),
-            };
-            Some((command, error.clone().into_bytes(), exit_code_in(&error)))
-        }
-        _ => None,
-    }
-}
-
-/// The status in an error text like `Exit code 2\n...`.
-fn exit_code_in(error: &str) -> Option<i32> {
-    let rest = error.trim_start().strip_prefix("Exit code ")?;
-    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok()
-}
-
 /// The hook itself (see the module docs): any failure is silent.
 fn run_hook(agent: HookAgent) -> Option<()> {
-    let HookAgent::ClaudeCode = agent;
     let mut bytes = Vec::new();
     std::io::stdin()
         .take(MAX_INPUT)
         .read_to_end(&mut bytes)
         .ok()?;
-    let input: ClaudeInput = serde_json::from_slice(&bytes).ok()?;
-    let (command, output, code) = claude_record(&input)?;
+    let hooked = match agent {
+        HookAgent::ClaudeCode => claude::hooked(serde_json::from_slice(&bytes).ok()?),
+        HookAgent::Gemini => gemini::hooked(serde_json::from_slice(&bytes).ok()?),
+        HookAgent::Codex => codex::hooked(serde_json::from_slice(&bytes).ok()?),
+        HookAgent::Opencode => opencode::hooked(serde_json::from_slice(&bytes).ok()?),
+    }?;
+    drop(bytes);
+    record(agent, hooked)
+}
+
+/// Appends `hooked` as a command by `agent` (see the module docs).
+fn record(agent: HookAgent, hooked: Hooked) -> Option<()> {
+    let (author, program) = names(agent);
     let (cfg, _) = crate::config::Config::load_lenient();
     let root = cfg.data_root().ok()?;
     let parent = std::env::var("OMNISH_SESSION_ID")
         .ok()
         .filter(|id| store::is_session_id(id))
         .filter(|id| store::sessions_dir(&root).join(id).is_dir());
-    let key = (!input.session_id.is_empty()).then_some(input.session_id.as_str());
-    let author = "claude-code";
+    let key = (!hooked.session.is_empty()).then_some(hooked.session.as_str());
     let target = attached::Target {
         root: &root,
         parent: parent.as_deref(),
@@ -516,17 +692,17 @@ fn run_hook(agent: HookAgent) -> Option<()> {
         // In a terminal, the agent's sessions share its attached sessions (one at a time).
         key: if parent.is_some() { None } else { key },
         meta: attached::new_meta(
-            "claude",
-            &["claude".to_string()],
-            &input.cwd,
+            program,
+            &[program.to_string()],
+            &hooked.cwd,
             store::now_ms(),
         ),
         wait: true,
     };
     let claimed = attached::claim(target).ok()?;
-    let mut rec = Recording::start(claimed, &command, &input.cwd, author, (80, 24))?;
-    rec.chunk(&output);
-    rec.finish(code);
+    let mut rec = Recording::ended(claimed, &hooked.command, &hooked.cwd, author, (80, 24))?;
+    rec.chunk(&hooked.output);
+    rec.finish(hooked.code);
     Some(())
 }
 
@@ -550,9 +726,12 @@ mod tests {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, user).unwrap();
         let cmd = "/opt/bin/omnish hooks run claude-code";
-        assert!(edit(&path, |s| install(s, cmd)).unwrap());
+        assert!(edit(&path, |s| install(s, &CLAUDE, cmd)).unwrap());
         let once = std::fs::read_to_string(&path).unwrap();
-        assert!(!edit(&path, |s| install(s, cmd)).unwrap(), "idempotent");
+        assert!(
+            !edit(&path, |s| install(s, &CLAUDE, cmd)).unwrap(),
+            "idempotent"
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), once);
         // The user's values, as written, in their order.
         for kept in [
@@ -572,8 +751,9 @@ mod tests {
         assert_eq!(v["hooks"]["PostToolUse"][1]["hooks"][0]["command"], cmd);
         assert_eq!(v["hooks"]["PostToolUseFailure"][0]["matcher"], "Bash");
         let s: Ordered = serde_json::from_str(&once).unwrap();
-        assert_eq!(ours_in(&s).unwrap(), CLAUDE_EVENTS);
-        assert!(edit(&path, uninstall).unwrap());
+        assert_eq!(ours_in(&s, &CLAUDE).unwrap(), CLAUDE.events);
+        assert!(ours_in(&s, &GEMINI).unwrap().is_empty());
+        assert!(edit(&path, |s| uninstall(s, &CLAUDE)).unwrap());
         // The same settings; every value omnish did not add to is back byte for byte, and
         // the user's entry in the array it added to too (only that array's layout is new).
         let after = std::fs::read_to_string(&path).unwrap();
@@ -594,7 +774,7 @@ mod tests {
         ] {
             assert!(after.contains(kept), "{kept} changed:\n{after}");
         }
-        assert!(!edit(&path, uninstall).unwrap());
+        assert!(!edit(&path, |s| uninstall(s, &CLAUDE)).unwrap());
     }
 
     #[test]
@@ -602,41 +782,82 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("settings.json");
         std::fs::write(&path, "[1, 2").unwrap();
-        let e = edit(&path, |s| install(s, "omnish hooks run claude-code")).unwrap_err();
+        let e = edit(&path, |s| {
+            install(s, &CLAUDE, "omnish hooks run claude-code")
+        })
+        .unwrap_err();
         assert!(e.to_string().contains("nothing was changed"), "{e}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "[1, 2");
+        // Gemini CLI allows comments; omnish does not edit around them.
+        let commented = "{\n  // mine\n  \"theme\": \"dark\"\n}\n";
+        std::fs::write(&path, commented).unwrap();
+        let cmd = "omnish hooks run gemini";
+        let e = edit(&path, |s| install(s, &GEMINI, cmd)).unwrap_err();
+        let e = by_hand(e, &path, &GEMINI, cmd).to_string();
+        assert!(
+            e.contains("comments") && e.contains("nothing was changed"),
+            "{e}"
+        );
+        assert!(
+            e.contains(r#"hooks.AfterTool there: { "matcher": "^run_shell_command$", "hooks": [ { "name": "omnish", "type": "command", "command": "omnish hooks run gemini" } ] }"#),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), commented);
     }
 
     #[test]
-    fn the_agents_json_becomes_command_output_and_status() {
-        let ok: ClaudeInput = serde_json::from_str(
-            r#"{"session_id":"abc","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Bash",
-                "tool_input":{"command":"ls","description":"list"},"tool_use_id":"t",
-                "tool_response":{"stdout":"a\nb","stderr":"warn","interrupted":false,"isImage":false}}"#,
-        )
-        .unwrap();
+    fn gemini_gets_an_after_tool_hook_beside_the_users() {
+        let user = r#"{
+  "theme": "GitHub",
+  "hooksConfig": {"enabled": true},
+  "hooks": {
+    "AfterTool": [{"matcher": "write_file", "hooks": [{"name": "fmt", "type": "command", "command": "fmt.sh"}]}]
+  }
+}
+"#;
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("settings.json");
+        std::fs::write(&path, user).unwrap();
+        let cmd = "/opt/bin/omnish hooks run gemini";
+        assert!(edit(&path, |s| install(s, &GEMINI, cmd)).unwrap());
+        assert!(!edit(&path, |s| install(s, &GEMINI, cmd)).unwrap());
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let after = v["hooks"]["AfterTool"].as_array().unwrap();
+        assert_eq!(after.len(), 2);
+        assert_eq!(after[1]["matcher"], "^run_shell_command$");
+        assert_eq!(after[1]["hooks"][0]["name"], "omnish");
+        assert_eq!(after[1]["hooks"][0]["command"], cmd);
+        // Claude Code's hook is another agent's: not this one.
+        assert!(!edit(&path, |s| uninstall(s, &CLAUDE)).unwrap());
+        assert!(edit(&path, |s| uninstall(s, &GEMINI)).unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
-            claude_record(&ok),
-            Some(("ls".into(), b"a\nb\nwarn".to_vec(), Some(0)))
+            serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+            serde_json::from_str::<serde_json::Value>(user).unwrap()
         );
-        let failed: ClaudeInput = serde_json::from_str(
-            r#"{"session_id":"abc","cwd":"/p","hook_event_name":"PostToolUseFailure",
-                "tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"t",
-                "error":"Exit code 2\nmake: *** no rule","is_interrupt":false}"#,
-        )
-        .unwrap();
-        let (_, out, code) = claude_record(&failed).unwrap();
-        assert_eq!(
-            (out, code),
-            (b"Exit code 2\nmake: *** no rule".to_vec(), Some(2))
+        assert!(
+            text.starts_with(
+                "{\n  \"theme\": \"GitHub\",\n  \"hooksConfig\": {\"enabled\": true},"
+            )
         );
-        let other: ClaudeInput = serde_json::from_str(
-            r#"{"hook_event_name":"PostToolUse","tool_name":"Edit","tool_input":{}}"#,
-        )
-        .unwrap();
-        assert_eq!(claude_record(&other), None);
-        assert!(is_ours("/usr/local/bin/omnish hooks run claude-code"));
-        assert!(!is_ours("omnish-other hooks run claude-code"));
-        assert!(!is_ours("mine.sh"));
+    }
+
+    #[test]
+    fn ours_is_omnish_running_the_hook_of_that_agent() {
+        assert!(is_ours(
+            "/usr/local/bin/omnish hooks run claude-code",
+            "claude-code"
+        ));
+        assert!(is_ours("'/a b/omnish' hooks run gemini", "gemini"));
+        assert!(!is_ours(
+            "/usr/local/bin/omnish hooks run gemini",
+            "claude-code"
+        ));
+        assert!(!is_ours(
+            "omnish-other hooks run claude-code",
+            "claude-code"
+        ));
+        assert!(!is_ours("mine.sh", "claude-code"));
     }
 }

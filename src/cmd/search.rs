@@ -23,6 +23,7 @@ impl RunWith for SearchArgs {
         for w in &outcome.warnings {
             eprintln!("omnish: warning: {}", crate::term::visible::line(w));
         }
+        crate::store::shown::note_if_on_terminal(&setup.facts.data_root, outcome.hits);
         if outcome.hits == 0 {
             return Ok(1);
         }

@@ -273,6 +273,7 @@ fn show(
         meta_problem: session.meta_problem.clone(),
     });
     let commands = sessions::commands(&all, author.as_ref())?;
+    store::shown::note_if_on_terminal(root, commands.len());
     if format == PlainFormat::Json {
         let mut doc = summary_json(&summary);
         doc["version"] = json!(1);

@@ -2,6 +2,10 @@
 //! user types in when there is one (`bash` typed in the recorded shell, `sudo -i`, `ssh host`),
 //! the project, the session store, and the settings in use. Paths, the shell and the loop's command line show control
 //! characters visibly ([`visible`]); JSON escapes them.
+//!
+//! Sessions of `omnish exec` and of agents' hooks are not shells: those attached to the current
+//! session are shown as part of it (`others` line: commands per author), and the store's count
+//! says how many of its sessions are theirs.
 
 use crate::cli::{PlainFormat, StatusArgs};
 use crate::cmd::{RunWith, Setup};
@@ -42,6 +46,11 @@ struct Status {
     data_dir: PathBuf,
     data_bytes: u64,
     sessions: usize,
+    /// Of `sessions`, those of `omnish exec` or an agent's hook (with an author).
+    authored_sessions: usize,
+    /// The commands of the sessions attached to the current one, per author (name, commands,
+    /// failed), by name.
+    attached: Vec<(String, u64, u64)>,
     /// The effective `ask` command (`None`: none configured nor found on PATH), its model
     /// profile, and the config file in use (`None`: no file, defaults and environment only).
     ask_command: Option<String>,
@@ -66,7 +75,16 @@ impl Status {
                 .flatten()
                 .map(store::summarize)
         });
-        let sessions = store::list_sessions(&data_dir).map_or(0, |s| s.len());
+        let dirs = store::list_sessions(&data_dir).unwrap_or_default();
+        let sessions = dirs.len();
+        let authored_sessions = dirs
+            .iter()
+            .filter(|d| store::read_meta(d).is_ok_and(|m| m.author.is_some()))
+            .count();
+        let attached = session
+            .as_ref()
+            .map(|s| attached_by_author(&s.session.dir))
+            .unwrap_or_default();
         // The loop `omnish context` and the MCP server's terminal_status fold, with the same
         // settings. A loop that cannot be read is no reason to fail the status.
         let settings = setup.settings.loops(facts);
@@ -90,6 +108,8 @@ impl Status {
             project_root: facts.git_root.clone(),
             data_dir,
             sessions,
+            authored_sessions,
+            attached,
             retry_loop,
             nested,
             ask_command: crate::cmd::llm::llm_command(None, cfg, setup.path.as_deref())?
@@ -117,6 +137,14 @@ impl Status {
                 "user": m.user,
                 "unsplit": unsplit(m).map(|(line, why)| json!({"command_line": line, "why": why})),
                 "paused": paused(s).map(|p| json!({"since": p.since, "until": p.until})),
+                // Whose session: a terminal's is the user's; one of `omnish exec` or an
+                // agent's hook has an author and the terminal session it joined.
+                "author": m.author.as_deref().unwrap_or(store::USER),
+                "attached_to": m.attached_to,
+                // The commands run beside it by `omnish exec` and agents' hooks, per author.
+                "attached": self.attached.iter().map(|(a, n, f)| json!({
+                    "author": a, "commands": n, "failed": f
+                })).collect::<Vec<_>>(),
             })
         });
         let nested = self.nested.as_ref().map(|n| n.json(&command_json));
@@ -131,6 +159,7 @@ impl Status {
             "data_dir": self.data_dir,
             "data_bytes": self.data_bytes,
             "sessions": self.sessions,
+            "authored_sessions": self.authored_sessions,
             "retry_loop": self.retry_loop.as_ref().map(|l| json!({
                 "command_line": l.command_line,
                 "failures": l.failures,
@@ -166,9 +195,42 @@ impl Status {
                     s.id(),
                     words::session_state(s.state, s.recorder_alive)
                 )?;
-                writeln!(out, "shell     {}", visible::line(&m.shell))?;
+                match &m.author {
+                    // Not a shell: `omnish exec`'s or an agent's, maybe with a terminal's.
+                    Some(a) => writeln!(
+                        out,
+                        "author    {}{}",
+                        visible::line(a),
+                        m.attached_to
+                            .as_deref()
+                            .map_or_else(String::new, |t| format!(
+                                " (with terminal session {})",
+                                visible::line(t)
+                            ))
+                    )?,
+                    None => writeln!(out, "shell     {}", visible::line(&m.shell))?,
+                }
                 writeln!(out, "started   {}", local_time(m.started_at))?;
                 writeln!(out, "commands  {} ({} failed)", s.commands, s.failed)?;
+                if !self.attached.is_empty() {
+                    let by: Vec<String> = self
+                        .attached
+                        .iter()
+                        .map(|(a, n, f)| {
+                            format!(
+                                "{}: {n} command{}{}",
+                                visible::line(a),
+                                if *n == 1 { "" } else { "s" },
+                                if *f > 0 {
+                                    format!(" ({f} failed)")
+                                } else {
+                                    String::new()
+                                }
+                            )
+                        })
+                        .collect();
+                    writeln!(out, "others    {}", by.join(", "))?;
+                }
                 if let Some(p) = paused(s) {
                     let until = p.until.map_or_else(
                         || "until `omnish resume`".to_string(),
@@ -227,9 +289,13 @@ impl Status {
                 .as_deref()
                 .map_or_else(|| "none (not in a git work tree)".to_string(), path)
         )?;
+        let theirs = match self.authored_sessions {
+            0 => String::new(),
+            n => format!(", {n} of them by exec or agents"),
+        };
         writeln!(
             out,
-            "data dir  {} ({} sessions, {})",
+            "data dir  {} ({} sessions{theirs}, {})",
             path(&self.data_dir),
             self.sessions,
             human_size(self.data_bytes)
@@ -245,6 +311,22 @@ impl Status {
         }
         Ok(())
     }
+}
+
+/// The commands of the sessions attached to the session in `dir`, per author, by name.
+fn attached_by_author(dir: &std::path::Path) -> Vec<(String, u64, u64)> {
+    let mut by: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    for d in store::attached::attached_dirs(dir) {
+        let Ok(Some(open)) = store::open_session(&d) else {
+            continue;
+        };
+        let author = open.meta.author.clone().unwrap_or_else(|| "exec".into());
+        let s = store::summarize(open);
+        let e = by.entry(author).or_default();
+        e.0 += s.commands;
+        e.1 += s.failed;
+    }
+    by.into_iter().map(|(a, (n, f))| (a, n, f)).collect()
 }
 
 /// The session's pause, while it holds and the recorder runs.

@@ -264,6 +264,7 @@ fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
     };
     // A private command's output was never stored.
     let has_output = |c: &Candidate| req.parts != Parts::CommandsOnly && !c.record.private;
+    let mut own_counts = crate::context::stages::own::Counts::default();
     let newest_first: Vec<usize> = (0..picked.len()).rev().collect();
     for range in parallel::batches(&newest_first, |&i| is_big(&picked[i], &has_output)) {
         let batch = &newest_first[range];
@@ -279,7 +280,7 @@ fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
             };
             ctx.output_hash = digest.hash;
             // omnish's own output (`omnish context` run to preview) is one line.
-            let own = crate::context::stages::own::folded(&c.record.command_line, digest.lines);
+            let own = own_counts.folded(c, digest.lines);
             if let Some(note) = own.or_else(|| digest.note()) {
                 ctx.output = vec![note];
                 ctx.output_lines = 1;

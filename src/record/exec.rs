@@ -227,6 +227,8 @@ pub struct Recording {
     frame: Vec<u8>,
     /// The last byte of the chunk before.
     last: u8,
+    /// The session's metadata said the command runs (and must be read back at the end).
+    marked_running: bool,
 }
 
 impl Recording {
@@ -239,6 +241,31 @@ impl Recording {
         author: &str,
         size: (u16, u16),
     ) -> Option<Recording> {
+        Self::start_as(claimed, command_line, cwd, author, size, true)
+    }
+
+    /// [`Recording::start`] for a command that ended already, whose output is all at hand (an
+    /// agent's hook): nothing says it runs meanwhile, so the session's metadata is written
+    /// once, by [`Recording::finish`], not twice.
+    pub fn ended(
+        claimed: attached::Claimed,
+        command_line: &str,
+        cwd: &str,
+        author: &str,
+        size: (u16, u16),
+    ) -> Option<Recording> {
+        Self::start_as(claimed, command_line, cwd, author, size, false)
+    }
+
+    fn start_as(
+        claimed: attached::Claimed,
+        command_line: &str,
+        cwd: &str,
+        author: &str,
+        size: (u16, u16),
+        mark_running: bool,
+    ) -> Option<Recording> {
+        let mut claimed = claimed;
         let dir = claimed.dir.clone();
         let seq = claimed.next_seq();
         let started_at = store::now_ms();
@@ -267,7 +294,9 @@ impl Recording {
                 depth: 0,
                 unsplit: None,
             });
-            store::write_json_atomic(&dir.join(store::META), &meta)?;
+            if mark_running {
+                store::write_json_atomic(&dir.join(store::META), &meta)?;
+            }
             Ok((stream, meta))
         })();
         let (stream, meta) = match started {
@@ -278,6 +307,10 @@ impl Recording {
             }
         };
         let id = meta.id.clone();
+        if !mark_running {
+            // What finish writes: this, ended.
+            claimed.meta = meta;
+        }
         let record = CommandRecord {
             command_id: format!("{id}:{seq}"),
             session_id: id,
@@ -312,6 +345,7 @@ impl Recording {
             dir,
             frame: Vec::with_capacity(CHUNK + CHUNK / 8),
             last: 0,
+            marked_running: mark_running,
         })
     }
 
@@ -392,8 +426,10 @@ impl Recording {
             return;
         };
         let mut meta = claimed.meta.clone();
-        if let Ok(m) = store::read_meta(&self.dir) {
-            meta = m;
+        if self.marked_running {
+            if let Ok(m) = store::read_meta(&self.dir) {
+                meta = m;
+            }
         }
         meta.state = SessionState::Exited;
         meta.running_command = None;

@@ -9,6 +9,9 @@
 //!     commands.jsonl                one CommandRecord per line, appended when a command ends
 //!     cache/                        derived, rebuildable: digests ([`cache`]), rendered text
 //!                                   for search ([`text`])
+//!     attached/, shown/             written by other processes than the recorder: sessions of
+//!                                   exec and hooks ([`attached`]), what omnish's front ends
+//!                                   showed on the terminal ([`shown`])
 //!   sessions/.lock                  taken shared while a recorder creates its directory,
 //!                                   exclusively while sessions are removed ([`prune`])
 //!   notes.json, notes.lock          pinned notes ([`notes`])
@@ -31,6 +34,7 @@ pub mod notice;
 pub mod open;
 pub mod prune;
 mod sessions;
+pub mod shown;
 mod summary;
 pub mod text;
 

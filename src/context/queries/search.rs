@@ -3,7 +3,10 @@
 //! Output is searched as `omnish context` shows it: rendered by [`crate::term`] through
 //! [`read`], each line redacted by [`crate::context::stages::redact`] (private key blocks whole),
 //! lines longer than [`read::LINE_CAP`] chars as their head and tail; binary or unreadable output
-//! as its one-line note. Command lines and directories are redacted too.
+//! as its one-line note. Command lines and directories are redacted too. The output of omnish's
+//! own front ends (an `omnish context` run to preview, [`own`]) is not searched, only their
+//! line: it holds copies of other commands, which would be found twice (`forget --grep` still
+//! searches it, to forget every copy).
 //!
 //! # Fast on a large store, bounded in memory
 //!
@@ -34,8 +37,8 @@ use std::path::PathBuf;
 
 use crate::context::queries::sessions::local_time;
 use crate::context::request::Selection;
-use crate::context::stages::read;
 use crate::context::stages::select::{self, Candidate, Query, Session};
+use crate::context::stages::{own, read};
 use crate::context::{show_line, stages::redact, stages::truncate, support::pattern};
 use crate::error::{Error, Field};
 use crate::store::{self, text::TextCache};
@@ -150,7 +153,7 @@ pub(crate) fn search(req: &SearchRequest, out: &mut dyn Write) -> anyhow::Result
     }
     printer.start()?;
     for s in &sessions {
-        outcome.hits += search_session(req, &matcher, &mut searcher, s, &mut *printer)?;
+        outcome.hits += search_session(req, &matcher, &mut searcher, s, &mut *printer, true)?;
     }
     printer.finish()?;
     Ok(outcome)
@@ -184,7 +187,8 @@ pub(crate) fn search_ids(req: &SearchRequest) -> anyhow::Result<(Vec<HitId>, Sea
     }
     let mut printer = IdPrinter { ids: Vec::new() };
     for s in &sessions {
-        outcome.hits += search_session(&req, &matcher, &mut searcher, s, &mut printer)?;
+        // forget finds every copy, omnish's own output's too.
+        outcome.hits += search_session(&req, &matcher, &mut searcher, s, &mut printer, false)?;
     }
     Ok((printer.ids, outcome))
 }
@@ -415,6 +419,7 @@ fn search_session(
     searcher: &mut Searcher,
     session: &Session,
     printer: &mut dyn Printer,
+    fold_own: bool,
 ) -> anyhow::Result<usize> {
     let (candidates, settled) = candidates_of(req, Some(matcher), session)?;
     let mut cached: HashMap<u64, store::text::Entry> = HashMap::new();
@@ -442,7 +447,10 @@ fn search_session(
         if hit.command_matched {
             emit.begin()?;
         }
-        if !req.commands_only && has_output(c) {
+        // omnish's own output (an `omnish context` run to preview) holds copies of other
+        // commands: only its line is searched, as `context` folds it.
+        let own = fold_own && own::own_front_end(&c.record.command_line).is_some();
+        if !req.commands_only && has_output(c) && !own {
             match (cached.get(&c.record.seq), text_file.as_ref()) {
                 (Some(e), Some(file)) => {
                     let mut f = file;

@@ -5,8 +5,8 @@
 //! Outputs are read through [`read::cached_digest`], so a large output is rendered once and
 //! its digest cached; summaries are redacted like everything `context` shows.
 
-use crate::context::stages::read;
 use crate::context::stages::select::{AuthorChoice, Filter, Query, Session};
+use crate::context::stages::{own, read};
 use crate::context::words::{self, PRIVATE_COMMAND};
 use crate::context::{show_line, stages::redact};
 use serde::Serialize;
@@ -96,6 +96,7 @@ pub(crate) fn commands(
         picked.sort_by_key(|c| (c.record.started_at, c.record.seq));
     }
     let mut out = Vec::new();
+    let mut own = own::Counts::default();
     for c in picked {
         let r = &c.record;
         let ended = !c.running && !c.cut_off;
@@ -103,7 +104,8 @@ pub(crate) fn commands(
             (0, String::new())
         } else {
             let d = read::cached_digest(&c);
-            let summary = match d.note() {
+            // omnish's own output (an `omnish context` run to preview) is not summarized.
+            let summary = match own.folded(&c, d.lines).or_else(|| d.note()) {
                 Some(note) => note,
                 None => {
                     let pick =

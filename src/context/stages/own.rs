@@ -14,6 +14,23 @@
 //! and programs' output, which stay. A marker emitted by omnish's process through the recorder
 //! would also catch an alias (`oc` for `omnish context`) but would need the registration key in
 //! every front end's environment; the line is what the user sees and can predict.
+//!
+//! # How many commands it showed
+//!
+//! The fold says how many commands the front end showed, not how many lines it printed: the
+//! front end knows (it chose them), so it says so itself. `context`, `search`, `sessions show`
+//! and `export`, run with their output on a recorded terminal (`OMNISH_SESSION_ID` set, stdout
+//! a terminal), note the count in the session's `shown/` directory when they finish
+//! ([`crate::store::shown`]); the fold takes the count noted between the start and the end of
+//! the command's record. Parsing what the front end printed would guess (an output can hold
+//! lines that look like `$ command`) and could not tell a count in a format that has none
+//! (JSON, markdown); a marker through the recorder would put bytes on the user's terminal. A
+//! front end that noted nothing (`status`, `config`, a run in a nested shell on another host,
+//! a store that could not be written) folds by its lines, as before.
+
+use crate::store::shown;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 /// omnish's subcommands whose output is omnish's own (see the module docs).
 const OWN: [&str; 9] = [
@@ -43,13 +60,47 @@ pub(crate) fn own_front_end(line: &str) -> Option<&'static str> {
 }
 
 /// The one line that stands for the output of `line` (of `lines` lines), when it is omnish's
-/// own.
-pub(crate) fn folded(line: &str, lines: u64) -> Option<String> {
+/// own; `shown`: the commands it showed, when it noted them.
+pub(crate) fn folded(line: &str, lines: u64, shown: Option<u64>) -> Option<String> {
     let sub = own_front_end(line)?;
-    Some(format!(
-        "[omnish {sub}'s own output, {lines} line{}: left out (omnish's output is not context)]",
-        if lines == 1 { "" } else { "s" }
-    ))
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    Some(match shown {
+        Some(n) => format!(
+            "[omnish {sub} showed {n} command{}: left out (omnish's output is not context)]",
+            plural(n)
+        ),
+        None => format!(
+            "[omnish {sub}'s own output, {lines} line{}: left out (omnish's output is not context)]",
+            plural(lines)
+        ),
+    })
+}
+
+/// The counts front ends noted, read once per session ([`shown::counts`]).
+#[derive(Default)]
+pub(crate) struct Counts(HashMap<PathBuf, Vec<(u64, u64)>>);
+
+impl Counts {
+    /// The commands the front end run as the record (`session_dir`, `started_at`..`ended_at`)
+    /// showed, when it noted them.
+    pub(crate) fn of(&mut self, session_dir: &Path, started_at: u64, ended_at: u64) -> Option<u64> {
+        let counts = self
+            .0
+            .entry(session_dir.to_path_buf())
+            .or_insert_with(|| shown::counts(session_dir));
+        shown::within(counts, started_at, ended_at)
+    }
+
+    /// [`folded`] for the record of a candidate command.
+    pub(crate) fn folded(
+        &mut self,
+        c: &crate::context::stages::select::Candidate,
+        lines: u64,
+    ) -> Option<String> {
+        own_front_end(&c.record.command_line)?;
+        let shown = self.of(&c.session_dir, c.record.started_at, c.record.ended_at);
+        folded(&c.record.command_line, lines, shown)
+    }
 }
 
 #[cfg(test)]
@@ -78,8 +129,12 @@ mod tests {
             assert_eq!(own_front_end(kept), None, "{kept}");
         }
         assert_eq!(
-            folded("omnish context", 12).unwrap(),
+            folded("omnish context", 12, None).unwrap(),
             "[omnish context's own output, 12 lines: left out (omnish's output is not context)]"
+        );
+        assert_eq!(
+            folded("omnish search err", 12, Some(1)).unwrap(),
+            "[omnish search showed 1 command: left out (omnish's output is not context)]"
         );
     }
 }

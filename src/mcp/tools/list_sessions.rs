@@ -1,4 +1,9 @@
 //! `list_sessions`: the recorded terminal sessions, newest first, as many as the budget holds.
+//!
+//! A session of `omnish exec` or of an agent's hook is not a shell: its row has its `author`
+//! and, when it joined a recorded terminal, `attached_to` (that terminal's session, whose
+//! commands it is read with); its line says `[author] with <terminal session>` where a shell
+//! would be named.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -32,7 +37,9 @@ impl Tool for ListSessions {
     const TITLE: &'static str = "Recorded terminal sessions";
     const DESCRIPTION: &'static str = "The recorded terminal sessions, newest first: id, whether \
         still live, shell, host, where the terminal last was, how many commands and the last \
-        command line. Use an id as the session argument of the other tools.";
+        command line. A session of omnish exec or of an agent's hook has an author and, when it \
+        ran in a recorded terminal, attached_to: that terminal's session, which reads its \
+        commands with its own. Use an id as the session argument of the other tools.";
     type Args = Args;
 
     fn output_schema() -> Value {
@@ -54,10 +61,13 @@ impl Tool for ListSessions {
                         "ended_at": {"type": ["integer", "null"]},
                         "commands": {"type": "integer"},
                         "last_command": {"type": ["string", "null"]},
-                        "current": {"type": "boolean"}
+                        "current": {"type": "boolean"},
+                        "author": {"type": "string", "description": "user for a terminal's session; else omnish exec's label or the agent's name"},
+                        "attached_to": {"type": ["string", "null"], "description": "the terminal session whose commands these join"}
                     },
                     "required": ["id", "live", "state", "shell", "hostname", "cwd", "started_at",
-                                 "ended_at", "commands", "last_command", "current"]
+                                 "ended_at", "commands", "last_command", "current", "author",
+                                 "attached_to"]
                 }}
             },
             "required": ["current", "total", "sessions"]
@@ -109,6 +119,8 @@ fn list_sessions(config: &Config, args: Args) -> ToolResult {
             "commands": commands,
             "last_command": last_line.map(|l| short(&redacted_line(config, &l, SHORT_LINE))),
             "current": current.as_ref().is_some_and(|c| c.id == id),
+            "author": s.meta.author.as_deref().unwrap_or(store::USER),
+            "attached_to": s.meta.attached_to,
         }));
     }
     let which = match &current {
@@ -128,6 +140,12 @@ fn list_sessions(config: &Config, args: Args) -> ToolResult {
             .map(|r| {
                 let shell = r["shell"].as_str().unwrap_or("");
                 let shell = shell.rsplit('/').next().unwrap_or(shell);
+                let shell = match (r["author"].as_str(), r["attached_to"].as_str()) {
+                    (Some(a), Some(t)) if a != store::USER => format!("[{a}] with {t}"),
+                    (Some(a), None) if a != store::USER => format!("[{a}]"),
+                    _ if shell.is_empty() => "shell".to_string(),
+                    _ => shell.to_string(),
+                };
                 format!(
                     "{}{}  {}  {} in {}  {} commands, last: {}",
                     r["id"].as_str().unwrap_or(""),
@@ -137,7 +155,7 @@ fn list_sessions(config: &Config, args: Args) -> ToolResult {
                         ""
                     },
                     r["state"].as_str().unwrap_or(""),
-                    visible::line(if shell.is_empty() { "shell" } else { shell }),
+                    visible::line(&shell),
                     visible::line(r["cwd"].as_str().unwrap_or("")),
                     r["commands"],
                     visible::line(r["last_command"].as_str().unwrap_or("-")),
