@@ -13,7 +13,7 @@
 # (written by omnish) call the function below with omnish's private directory and what this nu
 # is: `top` (started by `omnish wrap`), `exec` (it replaced the recorded shell) or `nest` (it
 # started from a command of a recorded shell and takes a token of its own).
-def --env __omnish_hooks [dir: string, kind: string] {
+def --env __omnish_hooks [dir: string, kind: string, far?: record] {
     # A nu started from a command of a recorded shell, with the hooks named for that command
     # only: the next program it starts must not find them.
     hide-env -i NU_VENDOR_AUTOLOAD_DIR
@@ -118,6 +118,41 @@ def --env __omnish_hooks [dir: string, kind: string] {
 
     $env.config.hooks.pre_prompt = ($env.config.hooks.pre_prompt? | default [] | prepend $pre_prompt)
     $env.config.hooks.pre_execution = ($env.config.hooks.pre_execution? | default [] | append $pre_execution)
+
+    # The ask and fix keys of a nu on the far side of `omnish nest` (`far`: their keybindings),
+    # where omnish is not installed: a key prints a request with this shell's token; the
+    # recording omnish runs `omnish ask` (or `omnish fix`) on its side, shows the answer below
+    # the line, and types Ctrl-] (after the corrected command, for fix), which ends the wait
+    # here (src/record/farkey.rs). sh reads the terminal a byte at a time up to it; Ctrl-C gives
+    # up. The closure lives in `$env`, which nushell passes to no program (it is no string).
+    if $far != null {
+        $env.__omnish_far_key = {|action: string|
+            if $action == ask { print "" }
+            print -n $"\e]633;($token);P;Key=($action)"
+            let reader = 'exec </dev/tty; g=$(printf "\035"); s=$(stty -g) || exit 0; stty -icanon -echo min 1 time 0; o=; while c=$(dd bs=1 count=1 2>/dev/null) && [ -n "$c" ]; do [ "$c" = "$g" ] && break; o=$o$c; done; stty "$s"; printf "%s" "$o"'
+            let reply = try { ^sh -c $reader } catch { "" }
+            if $action == fix and ($reply | is-not-empty) {
+                commandline edit --replace $reply
+            }
+        }
+        let modes = [emacs vi_insert vi_normal]
+        $env.config.keybindings = ($env.config.keybindings? | default [] | append [
+            {
+                name: omnish_far_ask
+                modifier: $far.ask.modifier
+                keycode: $far.ask.keycode
+                mode: $modes
+                event: {send: executehostcommand, cmd: "do $env.__omnish_far_key ask"}
+            }
+            {
+                name: omnish_far_fix
+                modifier: $far.fix.modifier
+                keycode: $far.fix.keycode
+                mode: $modes
+                event: {send: executehostcommand, cmd: "do $env.__omnish_far_key fix"}
+            }
+        ])
+    }
 }
 
 # For a line `exec nu [-l|-i|--login|...]`, `exec bash`, `exec zsh` (a shell about to replace

@@ -24,7 +24,7 @@ const ZSH: &str = include_str!("../../shell/init.zsh");
 const FISH: &str = include_str!("../../shell/init.fish");
 
 mod fish;
-mod nu;
+pub(crate) mod nu;
 
 impl Run for InitArgs {
     fn run(self) -> Result<i32> {

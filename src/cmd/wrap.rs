@@ -281,15 +281,21 @@ fn exec_plain(argv: &[String]) -> Result<i32> {
 
 /// The ask and fix keys for the shells on the far side of `omnish nest` (record::farkey), as
 /// `omnish init` would bind them: readline syntax for bash and zsh (the defaults when both are
-/// the same key), fish's notation for fish.
+/// the same key), fish's notation for fish, keybinding records for nu.
 fn far_key_names(cfg: &crate::config::Config) -> crate::record::farkey::FarKeyNames {
     let (mut ask, mut fix) = (cfg.str("keys.ask"), cfg.str("keys.fix"));
     if ask == fix {
         (ask, fix) = (r"\C-xa", r"\C-xf");
     }
     let [fish_ask, fish_fix, ..] = crate::cmd::init::fish_keys(cfg, false);
+    let nu = |which: &str| {
+        crate::cmd::init::nu::key_for(which, cfg.str(&format!("keys.{which}")))
+            .0
+            .record()
+    };
     crate::record::farkey::FarKeyNames {
         readline: (ask.to_string(), fix.to_string()),
         fish: (fish_ask, fish_fix),
+        nu: (nu("ask"), nu("fix")),
     }
 }

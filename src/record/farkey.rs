@@ -36,11 +36,14 @@ const MAX_FIX: usize = 64 * 1024;
 const MAX_QUEUED: usize = 256 * 1024;
 
 /// The ask and fix keys far shells bind: in readline syntax for bash and zsh (`keys.ask`,
-/// `keys.fix`), and in fish's `bind` notation (as `omnish init fish` binds them).
+/// `keys.fix`), in fish's `bind` notation and as nushell keybindings (as `omnish init fish`
+/// and `omnish init nu` bind them).
 #[derive(Debug, Clone, Default)]
 pub struct FarKeyNames {
     pub readline: (String, String),
     pub fish: (String, String),
+    /// nushell keybinding records (`{modifier: alt, keycode: char_a}`).
+    pub nu: (String, String),
 }
 
 /// How the relay runs `omnish ask` and `omnish fix` for a far key.
@@ -93,17 +96,18 @@ impl FarKeys {
         }
     }
 
-    /// The ask and fix keys a far shell of `kind` (`bash`, `zsh`, `fish`) binds: only keys
+    /// The ask and fix keys a far shell of `kind` (`bash`, `zsh`, `fish`, `nu`) binds: only keys
     /// plain enough to travel in the hooks (printable ASCII, no quote) that differ.
     pub(crate) fn keys(&self, kind: &str) -> Option<(&str, &str)> {
         let (ask, fix) = match kind {
             "fish" => &self.keys.fish,
+            "nu" => &self.keys.nu,
             _ => &self.keys.readline,
         };
         let plain = |k: &str| {
             !k.is_empty()
                 && k.bytes()
-                    .all(|b| b.is_ascii_graphic() && b != b'\'' && b != b'"')
+                    .all(|b| (b.is_ascii_graphic() || b == b' ') && b != b'\'' && b != b'"')
         };
         (plain(ask) && plain(fix) && ask != fix).then_some((ask.as_str(), fix.as_str()))
     }

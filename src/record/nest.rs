@@ -159,7 +159,7 @@ pub fn reason(code: &str) -> String {
 /// a nest key and a shell omnish has hooks for, that sh starts it hooked; otherwise it is
 /// that line alone, and the bootstrap starts the shell as it is.
 ///
-/// `keys`: the ask and fix keys the far shell binds (bash, zsh and fish), answered by the relay
+/// `keys`: the ask and fix keys the far shell binds (bash, zsh, fish, nu), answered by the relay
 /// (`record::farkey`).
 pub fn reply(shell: &str, nest_key: Option<&str>, keys: Option<(&str, &str)>) -> Vec<u8> {
     let script = match (shell_kind(shell), nest_key) {
@@ -242,7 +242,13 @@ fn stage2(kind: &str, key: &str, keys: Option<(&str, &str)>) -> String {
         // (stage2.sh checks), so it goes in double quotes as it is.
         s.push_str("printf '%s\\n' \"$__k\" >\"$1/nu.token\" &&\n{\n");
         doc(&mut s, None, &[NU_HOOKS]);
-        s.push_str("printf '\\n__omnish_hooks \"%s\" nest\\n^rm -rf -- \"%s\"\\n' \"$1\" \"$1\"\n");
+        // With the far keys, a record of their keybindings (no quote in it: record::farkey).
+        let far = keys
+            .map(|(ask, fix)| format!(" {{ask: {ask}, fix: {fix}}}"))
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "printf '\\n__omnish_hooks \"%s\" nest%s\\n^rm -rf -- \"%s\"\\n' \"$1\" '{far}' \"$1\"\n"
+        ));
         s.push_str("} >\"$1/omnish.nu\"\n");
     } else {
         s.push_str("__zs=0\n[ -n \"${ZDOTDIR+x}\" ] && __zs=1\n{\n");

@@ -40,6 +40,15 @@ impl Key {
         }
     }
 
+    /// As a nushell record: `{modifier: alt, keycode: char_a}`.
+    pub(crate) fn record(&self) -> String {
+        format!(
+            "{{modifier: {}, keycode: {}}}",
+            self.modifier,
+            self.keycode()
+        )
+    }
+
     /// As a person reads it: Alt-a, Ctrl-Alt-g.
     pub(crate) fn shown(&self) -> String {
         let mods: Vec<&str> = self
@@ -161,7 +170,7 @@ pub(crate) fn snippet(
         keys.ask.shown(),
         keys.fix.shown()
     );
-    let keyrec = |k: &Key| format!("{{modifier: {}, keycode: {}}}", k.modifier, k.keycode());
+    let keyrec = Key::record;
     text += INIT;
     text += &format!(
         "__omnish_init {{bin: {}, ask: {}, fix: {}, pause: {}, pick: {}, wrap: {wrap}, tty: {}}}\n",
