@@ -408,6 +408,96 @@ fn a_ten_megabyte_line_exports_in_bounded_memory() {
     }
 }
 
+/// Commands of `omnish exec` (run from outside, and typed in the wrapped shell with its output
+/// in a pipe) live in sessions attached to the terminal's: export shows them as part of the
+/// terminal's session, merged by time, each labelled with its author, in every format.
+#[test]
+fn sessions_of_omnish_exec_are_exported_as_part_of_the_terminals() {
+    let mut h = Harness::bash(&[]);
+    let id = omnish::store::dir_id(&h.session_dir());
+    // From outside, before anything was typed: the first command of the export.
+    let bot = Command::new(omnish_bin())
+        .args(["exec", "--session", &id, "--label", "bot", "--"])
+        .args(["sh", "-c", "echo first-from-bot"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("HOME", h.home.path())
+        .env("OMNISH_DATA_DIR", h.data())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(bot.status.success(), "{bot:?}");
+    h.run("echo typed-before");
+    // In the wrapped shell, its output in a pipe: a record of its own, attached.
+    h.run(&format!(
+        "{} exec --label ci -- sh -c 'echo from-ci; exit 3' | cat",
+        omnish_bin()
+    ));
+    h.run("echo typed-after");
+    let attached = std::fs::read_dir(h.session_dir().join("attached"))
+        .unwrap()
+        .count();
+    assert_eq!(attached, 2, "two sessions attached");
+
+    let md = ok(export(&h, &[]));
+    assert!(
+        md.contains(&format!("5 commands from session `{id}`")),
+        "{md}"
+    );
+    assert!(!md.contains("sessions"), "one session: {md}");
+    let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("{s} missing: {md}"));
+    assert!(at("$ sh -c 'echo first-from-bot'") < at("$ echo typed-before"));
+    assert!(at("$ echo typed-before") < at("$ sh -c 'echo from-ci; exit 3'"));
+    assert!(at("$ sh -c 'echo from-ci; exit 3'") < at("$ echo typed-after"));
+    assert!(
+        md.lines()
+            .any(|l| l.contains("· by `ci` ·") && l.contains("· exit 3 ·")),
+        "{md}"
+    );
+    assert!(md.lines().any(|l| l.contains("· by `bot` ·")), "{md}");
+
+    let page = ok(export(&h, &["--format", "html"]));
+    assert!(
+        page.contains(&format!("<title>omnish: session {id}</title>")),
+        "{page}"
+    );
+    let at = |s: &str| {
+        page.find(s)
+            .unwrap_or_else(|| panic!("{s} missing: {page}"))
+    };
+    assert!(at("first-from-bot") < at("typed-before"));
+    assert!(at("by ci · exit 3") < at("typed-after"), "{page}");
+
+    for format in ["asciicast", "asciicast-v2"] {
+        let (header, events) = events(&ok(export(&h, &["--format", format])));
+        assert_eq!(header["title"], format!("omnish: session {id}"), "{header}");
+        let markers: Vec<&str> = events
+            .iter()
+            .filter(|e| e.1 == "m")
+            .map(|e| e.2.as_str())
+            .collect();
+        assert_eq!(markers.len(), 5, "{markers:?}");
+        assert_eq!(markers[0], "sh -c 'echo first-from-bot'");
+        assert_eq!(markers[1], "echo typed-before");
+        assert_eq!(markers[3], "sh -c 'echo from-ci; exit 3'");
+        assert_eq!(markers[4], "echo typed-after");
+        assert!(
+            events.iter().all(|e| e.1 != "r"),
+            "one terminal size: {events:?}"
+        );
+    }
+
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(export(&h, &["--format", "json"]))).unwrap();
+    let authors: Vec<&str> = json["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["author"].as_str().unwrap())
+        .collect();
+    assert_eq!(authors, ["bot", "user", "user", "ci", "user"], "{json}");
+}
+
 /// The page that loads a cast into asciinema's own player (`asciinema-player`, the JS player of
 /// asciinema's site and servers, which reads asciicast v3) and writes what the player made of
 /// it into `#result`: its duration and the time of each marker (sought as a viewer picks a
