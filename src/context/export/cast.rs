@@ -124,6 +124,7 @@ pub(super) fn write(items: &[Item], version: Version, out: &mut dyn Write) -> Re
     super::ordered::run(
         items.len(),
         super::ordered::workers(),
+        super::ordered::IN_FLIGHT,
         |i, sink: &mut Sink<Vec<Played>>| {
             let item = &items[i];
             if has_output(item) {

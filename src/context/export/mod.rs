@@ -136,6 +136,7 @@ fn learn(picked: &[Candidate]) -> Result<(redact::session::SharedRedactors, Vec<
     ordered::run(
         picked.len(),
         ordered::workers(),
+        DIGESTS_AHEAD,
         |i, sink: &mut ordered::Sink<Digest>| {
             let c = &picked[i];
             if !c.record.private {
@@ -152,6 +153,10 @@ fn learn(picked: &[Candidate]) -> Result<(redact::session::SharedRedactors, Vec<
     )?;
     Ok((redactors.into_shared(), shapes))
 }
+
+/// Digests read ahead of learning at most (a digest holds up to 768 lines of up to 4,096
+/// chars).
+const DIGESTS_AHEAD: usize = 8;
 
 /// `d` without its lines.
 fn slim(mut d: Digest) -> Digest {

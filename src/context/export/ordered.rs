@@ -7,7 +7,8 @@
 //! calling thread takes the messages of the oldest command in flight until its worker is done,
 //! then the next command's. So the result is what one thread would make, in the same order.
 //!
-//! Memory: at most [`IN_FLIGHT`] commands are handed out at once, and each holds at most
+//! Memory: at most [`IN_FLIGHT`] commands (a caller may say fewer) are handed out at once,
+//! and each holds at most
 //! [`QUEUED`] messages waiting (a worker ahead of the calling thread waits), whatever the size
 //! of an output. No deadlock: commands are taken oldest first, so the oldest in flight always
 //! has a worker, and the calling thread drains exactly that one.
@@ -23,8 +24,11 @@ use crate::error::Result;
 pub(crate) const CHUNK: usize = 64 * 1024;
 /// Messages (chunks) of one command waiting for the calling thread, at most.
 pub(crate) const QUEUED: usize = 4;
-/// Commands handed out (being written, or waiting for a worker), at most.
-pub(crate) const IN_FLIGHT: usize = 8;
+/// Commands handed out (being written, or waiting for a worker) at most, when each sends
+/// chunks or batches of at most [`CHUNK`] bytes: at most `IN_FLIGHT * QUEUED * CHUNK` (16 MiB)
+/// wait, typically far less (most outputs are short). Room enough for the other workers to
+/// go on while one renders a huge output.
+pub(crate) const IN_FLIGHT: usize = 64;
 
 /// What a worker sends for its command.
 enum Part<M> {
@@ -105,14 +109,15 @@ pub(crate) fn workers() -> usize {
     crate::context::support::parallel::workers()
 }
 
-/// Runs `work(i, sink)` for each item `i` of `0..n` on `workers` threads (at least one) and
-/// hands what each sent to `take(i, message)` on the calling thread, in item order: all of
+/// Runs `work(i, sink)` for each item `i` of `0..n` on `workers` threads (at least one), at
+/// most `in_flight` items handed out at once, and hands what each sent to `take(i, message)` on the calling thread, in item order: all of
 /// item 0's messages, then item 1's, and so on. `start(i)` runs on the calling thread before
 /// item `i`'s first message is taken (for what depends on the items before it). The first
 /// error, from `work`, `start` or `take`, stops everything and is returned.
 pub(crate) fn run<M, W>(
     n: usize,
     workers: usize,
+    in_flight: usize,
     work: W,
     start: &mut dyn FnMut(usize) -> Result<()>,
     take: &mut dyn FnMut(usize, M) -> Result<()>,
@@ -121,7 +126,8 @@ where
     M: Send,
     W: Fn(usize, &mut Sink<M>) -> Result<()> + Sync,
 {
-    let (job_tx, job_rx) = mpsc::sync_channel::<(usize, SyncSender<Part<M>>)>(IN_FLIGHT);
+    let in_flight = in_flight.max(1);
+    let (job_tx, job_rx) = mpsc::sync_channel::<(usize, SyncSender<Part<M>>)>(in_flight);
     let job_rx = Arc::new(Mutex::new(job_rx));
     let work = &work;
     std::thread::scope(|scope| {
@@ -142,13 +148,13 @@ where
                 }
             });
         }
-        let mut pending: VecDeque<Receiver<Part<M>>> = VecDeque::with_capacity(IN_FLIGHT);
+        let mut pending: VecDeque<Receiver<Part<M>>> = VecDeque::with_capacity(in_flight);
         let mut next = 0;
         let result = (|| -> Result<()> {
             for i in 0..n {
-                while pending.len() < IN_FLIGHT && next < n {
+                while pending.len() < in_flight && next < n {
                     let (tx, rx) = mpsc::sync_channel(QUEUED);
-                    // Never blocks: at most IN_FLIGHT jobs wait, and the channel holds as many.
+                    // Never blocks: at most `in_flight` jobs wait, and the channel holds as many.
                     job_tx
                         .send((next, tx))
                         .map_err(|_| io::Error::other("the export's workers stopped"))?;
@@ -198,6 +204,7 @@ where
     run(
         n,
         workers,
+        IN_FLIGHT,
         |i, sink: &mut Sink<Vec<u8>>| {
             let mut chunks = Chunks::new(sink);
             write(i, &mut chunks)?;
