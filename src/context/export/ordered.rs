@@ -3,7 +3,7 @@
 //! Rendering and redacting one command's output is one thread's work (a terminal's state
 //! depends on every byte before it), but commands are independent of each other: each worker
 //! takes the next command and sends what it makes of it (a digest, a batch of events, or with
-//! [`write`] and [`Chunks`] 64 KiB chunks of text) over a bounded channel of that command; the
+//! [`write()`] and [`Chunks`] 64 KiB chunks of text) over a bounded channel of that command; the
 //! calling thread takes the messages of the oldest command in flight until its worker is done,
 //! then the next command's. So the result is what one thread would make, in the same order.
 //!
