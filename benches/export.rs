@@ -11,7 +11,10 @@
 //!
 //! Peak RSS by `/usr/bin/time -f %M`. It prints figures; it asserts nothing.
 //!
-//! Run with: `cargo bench --bench export`.
+//! Run with: `cargo bench --bench export`. Smaller or narrower runs (for profiling):
+//! `OMNISH_BENCH_COMMANDS=1000` (commands in the session; the huge outputs keep their places
+//! in proportion), `OMNISH_BENCH_FORMATS=markdown,html` (the formats measured),
+//! `OMNISH_BENCH_DIFF=0` (no diff), and `-- --keep` keeps the data (the path is printed).
 
 mod support;
 use std::io::Write;
@@ -24,6 +27,11 @@ use omnish::store::{self, StreamWriter};
 
 const COMMANDS: u64 = 10_000;
 const HUGE_AT: [u64; 5] = [500, 2_500, 5_000, 7_500, 9_980];
+
+/// `OMNISH_BENCH_<name>`, when set.
+fn setting(name: &str) -> Option<String> {
+    std::env::var(format!("OMNISH_BENCH_{name}")).ok()
+}
 
 fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
@@ -133,10 +141,12 @@ fn main() {
         .expect("temp dir");
     let root = tmp.path().join("large");
     let start = Instant::now();
-    let (id, len) = build_session(&root, COMMANDS, &HUGE_AT, 0x9e37_79b9);
+    let commands: u64 = setting("COMMANDS").map_or(COMMANDS, |n| n.parse().expect("a number"));
+    let huge_at = HUGE_AT.map(|at| at * commands / COMMANDS);
+    let (id, len) = build_session(&root, commands, &huge_at, 0x9e37_79b9);
     println!("binary: {}", bin.display());
     println!(
-        "LARGE session {id}: {COMMANDS} commands, stream.bin {:.1} MiB (generated in {:.1} s)",
+        "LARGE session {id}: {commands} commands, stream.bin {:.1} MiB (generated in {:.1} s)",
         mib(len),
         start.elapsed().as_secs_f64()
     );
@@ -145,8 +155,8 @@ fn main() {
         "\n{:<44} {:>9} {:>11} {:>11}",
         "omnish export --session all ...", "seconds", "peak RSS", "output"
     );
-    let formats = ["markdown", "html", "asciicast", "asciicast-v2", "json"];
-    for (i, format) in formats.iter().enumerate() {
+    let formats = setting("FORMATS").unwrap_or("markdown,html,asciicast,asciicast-v2,json".into());
+    for (i, format) in formats.split(',').enumerate() {
         for pass in ["cold", "warm"] {
             if i > 0 && pass == "cold" {
                 continue;
@@ -182,6 +192,12 @@ fn main() {
         rss.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
     );
 
+    if setting("DIFF").as_deref() == Some("0") {
+        if keep {
+            println!("kept data in {}", tmp.keep().display());
+        }
+        return;
+    }
     let droot = tmp.path().join("diff");
     let (did, dlen) = diff_session(&droot, 100_000_000);
     println!(

@@ -4,12 +4,12 @@
 # and for the ssh, sudo/su and container tests OpenSSH's server and client, sudo, hostname,
 # and chromium-headless-shell, the browser that loads the page `omnish export` writes, and node,
 # which loads the opencode plugin `omnish hooks install opencode` writes (Debian packages);
-# nushell from its official release package on the npm registry (pinned), under target/; and in
-# a virtualenv under target/ the `llm` CLI with its echo model and the official MCP Python SDK
-# and asciinema, and poetry in one of its own. Sourced by scripts/test.sh and .ci/run; it
-# exports PATH and OMNISH_TEST_PYTHON for the tests. The ssh tests start their own sshd on a
-# loopback port (tests/common/remote.rs): installing openssh-server here starts no server and
-# leaves none running or enabled.
+# nushell and asciinema-player (the JS player that reads asciicast v3) from their official
+# packages on the npm registry (pinned), under target/; and in a virtualenv under target/ the
+# `llm` CLI with its echo model and the official MCP Python SDK and asciinema, and poetry in one
+# of its own. Sourced by scripts/test.sh and .ci/run; it exports PATH and OMNISH_TEST_PYTHON for
+# the tests. The ssh tests start their own sshd on a loopback port (tests/common/remote.rs):
+# installing openssh-server here starts no server and leaves none running or enabled.
 # shellcheck shell=bash
 
 need=()
@@ -91,6 +91,21 @@ fi
 mkdir -p "$nu_dir/bin"
 ln -sf "$nu_bin" "$nu_dir/bin/nu"
 export PATH="$nu_dir/bin:$PATH"
+
+# asciinema-player (pinned), asciinema's own JS player: the independent reader of the asciicast
+# v3 files `omnish export` writes (asciinema 3, the CLI that reads v3, is not on PyPI; the tests
+# load the player in the headless Chromium above). Its package from the npm registry, under
+# target/, installed only when missing.
+player_version=3.18.0
+player_dir="${OMNISH_CI_ASCIINEMA_PLAYER:-$PWD/target/ci-asciinema-player}"
+player_pkg="$player_dir/node_modules/asciinema-player"
+if ! grep -q "\"version\": \"$player_version\"" "$player_pkg/package.json" 2>/dev/null; then
+    echo "installing asciinema-player $player_version into $player_dir (npm)" >&2
+    mkdir -p "$player_dir"
+    npm install --silent --no-audit --no-fund --prefix "$player_dir" "asciinema-player@$player_version" ||
+        { echo "npm failed installing asciinema-player $player_version" >&2; return 1; }
+fi
+export OMNISH_TEST_ASCIINEMA_PLAYER="$player_pkg/dist/bundle/asciinema-player.min.js"
 
 venv="${OMNISH_CI_VENV:-$PWD/target/ci-venv}"
 # asciinema 2.x (pinned): the real CLI that reads back the asciicast `omnish export` writes.

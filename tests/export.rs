@@ -407,3 +407,206 @@ fn a_ten_megabyte_line_exports_in_bounded_memory() {
         assert!(end.trim_end().ends_with(tail), "{format}: …{end}");
     }
 }
+
+/// Commands of `omnish exec` (run from outside, and typed in the wrapped shell with its output
+/// in a pipe) live in sessions attached to the terminal's: export shows them as part of the
+/// terminal's session, merged by time, each labelled with its author, in every format.
+#[test]
+fn sessions_of_omnish_exec_are_exported_as_part_of_the_terminals() {
+    let mut h = Harness::bash(&[]);
+    let id = omnish::store::dir_id(&h.session_dir());
+    // From outside, before anything was typed: the first command of the export.
+    let bot = Command::new(omnish_bin())
+        .args(["exec", "--session", &id, "--label", "bot", "--"])
+        .args(["sh", "-c", "echo first-from-bot"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap())
+        .env("HOME", h.home.path())
+        .env("OMNISH_DATA_DIR", h.data())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(bot.status.success(), "{bot:?}");
+    h.run("echo typed-before");
+    // In the wrapped shell, its output in a pipe: a record of its own, attached.
+    h.run(&format!(
+        "{} exec --label ci -- sh -c 'echo from-ci; exit 3' | cat",
+        omnish_bin()
+    ));
+    h.run("echo typed-after");
+    let attached = std::fs::read_dir(h.session_dir().join("attached"))
+        .unwrap()
+        .count();
+    assert_eq!(attached, 2, "two sessions attached");
+
+    let md = ok(export(&h, &[]));
+    assert!(
+        md.contains(&format!("5 commands from session `{id}`")),
+        "{md}"
+    );
+    assert!(!md.contains("sessions"), "one session: {md}");
+    let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("{s} missing: {md}"));
+    assert!(at("$ sh -c 'echo first-from-bot'") < at("$ echo typed-before"));
+    assert!(at("$ echo typed-before") < at("$ sh -c 'echo from-ci; exit 3'"));
+    assert!(at("$ sh -c 'echo from-ci; exit 3'") < at("$ echo typed-after"));
+    assert!(
+        md.lines()
+            .any(|l| l.contains("· by `ci` ·") && l.contains("· exit 3 ·")),
+        "{md}"
+    );
+    assert!(md.lines().any(|l| l.contains("· by `bot` ·")), "{md}");
+
+    let page = ok(export(&h, &["--format", "html"]));
+    assert!(
+        page.contains(&format!("<title>omnish: session {id}</title>")),
+        "{page}"
+    );
+    let at = |s: &str| {
+        page.find(s)
+            .unwrap_or_else(|| panic!("{s} missing: {page}"))
+    };
+    assert!(at("first-from-bot") < at("typed-before"));
+    assert!(at("by ci · exit 3") < at("typed-after"), "{page}");
+
+    for format in ["asciicast", "asciicast-v2"] {
+        let (header, events) = events(&ok(export(&h, &["--format", format])));
+        assert_eq!(header["title"], format!("omnish: session {id}"), "{header}");
+        let markers: Vec<&str> = events
+            .iter()
+            .filter(|e| e.1 == "m")
+            .map(|e| e.2.as_str())
+            .collect();
+        assert_eq!(markers.len(), 5, "{markers:?}");
+        assert_eq!(markers[0], "sh -c 'echo first-from-bot'");
+        assert_eq!(markers[1], "echo typed-before");
+        assert_eq!(markers[3], "sh -c 'echo from-ci; exit 3'");
+        assert_eq!(markers[4], "echo typed-after");
+        assert!(
+            events.iter().all(|e| e.1 != "r"),
+            "one terminal size: {events:?}"
+        );
+    }
+
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(export(&h, &["--format", "json"]))).unwrap();
+    let authors: Vec<&str> = json["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["author"].as_str().unwrap())
+        .collect();
+    assert_eq!(authors, ["bot", "user", "user", "ci", "user"], "{json}");
+}
+
+/// The page that loads a cast into asciinema's own player (`asciinema-player`, the JS player of
+/// asciinema's site and servers, which reads asciicast v3) and writes what the player made of
+/// it into `#result`: its duration and the time of each marker (sought as a viewer picks a
+/// chapter). (Not the text on its terminal: the player paints it on animation frames, which a
+/// headless browser dumping its DOM runs when it likes, so a read of it was found to show an
+/// earlier or a later moment. The text of the events is the v2 file's, which the real
+/// `asciinema cat` reads back above.)
+const PLAYER_PAGE: &str = r#"<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>
+<div id="player"></div><pre id="result">pending</pre>
+<script>PLAYER_JS</script>
+<script>
+const out = document.getElementById('result');
+const sleep = ms => new Promise(r => setTimeout(r, ms));
+async function read() {
+  const el = document.getElementById('player');
+  const player = AsciinemaPlayer.create({data: CAST}, el, {preload: true});
+  for (let i = 0; i < 500 && player.getDuration() === undefined; i++) await sleep(10);
+  const duration = player.getDuration();
+  const times = [];
+  for (let k = 0; k < MARKERS; k++) {
+    await player.seek({marker: k});
+    times.push(player.getCurrentTime());
+  }
+  return {duration, times};
+}
+read().then(r => out.textContent = JSON.stringify(r), e => out.textContent = 'error: ' + e);
+</script></body></html>"#;
+
+/// The bundle of asciinema-player that scripts/test-deps.sh installs (pinned).
+fn asciinema_player() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("OMNISH_TEST_ASCIINEMA_PLAYER")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                "target/ci-asciinema-player/node_modules/asciinema-player/dist/bundle/asciinema-player.min.js",
+            )
+        });
+    path.is_file().then_some(path)
+}
+
+/// An asciicast v3 read by an independent reader: asciinema's player, in a headless Chromium.
+/// It reads the file (a header or an event it does not take fails it), and its duration and
+/// the time of each marker are the sums of the events' intervals.
+#[test]
+fn asciicast_v3_plays_in_asciinemas_player() {
+    let h = session();
+    let cast = ok(export(&h, &["--format", "asciicast"]));
+    let (header, events) = events(&cast);
+    assert_eq!(header["version"], 3);
+    let Some(player) = asciinema_player() else {
+        skip("asciinema-player is not installed (scripts/test-deps.sh installs it)");
+        return;
+    };
+    let browser = ["chromium-headless-shell", "chromium", "chromium-browser"]
+        .into_iter()
+        .find(|b| have(b));
+    let Some(browser) = browser else {
+        skip("no headless Chromium (chromium-headless-shell)");
+        return;
+    };
+    // What the file says, read here: each marker's time, the duration.
+    let mut t = 0.0;
+    let mut want = Vec::new();
+    for (dt, code, _) in &events {
+        t += dt;
+        if code == "m" {
+            want.push(t);
+        }
+    }
+    assert_eq!(want.len(), 6, "{want:?}");
+    // The cast as a JS string; `</` escaped so that the recorded `</script>` stays in it.
+    let cast_js = serde_json::to_string(&cast).unwrap().replace("</", "<\\/");
+    // The player's code last: nothing is replaced in it.
+    let page = PLAYER_PAGE
+        .replace("MARKERS", &want.len().to_string())
+        .replace("CAST", &cast_js)
+        .replace("PLAYER_JS", &std::fs::read_to_string(&player).unwrap());
+    let file = h.home.path().join("player.html");
+    std::fs::write(&file, page).unwrap();
+    let dom = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--virtual-time-budget=20000",
+            "--dump-dom",
+            &format!("file://{}", file.display()),
+        ])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let result = dom
+        .split_once("<pre id=\"result\">")
+        .and_then(|(_, r)| r.split_once("</pre>"))
+        .map(|(r, _)| {
+            r.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&")
+        })
+        .unwrap_or_else(|| panic!("no result: {dom}"));
+    let got: serde_json::Value = serde_json::from_str(&result)
+        .unwrap_or_else(|e| panic!("the player did not read the cast ({e}): {result}"));
+    let duration = got["duration"].as_f64().unwrap();
+    assert!((duration - t).abs() < 0.01, "duration {duration} vs {t}");
+    let times = got["times"].as_array().unwrap();
+    assert_eq!(times.len(), want.len(), "{got}");
+    for (k, (time, at)) in want.iter().zip(times).enumerate() {
+        let at = at.as_f64().unwrap();
+        assert!((at - time).abs() < 0.01, "marker {k}: {at} vs {time}");
+    }
+}

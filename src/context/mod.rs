@@ -715,20 +715,29 @@ fn write_streaming(
         0 => UNLIMITED_WIDTH_CAP,
         w => w.saturating_mul(4).saturating_add(read::LINE_CAP),
     };
+    let style = match (json, markdown) {
+        (true, _) => Style::Json,
+        (false, true) => Style::Markdown,
+        (false, false) => Style::Text,
+    };
+    // The text before each output, and the output's plan.
     let mut rest = text.as_str();
+    let mut parts = Vec::with_capacity(streams.len());
     for (needle, plan) in streams {
         let Some(at) = rest.find(&needle) else {
             continue;
         };
-        out.write_all(&rest.as_bytes()[..at])?;
+        parts.push((&rest[..at], plan));
         rest = &rest[at + needle.len()..];
-        let style = match (json, markdown) {
-            (true, _) => Style::Json,
-            (false, true) => Style::Markdown,
-            (false, false) => Style::Text,
-        };
-        write_output(out, &plan, width, line_cap, style)?;
     }
+    // Outputs rendered on worker threads, written in order (`export::ordered`).
+    export::ordered::write(
+        parts.len(),
+        export::ordered::workers(),
+        |i, out| write_output(out, &parts[i].1, width, line_cap, style),
+        &mut |i, out| Ok(out.write_all(parts[i].0.as_bytes())?),
+        out,
+    )?;
     out.write_all(rest.as_bytes())?;
     out.flush()?;
     Ok(())

@@ -17,12 +17,18 @@
 //! event then carries the output of its frame up to the last line end, at that frame's time;
 //! what follows waits for the next frame. A line longer than [`HOLD`] bytes with no line end is
 //! cut there, at its last blank if it has one: a secret across such a cut would be missed (no
-//! known secret is that long without a blank before it). Memory: [`HOLD`] plus one frame.
+//! known secret is that long without a blank before it). Memory: [`HOLD`] plus one frame per
+//! command being read.
+//!
+//! Each command's output events are read and redacted on a worker thread, with their recorded
+//! times; the calling thread writes them in order, turning times into the intervals (v3) or
+//! offsets (v2) the format wants ([`super::ordered`]).
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::Path;
 
+use super::ordered::Sink;
 use super::{Item, has_output};
 use crate::context::stages::read::{self, Source};
 use crate::context::stages::redact::Redactor;
@@ -46,7 +52,11 @@ pub(super) fn write(items: &[Item], version: Version, out: &mut dyn Write) -> Re
     let Some(first) = items.first() else {
         return Ok(());
     };
-    let meta = store::read_meta(&first.candidate.session_dir).ok();
+    // The terminal's session (an attached session of `omnish exec` is shown as part of it).
+    let dir = &first.candidate.session_dir;
+    let meta = store::read_meta(&dir.with_file_name(&first.group))
+        .or_else(|_| store::read_meta(dir))
+        .ok();
     let size = |cols: u16, rows: u16| {
         let cols = if cols > 0 {
             cols
@@ -65,7 +75,7 @@ pub(super) fn write(items: &[Item], version: Version, out: &mut dyn Write) -> Re
     };
     let (cols, rows) = size(first.candidate.record.cols, first.candidate.rows);
     let start = first.ctx.started_at;
-    let title = format!("omnish: session {}", first.ctx.session_id);
+    let title = format!("omnish: session {}", first.group);
     let header = match version {
         Version::V3 => serde_json::json!({
             "version": 3,
@@ -82,37 +92,107 @@ pub(super) fn write(items: &[Item], version: Version, out: &mut dyn Write) -> Re
         }),
     };
     writeln!(out, "{header}")?;
-    let mut events = Events {
+    let events = std::cell::RefCell::new(Events {
         out,
         version,
         start,
         last: start,
         size: (cols, rows),
-    };
-    // Per session, where the output already written ends: a nested shell's commands lie inside
-    // the range of the command that started it, and are not played twice.
-    let mut done: HashMap<PathBuf, u64> = HashMap::new();
-    for item in items {
-        let c = &item.candidate;
-        let at = item.ctx.started_at;
-        let this = size(c.record.cols, c.rows);
-        if this != events.size {
-            events.size = this;
-            events.event(at, "r", &format!("{}x{}", this.0, this.1))?;
-        }
-        let line = visible::line(&item.ctx.command_line);
-        events.event(at, "m", &line)?;
-        let shown = visible::text(&item.ctx.command_line).replace('\n', "\r\n");
-        events.event(at, "o", &format!("\x1b[1m$\x1b[0m {shown}\r\n"))?;
-        if !has_output(item) {
-            continue;
-        }
-        let from = done.entry(c.session_dir.clone()).or_insert(0);
-        let end = play(item, &mut events, *from)?;
-        *from = (*from).max(end);
-    }
-    events.out.flush()?;
+    });
+    // Per session, where the output already played ends: a nested shell's commands lie inside
+    // the range of the command that started it, and are not played twice. Known from the
+    // records, so that each command's output can be read on a worker of its own.
+    let mut done: HashMap<&Path, u64> = HashMap::new();
+    let froms: Vec<u64> = items
+        .iter()
+        .map(|item| {
+            if !has_output(item) {
+                return 0;
+            }
+            let src = Source::of(&item.candidate);
+            let played = done.entry(&item.candidate.session_dir).or_insert(0);
+            let from = *played;
+            let end = src
+                .length
+                .map_or(u64::MAX, |len| src.offset.saturating_add(len));
+            *played = from.max(end);
+            from
+        })
+        .collect();
+    // The command's line and marker here, in order; its output events are read and redacted
+    // on a worker thread (see `ordered`), their times made intervals here.
+    super::ordered::run(
+        items.len(),
+        super::ordered::workers(),
+        super::ordered::IN_FLIGHT,
+        |i, sink: &mut Sink<Vec<Played>>| {
+            let item = &items[i];
+            if has_output(item) {
+                play(item, froms[i], sink)?;
+            }
+            Ok(())
+        },
+        &mut |i| {
+            let item = &items[i];
+            let mut events = events.borrow_mut();
+            let c = &item.candidate;
+            let at = item.ctx.started_at;
+            let this = size(c.record.cols, c.rows);
+            if this != events.size {
+                events.size = this;
+                events.event(at, "r", &format!("{}x{}", this.0, this.1))?;
+            }
+            let line = visible::line(&item.ctx.command_line);
+            events.event(at, "m", &line)?;
+            let shown = visible::text(&item.ctx.command_line).replace('\n', "\r\n");
+            events.event(at, "o", &format!("\x1b[1m$\x1b[0m {shown}\r\n"))
+        },
+        &mut |_, batch: Vec<Played>| {
+            let mut events = events.borrow_mut();
+            for p in batch {
+                events.json(p.at, "o", &p.data)?;
+            }
+            Ok(())
+        },
+    )?;
+    events.into_inner().out.flush()?;
     Ok(())
+}
+
+/// An output event read on a worker: its time (ms since the epoch) and its data, as JSON.
+pub(crate) struct Played {
+    at: u64,
+    data: String,
+}
+
+/// Output events of one command, sent in batches of about [`BATCH`] bytes.
+struct Batches<'a> {
+    sink: &'a mut Sink<Vec<Played>>,
+    batch: Vec<Played>,
+    bytes: usize,
+}
+
+/// Bytes of event data per batch sent from a worker.
+const BATCH: usize = 64 * 1024;
+
+impl Batches<'_> {
+    fn event(&mut self, at: u64, data: &str) -> Result<()> {
+        let data = serde_json::to_string(data).map_err(std::io::Error::other)?;
+        self.bytes += data.len();
+        self.batch.push(Played { at, data });
+        if self.bytes >= BATCH {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self) -> Result<()> {
+        if !self.batch.is_empty() {
+            self.sink.send(std::mem::take(&mut self.batch))?;
+            self.bytes = 0;
+        }
+        Ok(())
+    }
 }
 
 /// Writes events one per line, times clamped so that they never go back.
@@ -128,13 +208,18 @@ struct Events<'a> {
 
 impl Events<'_> {
     fn event(&mut self, at_ms: u64, code: &str, data: &str) -> Result<()> {
+        let data = serde_json::to_string(data).map_err(std::io::Error::other)?;
+        self.json(at_ms, code, &data)
+    }
+
+    /// An event whose data is JSON already.
+    fn json(&mut self, at_ms: u64, code: &str, data: &str) -> Result<()> {
         let at = at_ms.max(self.last);
         let time = match self.version {
             Version::V3 => at - self.last,
             Version::V2 => at - self.start,
         };
         self.last = at;
-        let data = serde_json::to_string(data).map_err(std::io::Error::other)?;
         writeln!(
             self.out,
             "[{}.{:03}, \"{code}\", {data}]",
@@ -145,13 +230,18 @@ impl Events<'_> {
     }
 }
 
-/// Writes the output frames of `item` that start at or after `from` (a stream offset) as
-/// events; returns where its range ends.
-fn play(item: &Item, events: &mut Events<'_>, from: u64) -> Result<u64> {
+/// Sends the output frames of `item` that start at or after `from` (a stream offset) as
+/// events.
+fn play(item: &Item, from: u64, sink: &mut Sink<Vec<Played>>) -> Result<()> {
     let src = Source::of(&item.candidate);
     let mut frames = match Frames::open(&src.stream, src.offset, src.length) {
         Ok(f) => f,
-        Err(_) => return Ok(0),
+        Err(_) => return Ok(()),
+    };
+    let mut events = Batches {
+        sink,
+        batch: Vec::new(),
+        bytes: 0,
     };
     let mut held = Held {
         bytes: Vec::new(),
@@ -160,10 +250,8 @@ fn play(item: &Item, events: &mut Events<'_>, from: u64) -> Result<u64> {
     };
     let mut buf = vec![0u8; 64 * 1024];
     let mut last_at = item.ctx.started_at;
-    let mut end = src.offset;
     // A damaged or torn frame ends the command's events; what came before is written.
     while let Ok(Some(h)) = frames.next_complete() {
-        end = h.offset;
         if h.offset < from
             || !store::is_output(h.direction)
             || store::frame_depth(h.direction) < src.depth
@@ -179,21 +267,20 @@ fn play(item: &Item, events: &mut Events<'_>, from: u64) -> Result<u64> {
             held.bytes.extend_from_slice(&buf[..n]);
             if held.bytes.len() > HOLD + buf.len() {
                 let out = held.take(false);
-                events.event(h.timestamp_ms, "o", &out)?;
+                events.event(h.timestamp_ms, &out)?;
             }
         }
-        end = frames.position();
         last_at = h.timestamp_ms;
         let out = held.take(false);
         if !out.is_empty() {
-            events.event(h.timestamp_ms, "o", &out)?;
+            events.event(h.timestamp_ms, &out)?;
         }
     }
     let out = held.take(true);
     if !out.is_empty() {
-        events.event(last_at, "o", &out)?;
+        events.event(last_at, &out)?;
     }
-    Ok(end)
+    events.send()
 }
 
 /// Output waiting for its line to end, and the redaction state.

@@ -39,7 +39,7 @@ font-family:monospace;line-height:1.25;margin:.3em 0}\
 
 pub(super) fn write(items: &[Item], out: &mut dyn Write) -> Result<()> {
     let title = match items.first() {
-        Some(i) => format!("omnish: session {}", i.ctx.session_id),
+        Some(i) => format!("omnish: session {}", i.group),
         None => "omnish export".to_string(),
     };
     write!(
@@ -59,37 +59,48 @@ pub(super) fn write(items: &[Item], out: &mut dyn Write) -> Result<()> {
         if items.len() == 1 { "" } else { "s" },
         escape(&utc(from))
     )?;
-    for item in items {
-        let ctx = &item.ctx;
-        let failed = ctx.exit_code.is_some_and(|c| c != 0) && !ctx.ended_shell;
-        writeln!(
-            out,
-            "<section{}>\n<h2><code>$ {}</code></h2>",
-            if failed { " class=\"failed\"" } else { "" },
-            escape(&visible::text(&ctx.command_line))
-        )?;
-        let mut facts = Vec::new();
-        if !ctx.cwd.is_empty() {
-            facts.push(visible::line(&ctx.cwd).into_owned());
-        }
-        if let Some(place) = &ctx.elsewhere {
-            facts.push(format!("on {}", visible::line(place)));
-        }
-        if ctx.author != crate::store::USER {
-            facts.push(format!("by {}", visible::line(&ctx.author)));
-        }
-        facts.push(status(ctx));
-        facts.push(utc(ctx.started_at));
-        if let Some(t) = took(ctx) {
-            facts.push(t);
-        }
-        writeln!(out, "<p class=\"meta\">{}</p>", escape(&facts.join(" · ")))?;
-        if has_output(item) {
-            write_output(item, out)?;
-        }
-        writeln!(out, "</section>")?;
-    }
+    // Each command's section is rendered on a worker thread, in order (see `ordered`).
+    super::ordered::write(
+        items.len(),
+        super::ordered::workers(),
+        |i, out| section(&items[i], out),
+        &mut |_, _| Ok(()),
+        out,
+    )?;
     writeln!(out, "</body>\n</html>")?;
+    Ok(())
+}
+
+/// One command's section: its line, where and how it ran, its output.
+fn section(item: &Item, out: &mut dyn Write) -> Result<()> {
+    let ctx = &item.ctx;
+    let failed = ctx.exit_code.is_some_and(|c| c != 0) && !ctx.ended_shell;
+    writeln!(
+        out,
+        "<section{}>\n<h2><code>$ {}</code></h2>",
+        if failed { " class=\"failed\"" } else { "" },
+        escape(&visible::text(&ctx.command_line))
+    )?;
+    let mut facts = Vec::new();
+    if !ctx.cwd.is_empty() {
+        facts.push(visible::line(&ctx.cwd).into_owned());
+    }
+    if let Some(place) = &ctx.elsewhere {
+        facts.push(format!("on {}", visible::line(place)));
+    }
+    if ctx.author != crate::store::USER {
+        facts.push(format!("by {}", visible::line(&ctx.author)));
+    }
+    facts.push(status(ctx));
+    facts.push(utc(ctx.started_at));
+    if let Some(t) = took(ctx) {
+        facts.push(t);
+    }
+    writeln!(out, "<p class=\"meta\">{}</p>", escape(&facts.join(" · ")))?;
+    if has_output(item) {
+        write_output(item, out)?;
+    }
+    writeln!(out, "</section>")?;
     Ok(())
 }
 
@@ -103,6 +114,8 @@ fn write_output(item: &Item, out: &mut dyn Write) -> Result<()> {
         lines: 0,
         err: None,
         scratch: String::new(),
+        starts: Vec::new(),
+        styles: Styles::default(),
     };
     sink.out.write_all(b"<pre>")?;
     let mut screen = Screen::default();
@@ -157,7 +170,7 @@ fn feed(
 }
 
 /// A colour as SGR sets it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 enum Color {
     #[default]
     Default,
@@ -166,7 +179,7 @@ enum Color {
 }
 
 /// What SGR sets for a cell.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 struct Pen {
     fg: Color,
     bg: Color,
@@ -482,6 +495,26 @@ struct HtmlLines<'a> {
     lines: u64,
     err: Option<io::Error>,
     scratch: String,
+    /// Where each cell of the line starts in `scratch`.
+    starts: Vec<usize>,
+    styles: Styles,
+}
+
+/// The inline style of each pen seen lately (a page uses few; building one is several
+/// allocations, and runs of colour are many).
+#[derive(Default)]
+struct Styles(std::collections::HashMap<Pen, Option<String>>);
+
+impl Styles {
+    /// Pens remembered at most.
+    const MAX: usize = 1024;
+
+    fn of(&mut self, pen: Pen) -> Option<&str> {
+        if self.0.len() >= Self::MAX && !self.0.contains_key(&pen) {
+            self.0.clear();
+        }
+        self.0.entry(pen).or_insert_with(|| pen.css()).as_deref()
+    }
 }
 
 impl HtmlLines<'_> {
@@ -503,7 +536,8 @@ impl HtmlLines<'_> {
         // The line's text, with where each cell starts in it.
         let text = &mut self.scratch;
         text.clear();
-        let mut starts = Vec::with_capacity(cells.len());
+        let starts = &mut self.starts;
+        starts.clear();
         for &(c, _) in cells {
             starts.push(text.len());
             text.push(c);
@@ -523,7 +557,7 @@ impl HtmlLines<'_> {
                 .map(|s| (s.range, s.kind))
                 .collect(),
         };
-        write_cells(self.out, cells, &starts, &secrets)?;
+        write_cells(self.out, cells, starts, &secrets, &mut self.styles)?;
         if omitted > 0 {
             write!(
                 self.out,
@@ -566,16 +600,23 @@ fn write_cells(
     cells: &[(char, Pen)],
     starts: &[usize],
     secrets: &[(std::ops::Range<usize>, &str)],
+    styles: &mut Styles,
 ) -> io::Result<()> {
     let mut run = String::new();
     let mut run_pen: Option<Pen> = None;
-    let flush = |out: &mut dyn Write, run: &mut String, pen: Option<Pen>| -> io::Result<()> {
+    let mut flush = |out: &mut dyn Write, run: &mut String, pen: Option<Pen>| -> io::Result<()> {
         if run.is_empty() {
             return Ok(());
         }
         let shown = visible::text(run);
-        match pen.and_then(|p| p.css()) {
-            Some(css) => write!(out, "<span style=\"{css}\">{}</span>", escape(&shown))?,
+        match pen.and_then(|p| styles.of(p)) {
+            Some(css) => {
+                out.write_all(b"<span style=\"")?;
+                out.write_all(css.as_bytes())?;
+                out.write_all(b"\">")?;
+                out.write_all(escape(&shown).as_bytes())?;
+                out.write_all(b"</span>")?;
+            }
             None => out.write_all(escape(&shown).as_bytes())?,
         }
         run.clear();
@@ -644,6 +685,8 @@ mod tests {
             lines: 0,
             err: None,
             scratch: String::new(),
+            starts: Vec::new(),
+            styles: Styles::default(),
         };
         let mut screen = Screen::default();
         let mut parser = Parser::new();

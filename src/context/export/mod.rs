@@ -3,20 +3,30 @@
 //! recorded colours ([`html`]), an asciinema recording, asciicast v3 or v2 ([`cast`]), or the
 //! JSON document of `context --format json` (the pipeline itself, [`super::run`]).
 //!
-//! The selection is the pipeline's own (`pick`, the same filters as `context`), and so is
-//! redaction: each session's [`Redactor`], taught as `context` teaches it. The writers stream:
-//! each output is read frame by frame and written as it is rendered, so memory does not
-//! depend on the size of the session or of any output (lines are capped, see each writer).
+//! The selection is the pipeline's own (`pick`, the same filters as `context`; sessions of
+//! `omnish exec` and agents' hooks merged into their terminal's by time, shown as part of it),
+//! and so is redaction: each session's [`Redactor`], taught as `context` teaches it. The
+//! writers stream: each output is read frame by frame and written as it is rendered, so memory
+//! does not depend on the size of the session or of any output (lines are capped, see each
+//! writer).
+//!
+//! Two passes, each over worker threads in command order ([`ordered`]): learning reads every
+//! output's digest (rendered, or loaded from its cache) and keeps only its shape; writing
+//! renders and redacts each command's part on a worker while this thread writes the parts in
+//! order. So an output is rendered twice at most (once when not redacting and its digest is
+//! cached), never three times, and both passes use every core.
 
 mod cast;
 mod html;
 mod markdown;
+pub(crate) mod ordered;
 
 use std::io::Write;
 use std::sync::Arc;
 
 use crate::context::model::CommandContext;
 use crate::context::stages::format::Format;
+use crate::context::stages::read::Digest;
 use crate::context::stages::redact::{self, Redactor};
 use crate::context::stages::select::Candidate;
 use crate::context::{Outcome, Request};
@@ -34,11 +44,19 @@ pub(crate) enum ExportFormat {
 }
 
 /// One selected command: its record, what is shown of it without its output (line, cwd,
-/// status; redacted), and its session's redactor when redacting.
+/// status; redacted), the session it is shown with, and its session's redactor when redacting.
 pub(crate) struct Item {
     pub candidate: Candidate,
     pub ctx: CommandContext,
+    /// The id of the session the command is shown with: the terminal session a session of
+    /// `omnish exec` or of an agent's hook is attached to (its commands are merged into the
+    /// terminal's by time, as `context` merges them), else its own.
+    pub group: String,
     pub redactor: Option<Arc<Redactor>>,
+    /// Its output's digest as learning read it, without its lines ([`slim`]): what the writers
+    /// need of it (line count, longest backtick run, erased lines, binary or unreadable), so
+    /// that they do not read the digest again. `None` when not redacting (nothing was read).
+    pub shape: Option<Digest>,
 }
 
 /// Writes the commands `req` selects to `out` in `format`. Nothing is written when nothing
@@ -73,17 +91,32 @@ fn selected(req: &Request) -> Result<(Outcome, Vec<Item>)> {
     if picked.is_empty() {
         return Ok((outcome, Vec::new()));
     }
-    let redactors = req.redact.then(|| learn(&picked));
+    let (redactors, mut shapes) = match req.redact {
+        true => {
+            let (r, shapes) = learn(&picked)?;
+            (Some(r), shapes)
+        }
+        false => (None, Vec::new()),
+    };
     outcome.commands = picked.len();
+    let group = |c: &Candidate| {
+        sessions
+            .iter()
+            .find(|s| s.dir == c.session_dir)
+            .map_or_else(|| c.record.session_id.clone(), |s| s.group().to_string())
+    };
     let items = picked
         .into_iter()
-        .map(|c| {
+        .enumerate()
+        .map(|(i, c)| {
             let redactor = redactors.as_ref().map(|r| r.get(&c.session_dir));
             let ctx = super::base_context(&c, redactor.as_deref());
             Item {
+                group: group(&c),
                 candidate: c,
                 ctx,
                 redactor,
+                shape: shapes.get_mut(i).and_then(Option::take),
             }
         })
         .collect();
@@ -91,27 +124,55 @@ fn selected(req: &Request) -> Result<(Outcome, Vec<Item>)> {
 }
 
 /// Redactors taught as `context` teaches them (`redact::session::learn`: the command lines, the
-/// values kept beside the sessions, the digests of the outputs, big ones read several at
-/// once), but each digest dropped once learned: an export reads every output of the session,
-/// and `learn` keeps up to `LEARN_KEPT_BYTES` of digests for a pipeline that reuses them.
-fn learn(picked: &[Candidate]) -> redact::session::SharedRedactors {
+/// values kept beside the sessions, the digests of the outputs), but each digest dropped once
+/// learned (an export reads every output of the session; `learn` keeps up to
+/// `LEARN_KEPT_BYTES` of digests for a pipeline that reuses them), its [`slim`] shape kept per
+/// command. The digests are read (rendered, or loaded from their cache) on worker threads,
+/// oldest first, and learned from on this one in the same order ([`ordered`]).
+fn learn(picked: &[Candidate]) -> Result<(redact::session::SharedRedactors, Vec<Option<Digest>>)> {
     use crate::context::stages::read;
-    use crate::context::support::parallel;
     let mut redactors = redact::session::Redactors::learn_commands(picked);
-    let is_big =
-        |c: &Candidate| !c.record.private && c.record.stream_length >= parallel::BIG_OUTPUT_BYTES;
-    for range in parallel::batches(picked, is_big) {
-        let chunk = &picked[range];
-        let digests = parallel::map(chunk, is_big, |c| {
-            (!c.record.private).then(|| read::cached_digest(c))
-        });
-        for (c, d) in chunk.iter().zip(digests) {
-            if let Some(d) = d {
-                redactors.learn_output(c, &d);
+    let mut shapes: Vec<Option<Digest>> = vec![None; picked.len()];
+    ordered::run(
+        picked.len(),
+        ordered::workers(),
+        DIGESTS_AHEAD,
+        |i, sink: &mut ordered::Sink<Digest>| {
+            let c = &picked[i];
+            if !c.record.private {
+                sink.send(read::cached_digest(c))?;
             }
-        }
+            Ok(())
+        },
+        &mut |_| Ok(()),
+        &mut |i, d| {
+            redactors.learn_output(&picked[i], &d);
+            shapes[i] = Some(slim(d));
+            Ok(())
+        },
+    )?;
+    Ok((redactors.into_shared(), shapes))
+}
+
+/// Digests read ahead of learning at most (a digest holds up to 768 lines of up to 4,096
+/// chars).
+const DIGESTS_AHEAD: usize = 8;
+
+/// `d` without its lines.
+fn slim(mut d: Digest) -> Digest {
+    d.head = Vec::new();
+    d.tail = Vec::new();
+    d.errors = Vec::new();
+    d
+}
+
+/// The digest of `item`'s output: its [`Item::shape`] when that serves (no line of it is
+/// wanted: the whole output is shown, `max_lines` 0 or above its line count), else read.
+fn digest(item: &Item, max_lines: usize) -> Digest {
+    match &item.shape {
+        Some(d) if max_lines == 0 || d.lines <= max_lines as u64 => d.clone(),
+        _ => crate::context::stages::read::cached_digest(&item.candidate),
     }
-    redactors.into_shared()
 }
 
 /// How `ctx` ended, in words (`exit 0`, `exit 127: command not found`, `still running`).
