@@ -191,3 +191,50 @@ pub(super) fn token_gate(pattern: &str) -> Vec<String> {
         .map(|(_, lits)| lits.iter().map(|l| l.to_string()).collect())
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate() -> Gate {
+        let gates = vec![
+            vec!["(?i)token".to_string()],
+            vec!["ghp_".to_string(), "-u".to_string()],
+        ];
+        Gate::new(&["(?i)token", "-u", "AKIA"], &gates)
+    }
+
+    #[test]
+    fn finds_literals_in_any_case_where_asked_and_at_the_end() {
+        let g = gate();
+        let found = |t: &str| g.scan(t.as_bytes());
+        assert_eq!(found("x ToKeN y").mask, 0b01);
+        assert!(found("x ToKeN y").prefilter);
+        assert_eq!(found("curl -u").mask, 0b10);
+        assert_eq!(found("GHP_ only").mask, 0, "case-sensitive literal");
+        assert_eq!(found("ghp_").mask, 0b10);
+        assert!(!found("ghp_").prefilter, "not a prefilter literal");
+        assert!(found("...AKIA").prefilter);
+        assert_eq!(
+            found("...AKI"),
+            Found {
+                prefilter: false,
+                mask: 0
+            }
+        );
+        assert_eq!(found("toke").mask, 0, "a literal cut short by the end");
+        assert_eq!(found("tok[n").mask, 0, "a bracket is no letter");
+        assert_eq!(found("").mask, 0);
+    }
+
+    #[test]
+    fn token_rows_that_start_with_a_class_have_a_gate() {
+        assert_eq!(
+            leading_literal(r"(?-u:\b)ya29\.[0-9]"),
+            Some("ya29.".into())
+        );
+        assert_eq!(leading_literal(r"(?-u:\b)7za?x"), Some("7z".into()));
+        assert_eq!(token_gate(r"(?-u:\b)[0-9]{5,16}:A[0-9]{34}"), [":A"]);
+        assert!(token_gate(r"[0-9]+x").is_empty());
+    }
+}
