@@ -148,14 +148,16 @@
 //!
 //! # Speed
 //!
-//! All patterns are compiled once. A search for the literals every match needs (the prefilter
-//! in `rules`) turns away most lines at the cost of one literal scan; on the rest a
-//! [`regex::RegexSet`] pass decides which detectors can match at all, and only those run (per
-//! stretch between existing markers). The unknown-token scan (`tokens::detect_bare`) is one
-//! byte loop over every line, checking a word's shape before its filters. `cargo bench --bench
-//! redact` prints the throughput: on a loaded 2-core machine, 1.77 million lines/s before the
-//! held-out work of issue 19 and 0.5 to 0.9 million after (the larger pattern set for candidate
-//! lines and the scan); the goal of 3 million is not reached yet. Only the linear-time `regex` crate
+//! All patterns are compiled once. One pass over a line's byte pairs (the `gate`) finds the
+//! literals every match needs: a line with none (most output) costs that pass and the
+//! unknown-token scan, nothing more; on the rest only the patterns whose literals are there run
+//! (per stretch between existing markers), with no pass of the whole pattern set (non-ASCII
+//! text, where `(?i)` folds more than ASCII case, takes the prefilter regex and a
+//! [`regex::RegexSet`] instead). The assignment detectors read their groups from the match by
+//! hand rather than by a capture search. The unknown-token scan (`tokens::detect_bare`) is one
+//! byte loop over every line, checking a word's shape before its filters (a word of hex digits
+//! and separators is never a token). `cargo bench --bench redact` prints the throughput (see
+//! the README's Benchmarks). Only the linear-time `regex` crate
 //! is used, with ASCII `\b` so the lazy DFA handles non-ASCII output; context checks (what
 //! precedes or follows a match, value rules) are done in code. A match a check rejects does not
 //! hide matches that start inside it.
@@ -166,6 +168,7 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 mod flags;
+mod gate;
 mod learn;
 mod rules;
 pub(crate) mod session;

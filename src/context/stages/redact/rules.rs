@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
 
 use super::values::{is_filler, is_identifier, is_non_secret, looks_random};
-use super::{Cand, cand, flags, tokens};
+use super::{Cand, cand, flags, gate, tokens};
 
 /// ASCII word boundary: keeps the patterns DFA-friendly on non-ASCII text.
 const B: &str = r"(?-u:\b)";
@@ -485,14 +485,17 @@ fn regex(i: usize) -> &'static Regex {
     })
 }
 
-/// One pass over a text says which patterns can match at all.
+/// One pass over a text says which patterns can match at all (on non-ASCII text; ASCII text
+/// takes the [`gate`]).
 static SET: LazyLock<RegexSet> =
     LazyLock::new(|| RegexSet::new(patterns()).expect("redact pattern set"));
 
 /// Literals (as regex snippets) of which every match of every pattern contains at least one
 /// (or, for a detector that checks its line, every line it accepts): a text with none of them
 /// holds no secret, and costs one literal search instead of the whole [`SET`]. When adding a
-/// pattern, add its literal here (`prefilter_covers_every_token_prefix` checks the token table).
+/// pattern, add its literal here and to [`PREFILTER_LITERALS`], and its gate to
+/// [`DETECTOR_GATES`] (`prefilter_covers_every_token_prefix` checks the token table; debug
+/// builds check the gate against this and [`SET`] on every text).
 const PREFILTER: &[&str] = &[
     // Names and headers (assignments, flags, .netrc, Authorization, Cookie, docker "auth").
     "(?i:token|secret|key|pass|pwd|credential|auth|cookie)",
@@ -523,27 +526,195 @@ const PREFILTER: &[&str] = &[
 static PREFILTER_RE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&PREFILTER.join("|")).expect("prefilter pattern"));
 
+/// [`PREFILTER`] as plain literals, for the [`gate`] (`(?i)` before one matched in any ASCII
+/// case). `prefilter_literals_are_the_prefilter` checks that the two say the same.
+#[rustfmt::skip]
+const PREFILTER_LITERALS: &[&str] = &[
+    "(?i)token", "(?i)secret", "(?i)key", "(?i)pass", "(?i)pwd", "(?i)credential", "(?i)auth",
+    "(?i)cookie", "(?i)value", "AKIA", "ASIA", "ABIA", "ACCA", "A3T", "AIza", "ghp_", "gho_",
+    "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "glptt-", "gldt-", "glrt-", "glcbt-",
+    "glsoat-", "glffct-", "sk-", "xox", "hooks.slack.com", "_live_", "_test_", "eyJ", "://", "-u",
+    "-U", "mysql", "mariadb", "sshpass", "redis-cli", "mongo", "ldap", "sqlcmd", "bcp",
+    "smbclient", "rpcclient", "htpasswd", "openssl", "login", "zip", "7z", "xfreerdp", "chpasswd",
+    "curl", "stdin", "$1", "$2", "$5", "$6", "$7", "$y", "$gy", "$apr1", "$md5", "$sha1",
+    "$argon2", "{SSHA", "{SHA", "{SMD5", "{MD5", "{CRYPT", "{PBKDF2", "pbkdf2_", "hf_", "api_org_",
+    "ya29.", "1//0", "GOCSPX-", "HRKU-", "AGE-SECRET-KEY-1", "dp.", "whsec_", "glsa_", "glc_",
+    ":A", "LTAI", "npm_", "pypi-", "rubygems_", "shp", "SG.", "xkeysib-", "SK", "-us", "_v1_",
+    "dapi", "ATATT3", "lin_", "PMAK-", "pul-", ".atlasv1.", "hv", "NR", "dt0c01.", "fm", "fo1_",
+    "figd_", "ntn_", "discord", "sq0", "EAA", "sbp_", "gsk_", "r8_", "pplx-", "xai-",
+    "AAAAAAAAAAAAAAAAAAAAA", "Q~", "v1.0-", "ATBB", "sntry", "django-insecure-", "CCIPAT_",
+    "CFPAT-", "dckr_pat_", "tskey-", "sig=", "A3-", "ops_eyJ", "p8e-", "AKCp", "cmVmd", "ABSK",
+    "4b1d", "CLOJARS_", "duffel_", "EZ", "FLWSECK", "fio-u-", "glft", "glimt", "glagent", "gloas",
+    "GR1348941", "eyJrIjoi", "ico-", "s-s4t2", "_mmk", "API-", "sha256~", "pscale_", "pnu_",
+    "rdme_", "tk-us-", "sm_", "shippo_", "xapp-", "xoxe", "tfp_", "t1.", "AQVN", "dnkey-", "sl.",
+    "access-",
+];
+
+/// The names the assignment-like detectors look for ([`NAME_END`]), as gate literals.
+const NAME_LITERALS: &[&str] = &[
+    "(?i)token",
+    "(?i)secret",
+    "(?i)key",
+    "(?i)pass",
+    "(?i)pwd",
+    "(?i)credential",
+];
+
+/// Each detector's gate: literals of which every match of its pattern holds one, in the order
+/// of [`DETECTORS`] (`None`: the names of [`NAME_LITERALS`]).
+const DETECTOR_GATES: &[Option<&[&str]>] = &[
+    Some(&["PRIVATE KEY"]),
+    Some(&["\"private_key\""]),
+    Some(&["AKIA", "ASIA", "ABIA", "ACCA", "A3T"]),
+    Some(&["AIza"]),
+    Some(&["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"]),
+    Some(&[
+        "glpat-", "glptt-", "gldt-", "glrt-", "glcbt-", "glsoat-", "glffct-",
+    ]),
+    Some(&["sk-"]),
+    Some(&["xox"]),
+    Some(&["hooks.slack.com/"]),
+    Some(&["_live_", "_test_", "_prod_"]),
+    Some(&["eyJ"]),
+    Some(&["://"]),
+    Some(&["(?i)authorization"]),
+    None,
+    None,
+    Some(&["(?i)password"]),
+    Some(&["password"]),
+    Some(&["-u", "-U"]),
+    Some(&[
+        "mysql",
+        "mariadb",
+        "sshpass",
+        "redis-cli",
+        "mongo",
+        "ldap",
+        "sqlcmd",
+        "bcp",
+        "smbclient",
+        "rpcclient",
+        "htpasswd",
+        "openssl",
+        "login",
+        "zip",
+        "7z",
+        "xfreerdp",
+        "chpasswd",
+        "curl",
+        "stdin",
+    ]),
+    Some(&["(?i)cookie"]),
+    Some(&["-b", "--cookie"]),
+    Some(&["\"auth\""]),
+    Some(&[
+        "$1",
+        "$2",
+        "$5",
+        "$6",
+        "$7",
+        "$y",
+        "$gy",
+        "$apr1",
+        "$md5",
+        "$sha1",
+        "$argon2",
+        "{SSHA",
+        "{SHA",
+        "{SMD5",
+        "{MD5",
+        "{CRYPT",
+        "{PBKDF2",
+        "pbkdf2_sha",
+    ]),
+    Some(&["://"]),
+    None,
+    Some(&["(?i)value"]),
+    None,
+    Some(&["(?i)pass", "(?i)token", "(?i)secret", "(?i)key"]),
+    None,
+    None,
+    Some(&["-u"]),
+];
+
+/// Every pattern's gate literals: the detectors', then the token table's.
+fn gates() -> Vec<Vec<String>> {
+    let detectors = DETECTOR_GATES.iter().map(|g| {
+        g.unwrap_or(NAME_LITERALS)
+            .iter()
+            .map(|l| l.to_string())
+            .collect()
+    });
+    let tokens = tokens::TOKENS.iter().map(|t| gate::token_gate(t.pattern));
+    detectors.chain(tokens).collect()
+}
+
+static GATE: LazyLock<gate::Gate> = LazyLock::new(|| gate::Gate::new(PREFILTER_LITERALS, &gates()));
+
 /// Run every detector that can match `text[seg]`, with ranges relative to `text`.
 /// `marker_follows`: the stretch ends where an existing marker begins.
 pub(super) fn detect(text: &str, seg: Range<usize>, marker_follows: bool, out: &mut Vec<Cand>) {
     let part = &text[seg.clone()];
     let first = out.len();
     tokens::detect_bare(part, out);
-    if PREFILTER_RE.is_match(part) {
-        run_detectors(part, marker_follows, out);
+    if part.is_ascii() {
+        // The gate: which patterns can match (see `gate`).
+        let found = GATE.scan(part.as_bytes());
+        #[cfg(debug_assertions)]
+        check_gate(part, found);
+        if found.prefilter && found.mask != 0 {
+            run_patterns(part, marker_follows, bits(found.mask), out);
+        }
+    } else if PREFILTER_RE.is_match(part) {
+        // Unicode case folding (`K` KELVIN SIGN is a `k` to `(?i)key`): the whole set decides.
+        let hits = SET.matches(part);
+        run_patterns(part, marker_follows, hits.iter(), out);
     }
     for c in &mut out[first..] {
         c.range = c.range.start + seg.start..c.range.end + seg.start;
     }
 }
 
-fn run_detectors(part: &str, marker_follows: bool, out: &mut Vec<Cand>) {
-    let hits = SET.matches(part);
-    if !hits.matched_any() {
+/// The indices of the set bits of `mask`, lowest first.
+fn bits(mut mask: gate::Mask) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let i = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            i
+        })
+    })
+}
+
+/// In debug builds (the test suites), the gate is checked against what it replaces: the
+/// prefilter regex, and the set of patterns that match.
+#[cfg(debug_assertions)]
+fn check_gate(part: &str, found: gate::Found) {
+    assert_eq!(DETECTOR_GATES.len(), DETECTORS.len());
+    assert_eq!(
+        found.prefilter,
+        PREFILTER_RE.is_match(part),
+        "prefilter on {part:?}"
+    );
+    if !found.prefilter {
         return;
     }
+    for i in SET.matches(part).iter() {
+        assert!(
+            found.mask & (1 << i) != 0,
+            "gate misses pattern {i} on {part:?}"
+        );
+    }
+}
+
+fn run_patterns(
+    part: &str,
+    marker_follows: bool,
+    patterns: impl Iterator<Item = usize>,
+    out: &mut Vec<Cand>,
+) {
     let first = out.len();
-    for i in hits.iter() {
+    for i in patterns {
         match DETECTORS.get(i) {
             Some(d) => d.run(regex(i), part, marker_follows, out),
             None => {
@@ -688,23 +859,167 @@ fn detect_assignment(
     out: &mut Vec<Cand>,
     flag: bool,
 ) {
-    let check = |c: &Captures<'_>| match assignment(c, text, marker_follows, flag) {
-        Some(found) => Ok(Some(found)),
-        None => Err(c.get(c.len() - 1).unwrap().start()),
-    };
-    scan(re, text, check, out);
+    if !text.is_ascii() {
+        let check = |c: &Captures<'_>| {
+            let g = Groups::of(c, flag);
+            match assignment(&g, text, marker_follows, flag) {
+                Some(found) => Ok(Some(found)),
+                None => Err(g.value.start),
+            }
+        };
+        scan(re, text, check, out);
+        return;
+    }
+    // As `scan`, with the groups read from the match by hand (see `Groups::read`): the
+    // capture search costs several times the search for the match.
+    let mut pos = 0;
+    while let Some(m) = re.find_at(text, pos) {
+        let g = Groups::read(text, m.range(), flag);
+        #[cfg(debug_assertions)]
+        {
+            let c = re.captures_at(text, pos).expect("the same match");
+            assert_eq!(Groups::of(&c, flag), g, "groups of {:?}", m.as_str());
+        }
+        pos = match assignment(&g, text, marker_follows, flag) {
+            Some(found) => {
+                let next = found.range.end.min(m.end());
+                out.push(found);
+                next.max(m.start() + 1)
+            }
+            None => g.value.start.max(m.start() + 1),
+        };
+        while !text.is_char_boundary(pos) {
+            pos += 1;
+        }
+        if pos > text.len() {
+            break;
+        }
+    }
 }
 
-fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) -> Option<Cand> {
-    let name = c.get(1).unwrap();
-    let op = if flag {
-        " "
-    } else {
-        c.get(2).unwrap().as_str()
-    };
-    let value = c.get(if flag { 2 } else { 3 }).unwrap();
+/// The groups of a match of an assignment pattern (`flag`: the long-flag one): the whole
+/// match, the name, the operator (empty for a flag) and the value.
+#[derive(Debug, PartialEq, Eq)]
+struct Groups {
+    whole: Range<usize>,
+    name: Range<usize>,
+    op: Range<usize>,
+    value: Range<usize>,
+}
+
+impl Groups {
+    fn of(c: &Captures<'_>, flag: bool) -> Groups {
+        let range = |i: usize| c.get(i).unwrap().range();
+        let value = range(if flag { 2 } else { 3 });
+        Groups {
+            whole: range(0),
+            name: range(1),
+            op: if flag {
+                value.start..value.start
+            } else {
+                range(2)
+            },
+            value,
+        }
+    }
+
+    /// The groups of the match `whole` of the assignment pattern in ASCII `text`, as the regex
+    /// reads them: the name is the run of name chars the match starts with (no char that can
+    /// follow it is one); then an optional quote and blanks; the operator is the first of `=>`,
+    /// `:=`, `:`, `=` after which blanks and a value can follow; the value is [`VALUE`]'s first
+    /// alternative that matches. Debug builds check it against the capture search.
+    fn read(text: &str, whole: Range<usize>, flag: bool) -> Groups {
+        let b = text.as_bytes();
+        let blank = |mut i: usize| {
+            while i < b.len() && matches!(b[i], b' ' | b'\t') {
+                i += 1;
+            }
+            i
+        };
+        let name_start = whole.start + if flag { 2 } else { 0 };
+        let mut i = name_start;
+        while i < b.len()
+            && (b[i].is_ascii_alphanumeric()
+                || matches!(b[i], b'-' | b'_')
+                || !flag && b[i] == b'.')
+        {
+            i += 1;
+        }
+        let name = name_start..i;
+        let op;
+        if flag {
+            i = blank(i);
+            op = i..i;
+        } else {
+            if i < b.len() && matches!(b[i], b'"' | b'\'') {
+                i += 1;
+            }
+            i = blank(i);
+            let value_can_start = |at: usize| {
+                let at = blank(at);
+                at < b.len() && !(is_space(b[at]) || b[at] == b'`')
+            };
+            let rest = &b[i..];
+            let len =
+                if (rest.starts_with(b"=>") || rest.starts_with(b":=")) && value_can_start(i + 2) {
+                    2
+                } else {
+                    1
+                };
+            op = i..i + len;
+            i = blank(i + len);
+        }
+        let start = i;
+        match b.get(i) {
+            Some(b'"') => {
+                i += 1;
+                while i < b.len() {
+                    match b[i] {
+                        b'"' => {
+                            i += 1;
+                            break;
+                        }
+                        b'\\' if i + 1 < b.len() && b[i + 1] != b'\n' => i += 2,
+                        b'\\' | b'\r' | b'\n' => break,
+                        _ => i += 1,
+                    }
+                }
+            }
+            Some(b'\'') => {
+                i += 1;
+                while i < b.len() && !matches!(b[i], b'\'' | b'\r' | b'\n') {
+                    i += 1;
+                }
+                if i < b.len() && b[i] == b'\'' {
+                    i += 1;
+                }
+            }
+            _ => {
+                while i < b.len() && !(matches!(b[i], b'\'' | b'"' | b'`') || is_space(b[i])) {
+                    i += 1;
+                }
+            }
+        }
+        Groups {
+            whole,
+            name,
+            op,
+            value: start..i,
+        }
+    }
+}
+
+/// `\s` on ASCII: space, tab, newline, vertical tab, form feed, carriage return.
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+fn assignment(g: &Groups, text: &str, marker_follows: bool, flag: bool) -> Option<Cand> {
+    let name = &text[g.name.clone()];
+    let op = if flag { " " } else { &text[g.op.clone()] };
+    let raw = &text[g.value.clone()];
+    let before = &text[..g.whole.start];
     // `$TOKEN=`, `${TOKEN:-x}`: references, not assignments.
-    let before = &text[..c.get(0).unwrap().start()];
     if before.ends_with('$') || before.ends_with("${") {
         return None;
     }
@@ -721,29 +1036,24 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
         return None;
     }
     // `?key=v` in a URL: an API key, though `key` alone is not a secret-looking name.
-    let query_key =
-        name.as_str().eq_ignore_ascii_case("key") && op == "=" && before.ends_with(['?', '&']);
-    let kind = match secret_name_kind(name.as_str()) {
+    let query_key = name.eq_ignore_ascii_case("key") && op == "=" && before.ends_with(['?', '&']);
+    let kind = match secret_name_kind(name) {
         Some(k) => k,
-        None if query_key && super::learnable(value.as_str()) => "assignment",
+        None if query_key && super::learnable(raw) => "assignment",
         None => return None,
     };
     // `--no-password db`, `--ask-pass site.yml`: switches, the next word is not their value.
     if flag {
-        let first = split_name(name.as_str())
-            .into_iter()
-            .next()
-            .unwrap_or_default();
+        let first = split_name(name).into_iter().next().unwrap_or_default();
         if SWITCH_PREFIX.contains(&first.as_str()) {
             return None;
         }
     }
-    let raw = value.as_str();
     let quote = raw.chars().next().filter(|&q| q == '"' || q == '\'');
     // `getpass("Password: ")`, `read -p "Password: " PASS`: the name is inside a string (a
     // prompt) and the "value" is that string's closing quote.
     if let Some(q) = quote {
-        let after_name = &text[name.end()..];
+        let after_name = &text[g.name.end..];
         if before.ends_with(q) && !after_name.starts_with(q) {
             return None;
         }
@@ -755,12 +1065,12 @@ fn assignment(c: &Captures<'_>, text: &str, marker_follows: bool, flag: bool) ->
             } else {
                 raw.len()
             };
-            (&raw[1..end], value.start() + 1..value.start() + end)
+            (&raw[1..end], g.value.start + 1..g.value.start + end)
         }
         None => {
             let v = &raw[..unquoted_len(raw)];
             let v = v.strip_suffix(',').unwrap_or(v);
-            (v, value.start()..value.start() + v.len())
+            (v, g.value.start..g.value.start + v.len())
         }
     };
     if quote.is_none() {

@@ -299,7 +299,16 @@ pub(super) fn detect_bare(text: &str, out: &mut Vec<Cand>) {
         }
         // A run of dashes ends a word (PEM armor, `--flag`): redacted or not, what follows it
         // leaves the word the same, so a second pass judges it as the first did.
-        while i < b.len() && is_word_byte(b[i]) && !(b[i] == b'-' && b.get(i + 1) == Some(&b'-')) {
+        // Whether the word holds a byte that is neither a hex digit nor a separator: a word
+        // without one (a commit id, a digest, a UUID) never has a token's shape (see
+        // `bare_shape`), so its filters are skipped.
+        let mut classes = 0u8;
+        while let Some(&c) = b.get(i) {
+            let class = WORD[usize::from(c)];
+            if class & (IN_WORD | DASH) != IN_WORD && (class == 0 || b.get(i + 1) == Some(&b'-')) {
+                break;
+            }
+            classes |= class;
             i += 1;
         }
         if i == start {
@@ -307,7 +316,7 @@ pub(super) fn detect_bare(text: &str, out: &mut Vec<Cand>) {
             i += 1;
             continue;
         }
-        if i - start >= 20 {
+        if i - start >= 20 && classes & NOT_HEXISH != 0 {
             // Word boundaries: a token is not glued to a path or a longer non-ASCII word.
             let before = start.checked_sub(1).map(|j| b[j]);
             let after = b.get(i).copied();
@@ -365,20 +374,36 @@ fn hash_label_before(b: &[u8]) -> bool {
 }
 
 fn is_word_byte(c: u8) -> bool {
-    /// The scan's inner loop: one load per byte instead of a chain of range tests.
-    static WORD: [bool; 256] = {
-        let mut t = [false; 256];
-        let mut c = 0;
-        while c < 256 {
-            let b = c as u8;
-            t[c] =
-                b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'~' | b'+' | b'/');
-            c += 1;
-        }
-        t
-    };
-    WORD[c as usize]
+    WORD[c as usize] != 0
 }
+
+/// [`WORD`]: a byte of a word.
+const IN_WORD: u8 = 1;
+/// [`WORD`]: a byte of a word that is neither a hex digit nor one of `- _ . ~`.
+const NOT_HEXISH: u8 = 2;
+/// [`WORD`]: `-` (two end a word).
+const DASH: u8 = 4;
+
+/// The scan's inner loop: one load per byte instead of a chain of range tests. For each byte,
+/// [`IN_WORD`], [`NOT_HEXISH`] and [`DASH`] bits.
+static WORD: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'~' | b'+' | b'/') {
+            t[c] = IN_WORD;
+            if !(b.is_ascii_hexdigit() || matches!(b, b'_' | b'-' | b'.' | b'~')) {
+                t[c] |= NOT_HEXISH;
+            }
+            if b == b'-' {
+                t[c] |= DASH;
+            }
+        }
+        c += 1;
+    }
+    t
+};
 
 /// The secret in `text[start..end]` (a word of [`is_word_byte`]), if it is one.
 fn bare_token(text: &str, start: usize, end: usize) -> Option<Range<usize>> {
