@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::farkeys;
 use common::remote::{Sshd, TestUser, fake_container_bin};
 use common::*;
 use omnish::store::CommandRecord;
@@ -357,69 +358,28 @@ fn far_keys(shell: &str, comm: &str) {
     let Some(sshd) = Sshd::start(&[&user]) else {
         return;
     };
-    // The stand-in LLM keeps the prompt; answers two lines, or a fenced command for fix.
-    let llm_dir = tempfile::tempdir().unwrap();
-    let llm = llm_dir.path().join("llm-stand-in");
-    std::fs::write(
-        &llm,
-        "#!/bin/sh\ncat > \"$HOME/prompt.txt\"\n\
-         if grep -q 'fenced code block' \"$HOME/prompt.txt\"; then\n\
-           printf 'Use:\\n```sh\\necho fixed-by-omnish\\n```\\n'\n\
-         else\n\
-           echo ANSWER-FIRST-LINE; echo ANSWER-SECOND-LINE\n\
-         fi\n",
-    )
-    .unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&llm, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let llm = llm.display().to_string();
+    let (_llm_dir, llm) = farkeys::llm_stand_in("echo fixed-by-omnish");
     let mut h = recorded(None, &[("OMNISH_ASK_COMMAND", llm.as_str())]);
     sshd.client_config(h.home.path());
     h.run("ls /nope-near");
-    let start = format!("omnish ssh {}", user.name);
-    h.type_line(&start);
+    h.type_line(&format!("omnish ssh {}", user.name));
     user.wait_line_editor(&h, comm);
     h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
-    let fail = run_inner(&mut h, &user, comm, "ls /nope-far");
-    assert_eq!((fail.depth, fail.exit_code), (1, Some(2)), "{fail:?}");
-    // Ctrl-X a: the answer shows below the line, about the far shell's failure.
-    user.wait_line_editor(&h, comm);
-    let mark = h.mark();
-    h.send(b"\x18a");
-    h.wait_until("the answer on the screen", || {
-        h.screen_since(mark).contains("ANSWER-SECOND-LINE")
-    });
+    let (after, fixed) = farkeys::press_ask_and_fix(
+        &mut h,
+        &user,
+        comm,
+        (b"\x18a", b"\x18f"),
+        "ls /nope-far",
+        "echo after-$((6*7))",
+        "echo fixed-by-omnish",
+    );
+    // The far shell's failure was asked about, not the one before it here.
     let prompt = std::fs::read_to_string(h.home.path().join("prompt.txt")).unwrap();
-    assert!(prompt.contains("ls /nope-far"), "{prompt}");
     assert!(!prompt.contains("ls /nope-near"), "{prompt}");
-    // The far shell takes commands again.
-    let after = run_inner(&mut h, &user, comm, "echo after-$((6*7))");
     assert_eq!((after.depth, after.exit_code), (1, Some(0)), "{after:?}");
-    // Ctrl-X f: the corrected command is put on the line; Enter runs it on the far side.
-    let _ = run_inner(&mut h, &user, comm, "ls /nope-again");
-    user.wait_line_editor(&h, comm);
-    let mark = h.mark();
-    h.send(b"\x18f");
-    h.wait_until("the corrected command on the line", || {
-        h.screen_since(mark).contains("echo fixed-by-omnish")
-    });
-    user.wait_line_editor(&h, comm);
-    let before = h.records().len();
-    h.send(b"\r");
-    let mut rec = None;
-    h.wait_until("the corrected command's record", || {
-        rec = h
-            .records()
-            .into_iter()
-            .skip(before)
-            .find(|r| r.command_line == "echo fixed-by-omnish" && r.exit_code.is_some());
-        rec.is_some()
-    });
-    let rec = rec.unwrap();
-    assert_eq!((rec.depth, rec.exit_code), (1, Some(0)), "{rec:?}");
-    assert_eq!(rec.user.as_deref(), Some(user.name.as_str()));
+    assert_eq!(h.output_text(&after), "after-42\r\n");
+    assert_eq!(h.output_text(&fixed), "fixed-by-omnish\r\n");
     user.wait_line_editor(&h, comm);
     h.type_line("exit");
     h.wait_until("the far shell's end", || h.meta().nest.is_empty());

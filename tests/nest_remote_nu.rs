@@ -6,6 +6,7 @@
 
 mod common;
 
+use common::farkeys;
 use common::remote::{Sshd, TestUser};
 use common::*;
 use omnish::store::CommandRecord;
@@ -150,23 +151,7 @@ fn the_ask_and_fix_keys_in_a_far_nu_are_answered_by_the_recording_omnish() {
     let Some(sshd) = Sshd::start(&[&user]) else {
         return;
     };
-    let llm_dir = tempfile::tempdir().unwrap();
-    let llm = llm_dir.path().join("llm-stand-in");
-    std::fs::write(
-        &llm,
-        "#!/bin/sh\ncat > \"$HOME/prompt.txt\"\n\
-         if grep -q 'fenced code block' \"$HOME/prompt.txt\"; then\n\
-           printf 'Use:\\n```sh\\nprint fixed-by-omnish\\n```\\n'\n\
-         else\n\
-           echo ANSWER-FIRST-LINE; echo ANSWER-SECOND-LINE\n\
-         fi\n",
-    )
-    .unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&llm, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let llm = llm.display().to_string();
+    let (_llm_dir, llm) = farkeys::llm_stand_in("print fixed-by-omnish");
     let bin = std::path::Path::new(omnish_bin()).parent().unwrap();
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
     let mut h = Harness::start_with(
@@ -182,42 +167,17 @@ fn the_ask_and_fix_keys_in_a_far_nu_are_answered_by_the_recording_omnish() {
     h.type_line(&format!("omnish ssh {}", user.name));
     user.wait_line_editor(&h, "nu");
     h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
-    run_inner(&mut h, &user, "^ls /nope-far");
-    user.wait_line_editor(&h, "nu");
-    let mark = h.mark();
-    h.send(b"\x1ba");
-    h.wait_until("the answer on the screen", || {
-        h.screen_since(mark).contains("ANSWER-SECOND-LINE")
-    });
-    let prompt = std::fs::read_to_string(h.home.path().join("prompt.txt")).unwrap();
-    assert!(prompt.contains("^ls /nope-far"), "{prompt}");
-    let after = run_inner(&mut h, &user, "print $\"after-(6 * 7)\"");
+    let (after, fixed) = farkeys::press_ask_and_fix(
+        &mut h,
+        &user,
+        "nu",
+        (b"\x1ba", b"\x1bx"),
+        "^ls /nope-far",
+        "print $\"after-(6 * 7)\"",
+        "print fixed-by-omnish",
+    );
     assert_eq!(shown(&h, &after), "after-42");
-    run_inner(&mut h, &user, "^ls /nope-again");
-    user.wait_line_editor(&h, "nu");
-    let mark = h.mark();
-    h.send(b"\x1bx");
-    // nushell colours the line as it is edited: read it as the terminal shows it.
-    h.wait_until("the corrected command on the line", || {
-        omnish::term::render::render(h.screen_since(mark).as_bytes(), 80, 24)
-            .iter()
-            .any(|l| l.contains("print fixed-by-omnish"))
-    });
-    user.wait_line_editor(&h, "nu");
-    let before = h.records().len();
-    h.send(b"\r");
-    let mut rec = None;
-    h.wait_until("the corrected command's record", || {
-        rec = h
-            .records()
-            .into_iter()
-            .skip(before)
-            .find(|r| r.command_line == "print fixed-by-omnish" && r.exit_code.is_some());
-        rec.is_some()
-    });
-    let rec = rec.unwrap();
-    assert_eq!((rec.depth, rec.exit_code), (1, Some(0)), "{rec:?}");
-    assert_eq!(shown(&h, &rec), "fixed-by-omnish");
+    assert_eq!(shown(&h, &fixed), "fixed-by-omnish");
     user.wait_line_editor(&h, "nu");
     h.type_line("exit");
     h.wait_until("the far shell's end", || h.meta().nest.is_empty());

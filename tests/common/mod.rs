@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cursor;
+pub mod farkeys;
 pub mod remote;
 pub mod starters;
 
