@@ -16,23 +16,6 @@ fn shown(h: &Harness, r: &CommandRecord) -> String {
     omnish::term::render::render(&h.output(r), 80, 24).join("\n")
 }
 
-/// Runs `line` in `user`'s fish (at its line editor) and returns its record.
-fn run_inner(h: &mut Harness, user: &TestUser, line: &str) -> CommandRecord {
-    user.wait_line_editor(h, "fish");
-    let before = h.records().len();
-    h.type_line(line);
-    let mut rec = None;
-    h.wait_until(&format!("the record of {line:?}"), || {
-        rec = h
-            .records()
-            .into_iter()
-            .skip(before)
-            .find(|r| r.command_line == line);
-        rec.is_some()
-    });
-    rec.unwrap()
-}
-
 #[test]
 fn ssh_to_a_fish_login_is_followed_command_by_command() {
     if !require("fish") {
@@ -74,22 +57,23 @@ fn ssh_to_a_fish_login_is_followed_command_by_command() {
     assert_eq!(nest.user, user.name);
     let parent_id = format!("{}:{}", h.meta().id, nest.parent.seq);
 
-    let echo = run_inner(&mut h, &user, "echo far-(math 6 \\* 7)");
+    let echo = farkeys::run_far(&mut h, &user, "fish", "echo far-(math 6 \\* 7)");
     assert_eq!(shown(&h, &echo), "far-42");
-    let who = run_inner(&mut h, &user, "whoami");
+    let who = farkeys::run_far(&mut h, &user, "fish", "whoami");
     assert_eq!(shown(&h, &who), user.name);
-    let fail = run_inner(&mut h, &user, "ls /nope-omnish");
+    let fail = farkeys::run_far(&mut h, &user, "fish", "ls /nope-omnish");
     assert_eq!(fail.exit_code, Some(2));
-    let cd = run_inner(&mut h, &user, "cd /tmp; and pwd");
+    let cd = farkeys::run_far(&mut h, &user, "fish", "cd /tmp; and pwd");
     assert_eq!(shown(&h, &cd), "/tmp");
     // A line fish keeps out of its history is private: its record has no line.
     user.wait_line_editor(&h, "fish");
     let before = h.records().len();
     h.type_line(" echo far-private");
     let private = h.wait_records(before + 1).remove(before);
-    let forged = run_inner(
+    let forged = farkeys::run_far(
         &mut h,
         &user,
+        "fish",
         r"printf '\e]633;%s;P;Nest=%s\a\e]133;%s;D;7\a' 0123456789abcdef0123456789abcdef aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa cccccccccccccccccccccccccccccccc; echo forged-done",
     );
     assert!(shown(&h, &forged).contains("forged-done"));

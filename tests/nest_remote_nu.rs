@@ -16,23 +16,6 @@ fn shown(h: &Harness, r: &CommandRecord) -> String {
     omnish::term::render::render(&h.output(r), 80, 24).join("\n")
 }
 
-/// Runs `line` in `user`'s nu (at its line editor) and returns its record.
-fn run_inner(h: &mut Harness, user: &TestUser, line: &str) -> CommandRecord {
-    user.wait_line_editor(h, "nu");
-    let before = h.records().len();
-    h.type_line(line);
-    let mut rec = None;
-    h.wait_until(&format!("the record of {line:?}"), || {
-        rec = h
-            .records()
-            .into_iter()
-            .skip(before)
-            .find(|r| r.command_line == line && r.exit_code.is_some());
-        rec.is_some()
-    });
-    rec.unwrap()
-}
-
 #[test]
 fn ssh_to_a_nu_login_is_followed_command_by_command() {
     if !require("nu") {
@@ -64,16 +47,17 @@ fn ssh_to_a_nu_login_is_followed_command_by_command() {
     assert_eq!(nest.user, user.name);
     let parent_id = format!("{}:{}", h.meta().id, nest.parent.seq);
 
-    let echo = run_inner(&mut h, &user, "print $\"far-(6 * 7)\"");
+    let echo = farkeys::run_far(&mut h, &user, "nu", "print $\"far-(6 * 7)\"");
     assert_eq!(shown(&h, &echo), "far-42");
-    let who = run_inner(&mut h, &user, "^whoami");
+    let who = farkeys::run_far(&mut h, &user, "nu", "^whoami");
     assert_eq!(shown(&h, &who), user.name);
-    let fail = run_inner(&mut h, &user, "^ls /nope-omnish");
+    let fail = farkeys::run_far(&mut h, &user, "nu", "^ls /nope-omnish");
     assert_eq!(fail.exit_code, Some(2));
-    let cd = run_inner(&mut h, &user, "cd /tmp");
-    let forged = run_inner(
+    let cd = farkeys::run_far(&mut h, &user, "nu", "cd /tmp");
+    let forged = farkeys::run_far(
         &mut h,
         &user,
+        "nu",
         r"print -n $'(char esc)]633;0123456789abcdef0123456789abcdef;P;Nest=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa(char bel)(char esc)]133;cccccccccccccccccccccccccccccccc;D;7(char bel)'; print forged-done",
     );
     assert!(shown(&h, &forged).contains("forged-done"), "{forged:?}");
