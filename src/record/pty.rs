@@ -33,7 +33,7 @@ use nix::unistd::Pid;
 use portable_pty::{CommandBuilder, MasterPty, PtySize, native_pty_system};
 use signal_hook::consts::signal::{SIGCHLD, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -69,6 +69,8 @@ pub(crate) struct Native {
     fd: RawFd,
     pid: Pid,
     reaped: bool,
+    /// The terminal's other side, the shell's (`/dev/pts/N`).
+    slave: Option<std::path::PathBuf>,
 }
 
 impl Native {
@@ -83,7 +85,8 @@ impl Native {
                 pixel_height: 0,
             })
             .context("cannot open a pseudo-terminal")?;
-        if let Some(name) = pair.master.tty_name() {
+        let slave = pair.master.tty_name();
+        if let Some(name) = slave.as_ref() {
             command.env("OMNISH_PTY", name.to_string_lossy().as_ref());
         }
         let child = pair
@@ -100,6 +103,7 @@ impl Native {
             master: pair.master,
             pid: Pid::from_raw(pid),
             reaped: false,
+            slave,
         };
         native.fd = native
             .master
@@ -131,6 +135,66 @@ impl Native {
     fn termios(&self) -> Option<termios::Termios> {
         termios::tcgetattr(self.master()).ok()
     }
+
+    /// How many bytes typed wait for the shell to read them (`TIOCINQ` on its side of the
+    /// terminal, opened for the question and closed at once: a descriptor kept open would keep
+    /// the terminal from hanging up when the shell ends).
+    fn typed_unread(&self) -> Option<usize> {
+        nix::ioctl_read_bad!(tiocinq, libc::TIOCINQ, libc::c_int);
+        let fd = nix::fcntl::open(
+            self.slave.as_deref()?,
+            OFlag::O_RDWR | OFlag::O_NOCTTY | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC,
+            nix::sys::stat::Mode::empty(),
+        )
+        .ok()?;
+        let mut n: libc::c_int = 0;
+        // SAFETY: TIOCINQ writes one int, which we own, on a descriptor we hold open.
+        let r = unsafe { tiocinq(fd.as_raw_fd(), &mut n) };
+        r.ok().and_then(|_| usize::try_from(n).ok())
+    }
+}
+
+/// What a line of `/proc/PID/syscall` says the process sleeps in.
+#[derive(Debug, PartialEq, Eq)]
+enum Sleep {
+    /// A call that reads this descriptor.
+    Read(RawFd),
+    /// A call that waits for any of several descriptors (`poll`, `select` and the like).
+    Wait,
+    /// Anything else, or running.
+    Other,
+}
+
+/// Reads a line of `/proc/PID/syscall`: the call's number, then its arguments in hex; `running`
+/// or `-1` when in no call.
+fn sleep_of(syscall: &str) -> Sleep {
+    let mut words = syscall.split_whitespace();
+    let Some(nr) = words.next().and_then(|w| w.parse::<libc::c_long>().ok()) else {
+        return Sleep::Other;
+    };
+    let is = |calls: &[libc::c_long]| calls.contains(&nr);
+    if is(&[libc::SYS_read, libc::SYS_readv]) {
+        let fd = words
+            .next()
+            .and_then(|w| i64::from_str_radix(w.trim_start_matches("0x"), 16).ok())
+            .and_then(|fd| RawFd::try_from(fd).ok());
+        return fd.map_or(Sleep::Other, Sleep::Read);
+    }
+    #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+    let legacy = [libc::SYS_poll, libc::SYS_select, libc::SYS_epoll_wait];
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
+    let legacy: [libc::c_long; 0] = [];
+    if is(&legacy)
+        || is(&[
+            libc::SYS_ppoll,
+            libc::SYS_pselect6,
+            libc::SYS_epoll_pwait,
+            libc::SYS_epoll_pwait2,
+        ])
+    {
+        return Sleep::Wait;
+    }
+    Sleep::Other
 }
 
 /// Waits for the shell (`hang`: until it ends), and reaps it: its exit status as a shell says
@@ -172,6 +236,27 @@ impl relay::Pty for Native {
     fn canonical(&self) -> bool {
         self.termios()
             .is_none_or(|t| t.local_flags.contains(LocalFlags::ICANON))
+    }
+
+    /// From `/proc/PID/syscall`: the shell sleeps reading its terminal (zsh's `read`), or in a
+    /// call that waits for input (bash's readline in `pselect6`, fish and nushell in `poll`),
+    /// and nothing typed waits on its terminal (a process woken by input still shows the call
+    /// it sleeps in until it runs). A `read` of anything else (a pipe from `$(...)` in a prompt
+    /// hook, while the terminal is still canonical) is not waiting for input.
+    fn shell_waits_for_input(&self) -> Option<bool> {
+        if self.reaped {
+            return None;
+        }
+        let text = std::fs::read_to_string(format!("/proc/{}/syscall", self.pid)).ok()?;
+        let waits = match sleep_of(&text) {
+            Sleep::Read(fd) => {
+                let file = std::fs::read_link(format!("/proc/{}/fd/{fd}", self.pid)).ok();
+                file.is_some() && file == self.slave
+            }
+            Sleep::Wait => true,
+            Sleep::Other => false,
+        };
+        Some(waits && self.typed_unread().is_none_or(|n| n == 0))
     }
 
     fn resize(&mut self, cols: u16, rows: u16) {
@@ -512,6 +597,60 @@ mod tests {
             }
         }
         String::from_utf8_lossy(&got).into_owned()
+    }
+
+    /// Waits (at most 10 s) until the shell is seen waiting for input, or not, as `want`.
+    fn seen_waiting(pty: &Native, want: bool) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while pty.shell_waits_for_input() != Some(want) {
+            assert!(Instant::now() < deadline, "never seen waiting={want}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// The kernel says when the shell sleeps reading its terminal, and when it does something
+    /// else (here: waits for a child), which is what the Ctrl-D ending piped input waits on.
+    #[test]
+    fn the_shell_is_seen_waiting_for_input_only_while_it_reads() {
+        let mut pty = shell("echo ready; read line; echo \"got $line\"; sleep 30");
+        read_until(&pty, "ready");
+        seen_waiting(&pty, true);
+        pty.write(b"x\n").unwrap();
+        read_until(&pty, "got x");
+        // sh now waits for `sleep`: not for input.
+        seen_waiting(&pty, false);
+        pty.signal(Signal::SIGKILL);
+        pty.wait();
+        assert_eq!(pty.shell_waits_for_input(), None, "reaped");
+    }
+
+    #[test]
+    fn syscall_lines_are_read_by_number() {
+        let line = |nr: libc::c_long, fd: &str| format!("{nr} {fd} 0x7ffc 0x1 0x0 0x0 0x0 0x7ffd");
+        assert_eq!(sleep_of(&line(libc::SYS_read, "0xa")), Sleep::Read(10));
+        assert_eq!(sleep_of(&line(libc::SYS_pselect6, "0x1")), Sleep::Wait);
+        assert_eq!(sleep_of(&line(libc::SYS_ppoll, "0x7ffc")), Sleep::Wait);
+        assert_eq!(sleep_of(&line(libc::SYS_wait4, "0xffffffff")), Sleep::Other);
+        assert_eq!(sleep_of("running"), Sleep::Other);
+        assert_eq!(sleep_of("-1 0x7ffd 0x7f00"), Sleep::Other);
+        assert_eq!(sleep_of(""), Sleep::Other);
+    }
+
+    /// A shell reading a pipe (`$(...)` in a prompt hook) does not wait for input.
+    #[test]
+    fn a_shell_reading_a_pipe_is_not_waiting_for_input() {
+        let mut pty = shell("echo ready; x=$(sleep 30); echo done");
+        read_until(&pty, "ready");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let syscall = format!("/proc/{}/syscall", pty.pid);
+        let reading = format!("{} ", libc::SYS_read);
+        while !std::fs::read_to_string(&syscall).is_ok_and(|t| t.starts_with(&reading)) {
+            assert!(Instant::now() < deadline, "sh never read its pipe");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(pty.shell_waits_for_input(), Some(false));
+        pty.signal(Signal::SIGKILL);
+        pty.wait();
     }
 
     #[test]

@@ -75,6 +75,11 @@ pub(crate) trait Pty {
     fn echo_modes(&self) -> Option<EchoModes>;
     /// Whether the terminal reads a line at a time now (a command reads, not a line editor).
     fn canonical(&self) -> bool;
+    /// Whether the shell itself sleeps waiting for input (in `read`, `poll` or the like), not
+    /// running, not waiting for a command; `None` when that cannot be known.
+    fn shell_waits_for_input(&self) -> Option<bool> {
+        None
+    }
     fn resize(&mut self, cols: u16, rows: u16);
     /// Sends `signal` to the shell.
     fn signal(&mut self, signal: Signal);
@@ -196,8 +201,11 @@ struct Input {
     first_prompt: Option<Instant>,
     /// Piped input ended: a Ctrl-D goes once the shell is back at its prompt.
     eot_pending: bool,
-    /// Since when the Ctrl-D waits for a hooked shell whose terminal stays canonical.
+    /// Since when the Ctrl-D waits: for a hooked shell seen waiting for input, since the first
+    /// of the checks in a row that saw it so; else since the first check.
     eot_wait: Option<Instant>,
+    /// How many prompts the hooks had announced when keys were last written to the shell.
+    prompts_at_write: Option<u64>,
 }
 
 /// Sends the next, stronger signal to a shell that was told to stop: SIGHUP (a hangup, as when
@@ -296,6 +304,7 @@ impl<T: Tty, P: Pty> Relay<T, P> {
                 first_prompt: None,
                 eot_pending: false,
                 eot_wait: None,
+                prompts_at_write: None,
             },
             held_since: None,
             warning: None,
@@ -526,6 +535,10 @@ impl<T: Tty, P: Pty> Relay<T, P> {
             match self.pty.write(&self.to_shell) {
                 Ok(n) => {
                     self.to_shell.drain(..n);
+                    // What was just written is not read yet: a Ctrl-D waits for the shell
+                    // to be seen waiting again, at a prompt shown since.
+                    self.input.eot_wait = None;
+                    self.input.prompts_at_write = self.recorder.as_ref().map(|r| r.prompts());
                 }
                 Err(e)
                     if matches!(
@@ -537,17 +550,43 @@ impl<T: Tty, P: Pty> Relay<T, P> {
         }
     }
 
-    /// Whether a Ctrl-D ending piped input can go now. Written while a command runs, the
-    /// terminal (in canonical mode) would swallow it as end-of-file for that command; the line
-    /// editors of bash and zsh read in non-canonical mode, so the prompt is back when canonical
-    /// mode is off. Shells without a line editor read canonically at the prompt too: after a
-    /// quiet [`EOT_WAIT`], send.
+    /// Whether a Ctrl-D ending piped input can go now. The Ctrl-D must reach the shell's line
+    /// editor while it waits for a key: a terminal in canonical mode turns a Ctrl-D into
+    /// end-of-file for whoever reads next (a running command), and, if nobody reads before the
+    /// line editor switches canonical mode off, into a NUL byte that the editor takes as a key
+    /// (readline's set-mark), so the shell never ends (`wrap_cli` tests hung so, about 1 run in
+    /// 20 under load). It goes when the shell is seen sleeping for input with nothing typed
+    /// unread, twice [`SOON`] apart with nothing written in between, and the hooks announced a
+    /// prompt since the last keys were written (it read them and ran what they made); a line
+    /// left unfinished shows no prompt of the hooks (a continuation): then after [`EOT_WAIT`]
+    /// seen so. The terminal's mode does not matter then: a shell reading lines canonically
+    /// takes the Ctrl-D as end-of-file, the same. Where the kernel does not say what the shell
+    /// does: at once when canonical mode is off, else after a quiet [`EOT_WAIT`].
     fn eot_due(&mut self, now: Now) -> bool {
-        if !self.hooked() || !self.pty.canonical() {
+        if !self.hooked() {
             return true;
         }
-        let since = *self.input.eot_wait.get_or_insert(now.at);
-        now.at.saturating_duration_since(since) >= EOT_WAIT
+        match self.pty.shell_waits_for_input() {
+            Some(true) => {
+                let prompted = match (self.recorder.as_ref(), self.input.prompts_at_write) {
+                    (Some(r), Some(at)) => r.prompts() > at,
+                    _ => true,
+                };
+                let since = *self.input.eot_wait.get_or_insert(now.at);
+                now.at.saturating_duration_since(since) >= if prompted { SOON } else { EOT_WAIT }
+            }
+            Some(false) => {
+                self.input.eot_wait = None;
+                false
+            }
+            None => {
+                if !self.pty.canonical() {
+                    return true;
+                }
+                let since = *self.input.eot_wait.get_or_insert(now.at);
+                now.at.saturating_duration_since(since) >= EOT_WAIT
+            }
+        }
     }
 
     pub(crate) fn on_signal(&mut self, sig: Sig, now: Now) {

@@ -23,6 +23,8 @@ struct FakePty {
     /// The status it has ended with, once it has.
     exit: Option<i32>,
     waited: bool,
+    /// Whether the shell is seen waiting for input; `None`: it cannot be seen.
+    waiting: Option<bool>,
 }
 
 impl FakePty {
@@ -36,6 +38,7 @@ impl FakePty {
             signals: Vec::new(),
             exit: None,
             waited: false,
+            waiting: None,
         }
     }
 }
@@ -60,6 +63,10 @@ impl Pty for FakePty {
 
     fn canonical(&self) -> bool {
         self.canonical
+    }
+
+    fn shell_waits_for_input(&self) -> Option<bool> {
+        self.waiting
     }
 
     fn resize(&mut self, cols: u16, rows: u16) {
@@ -333,6 +340,79 @@ fn piped_input_ends_with_ctrl_d_once_the_shell_is_back_at_its_prompt() {
     r.on_input_end();
     r.send_to_shell(after(start, 10_000));
     assert_eq!(r.pty.got, b"");
+}
+
+/// Regression (`wrap_cli` piped tests hung about 1 run in 20 under load): a Ctrl-D sent while
+/// the line editor is still raw but has just read the last line reaches the terminal after it
+/// switched to canonical mode, becomes a NUL, and the shell never ends. Where the shell can be
+/// seen waiting for input, the Ctrl-D goes only when it was seen so twice, SOON apart, with
+/// nothing written in between, and a prompt was announced since the last keys were written.
+#[test]
+fn piped_input_ends_with_ctrl_d_only_when_the_shell_is_seen_waiting_for_it() {
+    let soon = SOON.as_millis() as u64;
+    let (_tmp, dir) = session_dir();
+    let mut tty = MemTty::new();
+    tty.input_tty = false;
+    let (mut r, start) = hooked(tty, Some(&dir));
+    r.on_shell_output(ours(133, "A").as_bytes(), start);
+    r.pty.waiting = Some(true);
+    r.on_input(b"false\r", start);
+    r.on_input_end();
+    // Written now. Seen waiting, raw: not yet, it may not have read the line.
+    r.send_to_shell(start);
+    assert_eq!(r.pty.got, b"false\r");
+    r.send_to_shell(after(start, soon));
+    r.send_to_shell(after(start, 2 * soon));
+    assert_eq!(
+        r.pty.got, b"false\r",
+        "no prompt since the line was written"
+    );
+    // It runs the line: neither waiting nor raw.
+    r.pty.waiting = Some(false);
+    r.pty.canonical = true;
+    r.send_to_shell(after(start, 5000));
+    assert_eq!(
+        r.pty.got, b"false\r",
+        "never while the shell does something else"
+    );
+    // Back at its prompt: seen waiting once, then again SOON later.
+    r.on_shell_output(ours(133, "A").as_bytes(), after(start, 5000));
+    r.pty.canonical = false;
+    r.pty.waiting = Some(true);
+    r.send_to_shell(after(start, 5001));
+    assert_eq!(r.pty.got, b"false\r");
+    r.send_to_shell(after(start, 5001 + soon));
+    assert_eq!(r.pty.got, b"false\r\x04");
+    r.send_to_shell(after(start, 6000));
+    assert_eq!(r.pty.got, b"false\r\x04", "once");
+
+    // A line left unfinished shows no prompt: the Ctrl-D goes after EOT_WAIT seen waiting.
+    let (_tmp, dir) = session_dir();
+    let mut tty = MemTty::new();
+    tty.input_tty = false;
+    let (mut r, start) = hooked(tty, Some(&dir));
+    r.on_shell_output(ours(133, "A").as_bytes(), start);
+    r.pty.waiting = Some(true);
+    r.on_input(b"echo 'a\r", start);
+    r.on_input_end();
+    r.send_to_shell(start);
+    let wait = EOT_WAIT.as_millis() as u64;
+    r.send_to_shell(after(start, 1));
+    r.send_to_shell(after(start, wait));
+    assert_eq!(r.pty.got, b"echo 'a\r");
+    r.send_to_shell(after(start, wait + 1));
+    assert_eq!(r.pty.got, b"echo 'a\r\x04");
+
+    // A shell reading lines canonically (no line editor), seen waiting: end of file, the same.
+    let mut tty = MemTty::new();
+    tty.input_tty = false;
+    let (mut r, start) = hooked(tty, None);
+    r.pty.waiting = Some(true);
+    r.pty.canonical = true;
+    r.on_input_end();
+    r.send_to_shell(start);
+    r.send_to_shell(after(start, soon));
+    assert_eq!(r.pty.got, b"\x04");
 }
 
 #[test]
