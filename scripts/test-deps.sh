@@ -6,10 +6,11 @@
 # which loads the opencode plugin `omnish hooks install opencode` writes (Debian packages);
 # nushell and asciinema-player (the JS player that reads asciicast v3) from their official
 # packages on the npm registry (pinned), under target/; and in a virtualenv under target/ the
-# `llm` CLI with its echo model and the official MCP Python SDK and asciinema, and poetry in one
-# of its own. Sourced by scripts/test.sh and .ci/run; it exports PATH and OMNISH_TEST_PYTHON for
-# the tests. The ssh tests start their own sshd on a loopback port (tests/common/remote.rs):
-# installing openssh-server here starts no server and leaves none running or enabled.
+# `llm` CLI with its echo model and the official MCP Python SDK and asciinema, and poetry and
+# pipenv in one each of their own. Sourced by scripts/test.sh and .ci/run; it exports PATH and
+# OMNISH_TEST_PYTHON for the tests. The ssh tests start their own sshd on a loopback port
+# (tests/common/remote.rs): installing openssh-server here starts no server and leaves none
+# running or enabled.
 # shellcheck shell=bash
 
 need=()
@@ -126,5 +127,14 @@ if [ "$("$poetry_venv/bin/poetry" --version 2>/dev/null)" != "Poetry (version 1.
     "$poetry_venv/bin/pip" install -q --disable-pip-version-check poetry==1.8.5
 fi
 ln -sf "$poetry_venv/bin/poetry" "$venv/bin/poetry"
+# pipenv (pinned), whose `pipenv shell` starts the user's shell through pexpect and reads its
+# first output away (tests/nest.rs), in a virtualenv of its own too.
+pipenv_venv="${OMNISH_CI_PIPENV_VENV:-$PWD/target/ci-pipenv}"
+if [ "$("$pipenv_venv/bin/pipenv" --version 2>/dev/null)" != "pipenv, version 2026.10.3" ]; then
+    echo "installing pipenv 2026.10.3 into $pipenv_venv (pip)" >&2
+    python3 -m venv "$pipenv_venv"
+    "$pipenv_venv/bin/pip" install -q --disable-pip-version-check pipenv==2026.10.3
+fi
+ln -sf "$pipenv_venv/bin/pipenv" "$venv/bin/pipenv"
 export PATH="$venv/bin:$PATH"
 export OMNISH_TEST_PYTHON="$venv/bin/python"

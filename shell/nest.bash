@@ -19,10 +19,16 @@ fi
 if [[ ${#__omnish_token} == 32 && -n ${__omnish_key-} ]]; then
     __omnish_u='\u' __omnish_host='\H'
     __omnish_u=${__omnish_u@P} __omnish_host=${__omnish_host@P}
-    builtin printf '\e]633;%s;P;Nest=%s\a\e]633;%s;P;Shell=bash\a\e]633;%s;P;User=%s\a\e]633;%s;P;Host=%s\a' \
+    builtin printf -v __omnish_again '\e]633;%s;P;Nest=%s\a\e]633;%s;P;Shell=bash\a\e]633;%s;P;User=%s\a\e]633;%s;P;Host=%s\a' \
         "$__omnish_key" "$__omnish_token" "$__omnish_token" \
         "$__omnish_token" "${__omnish_u//[;\\[:cntrl:]]/}" \
         "$__omnish_token" "${__omnish_host//[;\\[:cntrl:]]/}"
+    builtin printf '%s' "$__omnish_again"
+    # Said again at the first prompts (omnish hears it once and ignores the rest): a program
+    # between omnish and this shell may read its first output away (`pipenv shell` drains
+    # everything up to its own activation through pexpect), announcement included.
+    __omnish_again_left=${__omnish_again_prompts:-0}
+    ((__omnish_again_left > 0)) || builtin unset __omnish_again
     builtin unset __omnish_u __omnish_host
 else
     __omnish_token=''

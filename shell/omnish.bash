@@ -93,6 +93,11 @@ __omnish_precmd() {
     local __omnish_st=$?
     [[ -n ${__omnish_token-} ]] || builtin return "$__omnish_st"
     __omnish_exec_ready
+    # A nested shell's announcement, again (nest.bash), before anything it marks.
+    if ((${__omnish_again_left:-0} > 0)); then
+        builtin printf '%s' "${__omnish_again-}"
+        ((--__omnish_again_left)) || builtin unset __omnish_again
+    fi
     __omnish_escape "${PWD-}"
     builtin printf '\e]133;%s;D;%s\a' "$__omnish_token" "$__omnish_st"
     # After the end marker (so it covers every key echoed before it): no whole line typed
@@ -221,14 +226,14 @@ __omnish_nest_kind() {
     __omnish_why
 }
 
-# For a line that runs a program starting an interactive shell of its own for a project, with
-# only plain words after it (no command to run, no quotes, redirections or second command): sets
-# `name`, `kind` and `why` as __omnish_nest_kind does. `poetry shell` starts the shell it runs
-# under (it reads its parent process): this bash. `nix develop` and `nix-shell` start bash
-# whatever the user's shell (`bash --rcfile FILE`, which exec.bash honours), unless told to run
+# For a line that runs a program starting an interactive shell of its own for a project, with only
+# plain words after it (no command to run, no quotes, redirections or second command): sets `name`,
+# `kind` and `why` as __omnish_nest_kind does. `poetry shell` and `pipenv shell` start the shell
+# they run under (they read their parent process): this bash. `nix develop` and `nix-shell` start
+# bash whatever the user's shell (`bash --rcfile FILE`, which exec.bash honours), unless told to run
 # a command or a build phase instead.
 __omnish_starter_kind() {
-    local re='^[[:space:]]*(poetry[[:space:]]+shell|nix[[:space:]]+develop|nix-shell)(([[:space:]]+[-_./:#@=+,%[:alnum:]]+)*)[[:space:]]*$'
+    local re='^[[:space:]]*(poetry[[:space:]]+shell|pipenv[[:space:]]+shell|nix[[:space:]]+develop|nix-shell)(([[:space:]]+[-_./:#@=+,%[:alnum:]]+)*)[[:space:]]*$'
     [[ ${1-} =~ $re ]] || builtin return 0
     local prog=${BASH_REMATCH[1]} arg
     local -a args

@@ -259,7 +259,8 @@ fn starter_session(outer: &str, line: &str, inner_shell: &str) {
         return;
     }
     let poetry = line.starts_with("poetry");
-    if poetry && !require("poetry") {
+    let pipenv = line.starts_with("pipenv");
+    if (poetry && !require("poetry")) || (pipenv && !require("pipenv")) {
         return;
     }
     let files = [
@@ -269,6 +270,7 @@ fn starter_session(outer: &str, line: &str, inner_shell: &str) {
         ),
         (".zshrc", "PROMPT='READY> '\n"),
         ("proj/pyproject.toml", starters::PYPROJECT),
+        ("proj/Pipfile", starters::PIPFILE),
     ];
     let (_bin, env) = starters::bin_dir();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -290,6 +292,9 @@ fn starter_session(outer: &str, line: &str, inner_shell: &str) {
         });
         h.wait_prompts(prompts + 2);
     } else {
+        // pipenv types its activation and three more lines into the shell it started, and
+        // reads all they print away before it hands the terminal over: the first prompt shown
+        // is the one after them.
         h.wait_prompts(prompts + 1);
     }
     let echo = h.run("echo inner-$((6*7))");
@@ -316,7 +321,7 @@ fn starter_session(outer: &str, line: &str, inner_shell: &str) {
         (_, "bash") => 1,
         _ => 0,
     };
-    let want = if poetry {
+    let want = if poetry || pipenv {
         format!("none .venv {bashrc_runs}\r\n")
     } else {
         format!("impure  {bashrc_runs}\r\n")
@@ -328,7 +333,7 @@ fn starter_session(outer: &str, line: &str, inner_shell: &str) {
         !outer_out.lines().any(|l| l.trim_end() == "inner-42"),
         "{outer_out:?}"
     );
-    if !poetry {
+    if !poetry && !pipenv {
         assert!(outer_out.contains("shell-hook-ran"), "{outer_out:?}");
     }
     assert_eq!((after.depth, after.exit_code), (0, Some(0)));
@@ -353,6 +358,18 @@ fn poetry_shell_in_bash_records_each_inner_command() {
 #[test]
 fn poetry_shell_in_zsh_records_each_inner_command() {
     starter_session("zsh", "poetry shell", "zsh");
+}
+
+/// `pipenv shell` reads the started shell's first output away (pexpect, up to its activation),
+/// announcement included: the shell says it again at its first prompts.
+#[test]
+fn pipenv_shell_in_bash_records_each_inner_command() {
+    starter_session("bash", "pipenv shell", "bash");
+}
+
+#[test]
+fn pipenv_shell_in_zsh_records_each_inner_command() {
+    starter_session("zsh", "pipenv shell", "zsh");
 }
 
 /// A line that gives the program a command to run starts no interactive shell: nothing is

@@ -60,6 +60,12 @@ end
 # ignores an end without a start), the cwd and the prompt start.
 function __omnish_prompt --on-event fish_prompt
     set -l st $status
+    # A nested shell's announcement, again (nest.fish), before anything it marks at the prompt.
+    if set -q __omnish_again_left; and test $__omnish_again_left -gt 0
+        printf '%s' $__omnish_again
+        set __omnish_again_left (math $__omnish_again_left - 1)
+        test $__omnish_again_left -gt 0; or set -e __omnish_again
+    end
     if test $__omnish_ended != 1
         printf '\e]133;%s;D;%s\a' $__omnish_token $st
     end
@@ -139,13 +145,13 @@ function __omnish_exec_prepare
     end
     set -l name (string replace -r '.*/' '' -- $cmd)
     set -l kind
-    # A program that starts an interactive shell of its own for a project, with only plain
-    # words after it: `poetry shell` starts the shell it runs under (it reads its parent
-    # process): this fish. `nix develop` and `nix-shell` start bash whatever the user's shell
+    # A program that starts an interactive shell of its own for a project, with only plain words
+    # after it: `poetry shell` and `pipenv shell` start the shell they run under (they read their
+    # parent process): this fish. `nix develop` and `nix-shell` start bash whatever the user's shell
     # (`bash --rcfile FILE`, which exec.bash honours), unless told to run a command or a phase.
     set -l starter 0
     if test $nest = 1
-        if test "$w[1]" = poetry -a "$w[2]" = shell
+        if contains -- "$w[1]" poetry pipenv; and test "$w[2]" = shell
             set kind f
             set starter 2
         else if test "$w[1]" = nix -a "$w[2]" = develop

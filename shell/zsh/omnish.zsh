@@ -91,6 +91,11 @@ __omnish_precmd() {
     __omnish_exec_undo
     __omnish_unsaved=0
     __omnish_take_addhistory
+    # A nested shell's announcement, again (nest.zsh), before anything it marks.
+    if (( ${__omnish_again_left:-0} > 0 )); then
+        builtin printf '%s' ${__omnish_again-}
+        (( --__omnish_again_left )) || builtin unset __omnish_again
+    fi
     # The end of the command, if one ran (omnish ignores an end without a start: empty line,
     # Ctrl-C at the prompt), the cwd, and the prompt start.
     __omnish_escape $PWD
@@ -199,17 +204,17 @@ __omnish_nest_prepare() {
     __omnish_export $kind ${cmd:t} 1
 }
 
-# For a line that runs a program starting an interactive shell of its own for a project, with
-# only plain words after it (no command to run, no quotes or redirections), exports what hooks
-# that shell and returns 0. `poetry shell` starts the shell it runs under (it reads its parent
-# process): this zsh. `nix develop` and `nix-shell` start bash whatever the user's shell (`bash
-# --rcfile FILE`, which exec.bash honours), unless told to run a command or a build phase.
+# For a line that runs a program starting an interactive shell of its own for a project, with only
+# plain words after it (no command to run, no quotes or redirections), exports what hooks that shell
+# and returns 0. `poetry shell` and `pipenv shell` start the shell they run under (they read their
+# parent process): this zsh. `nix develop` and `nix-shell` start bash whatever the user's shell
+# (`bash --rcfile FILE`, which exec.bash honours), unless told to run a command or a build phase.
 __omnish_starter_prepare() {
     emulate -L zsh
     setopt local_options extended_glob
     local kind name arg
-    if [[ $1 == poetry && ${2-} == shell ]]; then
-        kind=z name=poetry
+    if [[ ( $1 == poetry || $1 == pipenv ) && ${2-} == shell ]]; then
+        kind=z name=$1
         shift 2
     elif [[ $1 == nix && ${2-} == develop ]]; then
         kind=b name=nix

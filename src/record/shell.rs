@@ -26,6 +26,12 @@ pub(crate) mod fish;
 pub(crate) mod nu;
 
 pub(crate) const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
+/// At how many of its first prompts a shell nested in a local one says again what it said as it
+/// started (its token, program, user and host): a program between omnish and the shell may read
+/// the first output away (`pipenv shell` drains everything up to its own activation, four
+/// commands of its own, through pexpect). omnish hears it once and ignores the rest. Shells on
+/// the far side of `omnish nest` say it once: their key is good for one marker.
+const AGAIN_PROMPTS: u32 = 10;
 const BASH_EXEC: &str = include_str!("../../shell/exec.bash");
 pub(crate) const BASH_NEST: &str = include_str!("../../shell/nest.bash");
 pub(crate) const ZSH_NEST: &str = include_str!("../../shell/zsh/nest.zsh");
@@ -261,9 +267,10 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
         &dir.path().join("exec.bash"),
         &[&exec_header, BASH_EXEC, BASH_HOOKS],
     )?;
-    // A bash started from a command (nested): it takes a token of its own.
+    // A bash started from a command (nested): it takes a token of its own, and says so again
+    // at its first prompts.
     let nest_header = format!(
-        "__omnish_key={}\n__omnish_dir={}\n__omnish_nested=1\n{auto_vars}\n",
+        "__omnish_key={}\n__omnish_dir={}\n__omnish_nested=1\n__omnish_again_prompts={AGAIN_PROMPTS}\n{auto_vars}\n",
         token,
         sh_quote(&dir_path)
     );
@@ -285,7 +292,9 @@ pub fn prepare(argv: &[String], token: &str, auto: &NestAuto) -> Result<Launch> 
     let nest_dir = dir.path().join("nest");
     crate::store::create_private_dir(&nest_dir)
         .with_context(|| format!("cannot create {}", nest_dir.display()))?;
-    let nest_header = format!("typeset -g __omnish_key={token} {zsh_vars} __omnish_nested=1\n");
+    let nest_header = format!(
+        "typeset -g __omnish_key={token} {zsh_vars} __omnish_nested=1 __omnish_again_prompts={AGAIN_PROMPTS}\n"
+    );
     write_private(&nest_dir.join(".zshenv"), &[&nest_header, ZSH_NEST, ZSHENV])?;
     write_private(&dir.path().join(".zprofile"), &[ZPROFILE])?;
     write_private(&dir.path().join(".zshrc"), &[ZSHRC, ZSH_HOOKS])?;

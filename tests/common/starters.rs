@@ -30,6 +30,9 @@ pub const PYPROJECT: &str = "[tool.poetry]\nname = \"proj\"\nversion = \"0.1.0\"
 authors = [\"a <a@example.com>\"]\npackage-mode = false\n\n[tool.poetry.dependencies]\n\
 python = \">=3.8\"\n";
 
+/// pipenv's project: no package, so that `pipenv shell` only makes a virtualenv.
+pub const PIPFILE: &str = "[packages]\n\n[requires]\n";
+
 /// A directory holding the nix stand-ins (`nix`, `nix-shell`), and the environment that puts it
 /// first on PATH and makes poetry keep its virtualenv small and in the project.
 pub fn bin_dir() -> (tempfile::TempDir, Vec<(String, String)>) {
@@ -47,6 +50,8 @@ pub fn bin_dir() -> (tempfile::TempDir, Vec<(String, String)>) {
             "POETRY_VIRTUALENVS_OPTIONS_NO_SETUPTOOLS".into(),
             "true".into(),
         ),
+        ("PIPENV_VENV_IN_PROJECT".into(), "1".into()),
+        ("LANG".into(), "C.UTF-8".into()),
     ];
     (dir, env)
 }

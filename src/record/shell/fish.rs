@@ -136,7 +136,8 @@ pub(crate) fn write_files(dir: &Path, token: &str, auto: &str) -> Result<Vec<Str
         let file = vendor.join(VENDOR_FILE);
         if nested {
             let header = format!(
-                "{self_line}set -g __omnish_key {token}\nset -g __omnish_nested 1\n{common}"
+                "{self_line}set -g __omnish_key {token}\nset -g __omnish_nested 1\nset -g __omnish_again_prompts {}\n{common}",
+                super::AGAIN_PROMPTS
             );
             write_private(&file, &[&header, FISH_VENDOR, FISH_NEST, FISH_HOOKS])?;
         } else {
