@@ -571,3 +571,40 @@ fn poetry_shell_and_nix_shell_in_nu_record_each_inner_command() {
         h.wait_until("the nested shell's end", || h.meta().nest.is_empty());
     }
 }
+
+/// `$env.config = {...}` typed at the prompt with hook lists in it replaces those lists whole,
+/// omnish's hooks with them: the prompt (a closure around the user's, outside `$env.config`)
+/// ends that command and has nushell put the hooks back before the next line, with the user's
+/// new hooks kept. The commands after it are records, and the line that put them back is none.
+#[test]
+fn a_config_assignment_typed_at_the_prompt_loses_no_command() {
+    if !nu_or_skip() {
+        return;
+    }
+    let mut h = nu(&[]);
+    h.run("print before");
+    let line = "$env.config = {show_banner: false, hooks: {pre_prompt: [{|| 'pp\n' | save -a ~/pp.log }], pre_execution: []}}";
+    let r = h.run(line);
+    assert_eq!(line_and_status(&r), (line, Some(0)));
+    let r = h.run("print after");
+    assert_eq!(line_and_status(&r), ("print after", Some(0)));
+    assert_eq!(shown(&h, &r), "after\r\n");
+    let r = h.run("^sh -c 'exit 4'");
+    assert_eq!(line_and_status(&r), ("^sh -c 'exit 4'", Some(4)));
+    let lines: Vec<String> = h.records().into_iter().map(|r| r.command_line).collect();
+    assert_eq!(
+        lines,
+        ["print before", line, "print after", "^sh -c 'exit 4'"],
+        "{lines:?}"
+    );
+    // The user's new hook runs at each prompt since, beside omnish's.
+    let pp = std::fs::read_to_string(h.home.path().join("pp.log")).unwrap();
+    assert!(pp.lines().count() >= 3, "{pp:?}");
+    // Again, with the user's prompt set anew in the same session: still put back.
+    h.run("$env.PROMPT_COMMAND = {|| 'READY2> ' }");
+    let r = h.run("$env.config = {hooks: {pre_prompt: [], pre_execution: []}}");
+    assert_eq!(r.exit_code, Some(0));
+    let r = h.run("print again");
+    assert_eq!(line_and_status(&r), ("print again", Some(0)));
+    assert!(h.screen().contains("READY2> "));
+}
