@@ -608,3 +608,56 @@ fn a_config_assignment_typed_at_the_prompt_loses_no_command() {
     assert_eq!(line_and_status(&r), ("print again", Some(0)));
     assert!(h.screen().contains("READY2> "));
 }
+
+/// starship, installed as its documentation says for nushell: `starship init nu` saved into
+/// nushell's vendor autoload directory. Commands are recorded with their status, starship's
+/// prompt shows the status omnish left intact, the token never reaches the terminal, and a
+/// `$env.config = {...}` typed at the prompt loses no command under starship's prompt either.
+#[test]
+fn starship_installed_as_its_docs_say() {
+    if !(nu_or_skip() && require("starship")) {
+        return;
+    }
+    let init = std::process::Command::new("starship")
+        .args(["init", "nu"])
+        .output()
+        .unwrap();
+    assert!(init.status.success());
+    let init = String::from_utf8(init.stdout).unwrap();
+    let toml = "add_newline = false\ncommand_timeout = 10000\n\
+                format = \"$directory$status$character\"\n\
+                [directory]\nformat = \"in:$path \"\n\
+                [status]\ndisabled = false\nformat = \"st=$status \"\n\
+                [character]\nsuccess_symbol = \"READY>\"\nerror_symbol = \"READY!\"\n";
+    let files = [
+        (
+            ".config/nushell/config.nu",
+            "$env.config.show_banner = false\n",
+        ),
+        (
+            ".local/share/nushell/vendor/autoload/starship.nu",
+            init.as_str(),
+        ),
+        (".config/starship.toml", toml),
+    ];
+    let mut h = Harness::start(&["nu"], &files);
+    h.wait_screen("in:~ READY>");
+    let r = h.run("^sh -c 'exit 3'");
+    assert_eq!(line_and_status(&r), ("^sh -c 'exit 3'", Some(3)));
+    h.wait_screen("in:~ st=3 READY!");
+    let r = h.run("cd /tmp; print star-out");
+    assert_eq!(line_and_status(&r), ("cd /tmp; print star-out", Some(0)));
+    assert_eq!(shown(&h, &r), "star-out\r\n");
+    h.wait_screen("in:/tmp READY>");
+    let line = "$env.config = {hooks: {pre_prompt: [], pre_execution: []}}";
+    let r = h.run(line);
+    assert_eq!(line_and_status(&r), (line, Some(0)));
+    let r = h.run("print after");
+    assert_eq!(line_and_status(&r), ("print after", Some(0)));
+    assert_eq!(shown(&h, &r), "after\r\n");
+    let lines: Vec<String> = h.records().into_iter().map(|r| r.command_line).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    let screen = h.screen();
+    assert!(screen.matches("in:/tmp READY>").count() >= 3, "{screen:?}");
+    assert!(!screen.contains(&token(&h)), "{screen:?}");
+}
