@@ -333,6 +333,41 @@ function __f4_post --on-event fish_postexec; printf '\e]133;D;%s\a' $status; end
     assert!(!screen.contains("133;A\x07") || screen.matches("133;A\x07").count() == 1);
 }
 
+/// Lines typed while a command runs, which the command reads itself: at its end nothing waits
+/// for the shell (the hook asks `bash -c 'read -t 0'`, which reads nothing), so their echo is
+/// the command's output and stays in its record; a line typed ahead of the shell still runs as
+/// its own record.
+fn lines_a_command_read_stay_in_its_output(f: Fish) {
+    if !(f.available() && require("bash")) {
+        return;
+    }
+    let mut h = fish(f, PLAIN);
+    h.type_line("sh -c 'read a; read b; echo got=$a,$b'");
+    h.wait_reading("sh");
+    h.type_line("one");
+    h.wait_screen("one\r\n");
+    h.wait_reading("sh");
+    h.type_line("two");
+    let r = h.wait_records(1).remove(0);
+    assert_eq!(r.exit_code, Some(0));
+    assert_eq!(shown(&h, &r), "one\ntwo\ngot=one,two");
+    h.wait_prompts(2);
+    // Lines typed ahead while `sleep` runs are the shell's: records of their own, and the echo
+    // of a private one is nowhere on disk.
+    h.type_line("sleep 1");
+    h.wait_foreground("sleep");
+    h.type_line(" echo SECRET-ahead-7");
+    h.type_line("echo ahead");
+    let recs = h.wait_records(4);
+    let lines: Vec<&str> = recs.iter().map(|r| r.command_line.as_str()).collect();
+    assert_eq!(lines[1..], ["sleep 1", "", "echo ahead"]);
+    assert!(recs[2].private, "{:?}", recs[2]);
+    assert_eq!(shown(&h, &recs[3]), "ahead");
+    h.wait_prompts(5);
+    let files = session_text(&h);
+    assert!(!files.contains("SECRET-ahead"), "{files}");
+}
+
 /// The screen as the terminal shows it, its lines without trailing blanks.
 fn rendered(h: &Harness) -> Vec<String> {
     omnish::term::render::render(h.screen().as_bytes(), 80, 24)
@@ -767,6 +802,7 @@ mod fish3 {
         password_typed_with_echo_off_is_never_written,
         login_interactive_and_no_config,
         a_command_string_or_script_is_one_command,
+        lines_a_command_read_stay_in_its_output,
         fish_4s_own_marks_neither_confuse_the_recorder_nor_reach_the_terminal_twice,
         starship_prompt_installed_as_its_users_do,
         a_prompt_framework_with_vi_mode_and_async_repaint,
@@ -797,6 +833,7 @@ mod fish4 {
         empty_enter_and_ctrl_c,
         private_lines_and_private_mode,
         password_typed_with_echo_off_is_never_written,
+        lines_a_command_read_stay_in_its_output,
         fish_4s_own_marks_neither_confuse_the_recorder_nor_reach_the_terminal_twice,
         starship_prompt_installed_as_its_users_do,
         exec_fish_from_fish_bash_and_zsh_is_hooked_again,

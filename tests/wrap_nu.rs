@@ -661,3 +661,37 @@ fn starship_installed_as_its_docs_say() {
     assert!(screen.matches("in:/tmp READY>").count() >= 3, "{screen:?}");
     assert!(!screen.contains(&token(&h)), "{screen:?}");
 }
+
+/// Lines typed while a command runs, which the command reads itself: at its end no line waits
+/// for the shell (the hook asks `bash -c 'read -t 0'`, which reads nothing), so their echo is
+/// the command's output and stays in its record; a line typed ahead of the shell is a record of
+/// its own, and the echo of a private one is nowhere on disk.
+#[test]
+fn lines_a_command_read_stay_in_its_output() {
+    if !(nu_or_skip() && require("bash")) {
+        return;
+    }
+    let mut h = nu(&[]);
+    h.type_line("^sh -c 'read a; read b; echo got=$a,$b'");
+    h.wait_reading("sh");
+    h.type_line("one");
+    h.wait_screen("one\r\n");
+    h.wait_reading("sh");
+    h.type_line("two");
+    let r = h.wait_records(1).remove(0);
+    assert_eq!(r.exit_code, Some(0));
+    assert_eq!(shown(&h, &r), "one\r\ntwo\r\ngot=one,two\r\n");
+    h.wait_prompts(2);
+    h.type_line("^sleep 1");
+    h.wait_foreground("sleep");
+    // (One line: reedline keeps only the first of several lines typed ahead.)
+    h.type_line(" print SECRET-ahead-7");
+    let recs = h.wait_records(3);
+    h.wait_prompts(4);
+    let r = h.run("print after");
+    let lines: Vec<&str> = recs.iter().map(|r| r.command_line.as_str()).collect();
+    assert_eq!(lines[1..], ["^sleep 1", ""]);
+    assert!(recs[2].private, "{:?}", recs[2]);
+    assert_eq!(shown(&h, &r), "after\r\n");
+    assert!(!String::from_utf8_lossy(&stored(&h)).contains("SECRET-ahead"));
+}

@@ -100,7 +100,17 @@ def --env __omnish_hooks [dir: string, kind: string, far?: record] {
         if (do $mine $env.NU_VENDOR_AUTOLOAD_DIR?) { hide-env NU_VENDOR_AUTOLOAD_DIR }
         if (do $mine $env.ENV?) { hide-env ENV; hide-env -i POSIXLY_CORRECT }
         if (do $mine $env.ZDOTDIR?) { hide-env ZDOTDIR }
-        print -r -n $"\e]133;($token);D;($st)\a\e]633;($token);P;Cwd=(do $escape $env.PWD)\a\e]133;($token);A\a"
+        print -r -n $"\e]133;($token);D;($st)\a"
+        # After the end marker (so it covers every key echoed before it): no whole line typed
+        # ahead waits for the shell, so the command read every line typed while it ran. nushell
+        # has no command that looks at the terminal's input without reading it (`input` and
+        # `input listen` read); bash's `read -t 0` does (select, nothing read), and the terminal
+        # is line by line here, as for bash's own hook. Without bash, nothing is said.
+        let waiting = if (which bash | is-empty) { true } else {
+            (do { ^env -u BASH_ENV -u ENV bash -c 'read -t 0' } | complete | get exit_code) == 0
+        }
+        let w = if $waiting { "" } else { $"\e]633;($token);P;Waiting=0\a" }
+        print -r -n $"($w)\e]633;($token);P;Cwd=(do $escape $env.PWD)\a\e]133;($token);A\a"
         # Keep the order (a hook a command added goes after this one and before the other).
         let hooks = $env.config.hooks
         let pp = $hooks.pre_prompt? | default []
