@@ -342,7 +342,8 @@ fn lines_a_command_read_stay_in_its_output(f: Fish) {
         return;
     }
     let mut h = fish(f, PLAIN);
-    h.type_line("sh -c 'read a; read b; echo got=$a,$b'");
+    // (Running 300 ms at least: the hook asks only after a command that ran 200 ms.)
+    h.type_line("sh -c 'sleep 0.3; read a; read b; echo got=$a,$b'");
     h.wait_reading("sh");
     h.type_line("one");
     h.wait_screen("one\r\n");

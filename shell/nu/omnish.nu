@@ -105,8 +105,11 @@ def --env __omnish_hooks [dir: string, kind: string, far?: record] {
         # ahead waits for the shell, so the command read every line typed while it ran. nushell
         # has no command that looks at the terminal's input without reading it (`input` and
         # `input listen` read); bash's `read -t 0` does (select, nothing read), and the terminal
-        # is line by line here, as for bash's own hook. Without bash, nothing is said.
-        let waiting = if (which bash | is-empty) { true } else {
+        # is line by line here, as for bash's own hook. That costs a process: only after a
+        # command that ran 200 ms or more (one that reads what is typed runs that long; a few ms
+        # beside it); after a shorter one, or without bash, nothing is said.
+        let took = try { $env.CMD_DURATION_MS | into int } catch { 0 }
+        let waiting = if $took < 200 or (which bash | is-empty) { true } else {
             (do { ^env -u BASH_ENV -u ENV bash -c 'read -t 0' } | complete | get exit_code) == 0
         }
         let w = if $waiting { "" } else { $"\e]633;($token);P;Waiting=0\a" }
