@@ -466,8 +466,9 @@ fn starship_prompt_installed_as_its_users_do(f: Fish) {
 /// its own fish_prompt, fish_right_prompt and fish_mode_prompt (vi mode), a preexec handler
 /// that prints, a postexec handler that keeps the duration for the prompt, a prompt handler
 /// that prints, and an asynchronous part that repaints the prompt when a background job
-/// signals it. No framework installs from a registry this machine reaches, so this is a
-/// stand-in doing what they do to the prompt.
+/// signals it. fisher and its plugins install from GitHub, which this machine does not reach:
+/// this is a stand-in doing what they do to the prompt, beside starship, the real framework
+/// (above), which has no asynchronous part.
 fn a_prompt_framework_with_vi_mode_and_async_repaint(f: Fish) {
     if !f.available() {
         return;
