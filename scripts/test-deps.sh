@@ -3,7 +3,7 @@
 # full-screen and picker tests), strace, shellcheck,
 # and for the ssh, sudo/su and container tests OpenSSH's server and client, sudo, hostname,
 # and chromium-headless-shell, the browser that loads the page `omnish export` writes, and node,
-# which loads the opencode plugin `omnish hooks install opencode` writes, and patchelf (Debian
+# which loads the opencode plugin `omnish hooks install opencode` writes, patchelf and curl (Debian
 # packages); fish 4 and starship from Debian trixie's packages (pinned, sha256-checked), under
 # target/;
 # nushell and asciinema-player (the JS player that reads asciicast v3) from their official
@@ -15,7 +15,7 @@
 # shellcheck shell=bash
 
 need=()
-for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname chromium-headless-shell node patchelf; do
+for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname chromium-headless-shell node patchelf curl; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
 # Debian names the packages of these after the project, not the program.
