@@ -9,8 +9,8 @@
 # nushell and asciinema-player (the JS player that reads asciicast v3) from their official
 # packages on the npm registry (pinned), under target/; and in a virtualenv under target/ the
 # `llm` CLI with its echo model and the official MCP Python SDK and asciinema, and poetry in one
-# of its own. Sourced by scripts/test.sh and .ci/run; it exports PATH and OMNISH_TEST_PYTHON for
-# the tests. The ssh tests start their own sshd on a loopback port (tests/common/remote.rs):
+# of its own. Sourced by scripts/test.sh and .ci/run; it exports PATH, OMNISH_TEST_PYTHON and
+# OMNISH_TEST_FISH4 for the tests. The ssh tests start their own sshd on a loopback port (tests/common/remote.rs):
 # installing openssh-server here starts no server and leaves none running or enabled.
 # shellcheck shell=bash
 
