@@ -3,18 +3,20 @@
 # full-screen and picker tests), strace, shellcheck,
 # and for the ssh, sudo/su and container tests OpenSSH's server and client, sudo, hostname,
 # and chromium-headless-shell, the browser that loads the page `omnish export` writes, and node,
-# which loads the opencode plugin `omnish hooks install opencode` writes (Debian packages);
+# which loads the opencode plugin `omnish hooks install opencode` writes, patchelf and curl (Debian
+# packages); fish 4 and starship from Debian trixie's packages (pinned, sha256-checked), under
+# target/;
 # nushell and asciinema-player (the JS player that reads asciicast v3) from their official
 # packages on the npm registry (pinned), under target/; and in a virtualenv under target/ the
 # `llm` CLI with its echo model and the official MCP Python SDK and asciinema, and poetry and
-# pipenv in one each of their own. Sourced by scripts/test.sh and .ci/run; it exports PATH and
-# OMNISH_TEST_PYTHON for the tests. The ssh tests start their own sshd on a loopback port
-# (tests/common/remote.rs): installing openssh-server here starts no server and leaves none
-# running or enabled.
+# pipenv in one each of their own. Sourced by scripts/test.sh and .ci/run; it exports PATH,
+# OMNISH_TEST_PYTHON and OMNISH_TEST_FISH4 for the tests. The ssh tests start their own sshd on
+# a loopback port (tests/common/remote.rs): installing openssh-server here starts no server and
+# leaves none running or enabled.
 # shellcheck shell=bash
 
 need=()
-for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname chromium-headless-shell node; do
+for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname chromium-headless-shell node patchelf curl; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
 # Debian names the packages of these after the project, not the program.
@@ -92,6 +94,69 @@ fi
 mkdir -p "$nu_dir/bin"
 ln -sf "$nu_bin" "$nu_dir/bin/nu"
 export PATH="$nu_dir/bin:$PATH"
+
+# fish 4 and starship, the real prompt framework (tests/wrap_fish.rs runs its fish scenarios in
+# fish 4 too): Debian trixie's packages, pinned and checked against the sha256 of trixie's
+# Packages index, extracted with `dpkg-deb -x` under target/ (nothing of the system changes).
+# Their binaries need glibc >= 2.39, so trixie's libc6 comes along, and patchelf points each
+# binary at trixie's loader and libraries (interpreter and RUNPATH): the programs fish starts
+# use the system's libc, and fish 4, which finds its data (functions, completions) beside its
+# own executable (<dir>/usr/bin/fish -> <dir>/usr/share/fish and <dir>/usr/etc/fish), finds
+# trixie's and reports its own path (`status fish-path`, which `omnish init fish --wrap`
+# runs). (Through `ld-linux-x86-64.so.2 --library-path`, its executable would be the loader:
+# fish 4 would take bookworm's fish 3.6 data and report the loader as its path.)
+# Exports OMNISH_TEST_FISH4 (the directory holding fish 4's `fish`; the tests put it first in
+# PATH) and puts starship on PATH. When a download fails, one line says so and the tests that
+# need them fail (or skip, with OMNISH_ALLOW_SKIP=1): the rest of the suite still runs.
+fish4_dir="${OMNISH_CI_FISH4:-$PWD/target/ci-fish4}"
+fish4_want="fish, version 4.0.2 | starship 1.22.1"
+fish4_have() {
+    printf '%s | %s' "$("$fish4_dir/bin/fish" --version 2>/dev/null)" \
+        "$("$fish4_dir/tools/starship" --version 2>/dev/null | head -1)"
+}
+if [ "$(uname -m)" = x86_64 ] && [ "$(fish4_have)" != "$fish4_want" ]; then
+    echo "installing fish 4.0.2 and starship 1.22.1 into $fish4_dir (Debian trixie)" >&2
+    fish4_ok=1
+    rm -rf "$fish4_dir"
+    mkdir -p "$fish4_dir/debs" "$fish4_dir/root" "$fish4_dir/bin" "$fish4_dir/tools"
+    while read -r sum path; do
+        deb="$fish4_dir/debs/${path##*/}"
+        if ! curl -sSf --retry 2 -o "$deb" "http://deb.debian.org/debian/$path" ||
+            ! echo "$sum  $deb" | sha256sum -c --quiet -; then
+            echo "fish 4: could not fetch or check ${path##*/}" >&2
+            fish4_ok=0
+            break
+        fi
+        dpkg-deb -x "$deb" "$fish4_dir/root"
+    done <<'DEBS'
+56136a4d9bee8e8cc4fc7ae43d54c82b7eb49e4f24bb1853aad92659490b3a20 pool/main/f/fish/fish_4.0.2-1_amd64.deb
+eaeaf43cd391711060db323af1fd98bd5b61589b6c15ab27fbd14d06067e5924 pool/main/f/fish/fish-common_4.0.2-1_all.deb
+b59b0625cd1a791375d40dab23a4d5d3d0641e3d0a773501becdc3725b7f99cf pool/main/g/glibc/libc6_2.41-12+deb13u5_amd64.deb
+d6095c7eebb3e783243ec9784b9b6774434aa5c16aca8f179483215fadb4313c pool/main/p/pcre2/libpcre2-32-0_10.46-1~deb13u3_amd64.deb
+e226f661d918f04daf38cdbc4806b7ed7d6ef95c7eb0ade692fc350e31970040 pool/main/p/pcre2/libpcre2-8-0_10.46-1~deb13u3_amd64.deb
+3c71917b490d1a17aed43196a2787a256ecf060526cdb20216a74bedc061b150 pool/main/g/gcc-14/libgcc-s1_14.2.0-19_amd64.deb
+be0d0a9a02d2f1e9ede0f70aa2113dde85013c7e87ae839a10399dcb546bd142 pool/main/s/starship/starship_1.22.1-5_amd64.deb
+DEBS
+    if [ "$fish4_ok" = 1 ]; then
+        rm -rf "$fish4_dir/debs"
+        lib="$fish4_dir/root/usr/lib/x86_64-linux-gnu"
+        for b in fish fish_indent fish_key_reader starship; do
+            patchelf --set-interpreter "$lib/ld-linux-x86-64.so.2" --set-rpath "$lib" \
+                "$fish4_dir/root/usr/bin/$b"
+        done
+        ln -sfn ../etc "$fish4_dir/root/usr/etc"
+        for b in fish fish_indent fish_key_reader; do
+            ln -sf "../root/usr/bin/$b" "$fish4_dir/bin/$b"
+        done
+        ln -sf ../root/usr/bin/starship "$fish4_dir/tools/starship"
+        [ "$(fish4_have)" = "$fish4_want" ] ||
+            echo "fish 4: installed, but it does not run: $(fish4_have)" >&2
+    fi
+fi
+if [ "$(fish4_have)" = "$fish4_want" ]; then
+    export OMNISH_TEST_FISH4="$fish4_dir/bin"
+    export PATH="$fish4_dir/tools:$PATH"
+fi
 
 # asciinema-player (pinned), asciinema's own JS player: the independent reader of the asciicast
 # v3 files `omnish export` writes (asciinema 3, the CLI that reads v3, is not on PyPI; the tests

@@ -1,12 +1,16 @@
 //! `omnish init fish`: the printed snippet passes `fish --no-execute`; the default keys shadow
 //! nothing in a clean fish (emacs and vi modes); the keys pressed in a real fish under tmux show
 //! the answer and put `fix`'s command on the line, and are never recorded; `--wrap` starts a
-//! recorded fish only where it should, a login fish as a login fish.
+//! recorded fish only where it should, a login fish as a login fish. Each scenario is written
+//! once and takes the fish it runs in (common/fish.rs): all in fish 3.6 (module `fish3`), those
+//! where fish 4 differs (its `bind` notation and presets, its line editor, `status fish-path`)
+//! in fish 4.0 too (module `fish4`).
 
 mod common;
 #[path = "common/tmux.rs"]
 mod tmux;
 
+use common::fish::Fish;
 use common::*;
 use std::path::Path;
 use std::process::Command;
@@ -44,9 +48,8 @@ fn init(args: &[&str], env: &[(&str, &str)]) -> (String, String) {
     (text(&out.stdout), text(&out.stderr))
 }
 
-#[test]
-fn printed_snippets_pass_fish_no_execute_and_keys_are_translated() {
-    if skip_without(&["fish"]) {
+fn printed_snippets_pass_fish_no_execute_and_keys_are_translated(f: Fish) {
+    if !f.available() {
         return;
     }
     for (args, env, ask, fix) in [
@@ -76,7 +79,7 @@ fn printed_snippets_pass_fish_no_execute_and_keys_are_translated() {
             "{snippet}"
         );
         let mut cmd = Command::new("fish");
-        cmd.arg("--no-execute");
+        cmd.arg("--no-execute").env("PATH", f.path());
         let out = run_piped(cmd, &snippet);
         assert!(out.status.success(), "fish -n: {}", text(&out.stderr));
     }
@@ -92,8 +95,8 @@ fn printed_snippets_pass_fish_no_execute_and_keys_are_translated() {
 
 /// Every binding of a clean interactive fish, in tmux: emacs mode (fish's default), then all of
 /// vi's modes; then the same after `omnish init fish | source`.
-fn clean_fish_bindings(home: &Path) -> (String, String) {
-    let t = Tmux::start(home, &[], "fish");
+fn clean_fish_bindings(f: Fish, home: &Path) -> (String, String) {
+    let t = Tmux::start(home, &[("PATH", f.path())], "fish");
     t.wait("fish's prompt", |_| {
         t.last_line().trim_end().ends_with(['#', '>'])
     });
@@ -107,46 +110,66 @@ fn clean_fish_bindings(home: &Path) -> (String, String) {
     (read("plain.txt"), read("ours.txt"))
 }
 
-#[test]
-fn default_keys_shadow_nothing_in_a_clean_fish() {
-    if skip_without(&["fish", "tmux"]) {
+fn default_keys_shadow_nothing_in_a_clean_fish(f: Fish) {
+    if !f.available() || skip_without(&["tmux"]) {
         return;
     }
     let home = home(&[]);
-    let (plain, ours) = clean_fish_bindings(home.path());
+    let (plain, ours) = clean_fish_bindings(f, home.path());
+    // fish 4 names keys anew (`ctrl-x`, `ctrl-g,a`), and reads the old notation omnish binds.
+    let key = |k: &str| match f.major() {
+        3 => format!(r"\c{k}"),
+        _ => format!(
+            "ctrl-{}",
+            k.chars().map(String::from).collect::<Vec<_>>().join(",")
+        ),
+    };
     assert!(
-        plain.contains(r"bind --preset \cx fish_clipboard_copy"),
+        plain.contains(&format!("bind --preset {} fish_clipboard_copy", key("x"))),
         "{plain}"
     );
     assert!(plain.contains("-M insert"), "{plain}");
-    // Neither key nor its Ctrl-G prefix is bound in any mode.
+    // Neither key nor its Ctrl-G prefix is bound in any mode of fish 3.6. fish 4 binds Ctrl-G
+    // alone to `cancel` (as Escape), and nothing longer: with omnish's keys, Ctrl-G waits for
+    // the next key (fish waits for a sequence to complete unless fish_sequence_key_delay_ms
+    // is set); Escape still cancels.
     for line in plain.lines() {
         let mut words = line.split_whitespace().skip(1);
-        let mut key = None;
+        let mut k = None;
         while let Some(w) = words.next() {
             if w == "-M" || w == "-m" {
                 words.next();
             } else if !w.starts_with('-') {
-                key = Some(w);
+                k = Some(w);
                 break;
             }
         }
-        if let Some(k) = key {
-            assert!(!k.starts_with(r"\cg"), "{line}");
+        if let Some(k) = k {
+            if f.major() == 4 && k == "ctrl-g" {
+                assert!(
+                    line.starts_with("bind --preset") && line.ends_with(" ctrl-g cancel"),
+                    "{line}"
+                );
+                assert!(
+                    plain.contains(&line.replace(" ctrl-g cancel", " escape cancel")),
+                    "{line}"
+                );
+                continue;
+            }
+            assert!(!k.starts_with(&key("g")), "{line}");
         }
     }
     // And after init, they are ours, in emacs and vi insert mode.
-    for want in [
-        r"bind \cga __omnish_ask_widget",
-        r"bind \cgf __omnish_fix_widget",
-        r"bind -M insert \cga __omnish_ask_widget",
-        r"bind -M insert \cgf __omnish_fix_widget",
-        r"bind \cgp __omnish_pause_widget",
-        r"bind -M insert \cgp __omnish_pause_widget",
-        r"bind \cgk __omnish_pick_widget",
-        r"bind -M insert \cgk __omnish_pick_widget",
+    for (k, widget) in [
+        ("ga", "ask"),
+        ("gf", "fix"),
+        ("gp", "pause"),
+        ("gk", "pick"),
     ] {
-        assert!(ours.lines().any(|l| l == want), "{want} in:\n{ours}");
+        for mode in ["", "-M insert "] {
+            let want = format!("bind {mode}{} __omnish_{widget}_widget", key(k));
+            assert!(ours.lines().any(|l| l == want), "{want} in:\n{ours}");
+        }
     }
 }
 
@@ -177,9 +200,8 @@ fn wrap_config(extra: &str) -> String {
     )
 }
 
-#[test]
-fn keys_in_fish_under_tmux() {
-    if skip_without(&["tmux", "fish"]) {
+fn keys_in_fish_under_tmux(f: Fish) {
+    if !f.available() || skip_without(&["tmux"]) {
         return;
     }
     let home = home(&[(CONFIG, &wrap_config(""))]);
@@ -191,6 +213,7 @@ fn keys_in_fish_under_tmux() {
         &[
             ("OMNISH_DATA_DIR", data.display().to_string()),
             ("OMNISH_ASK_COMMAND", llm),
+            ("PATH", f.path()),
         ],
         "fish -i",
     );
@@ -315,9 +338,8 @@ fn keys_in_fish_under_tmux() {
     assert!(!text(&out.stdout).contains("paused-by-key-zq"));
 }
 
-#[test]
-fn wrap_starts_a_login_fish_as_a_login_fish() {
-    if skip_without(&["tmux", "fish"]) {
+fn wrap_starts_a_login_fish_as_a_login_fish(f: Fish) {
+    if !f.available() || skip_without(&["tmux"]) {
         return;
     }
     let home = home(&[(CONFIG, &wrap_config("set -g CONFIG_READ yes\n"))]);
@@ -325,7 +347,10 @@ fn wrap_starts_a_login_fish_as_a_login_fish() {
     let data = h.join("data");
     let t = Tmux::start(
         h,
-        &[("OMNISH_DATA_DIR", data.display().to_string())],
+        &[
+            ("OMNISH_DATA_DIR", data.display().to_string()),
+            ("PATH", f.path()),
+        ],
         "fish -l",
     );
     t.wait("the prompt", |s| s.contains("READY>"));
@@ -346,9 +371,8 @@ fn wrap_starts_a_login_fish_as_a_login_fish() {
     assert_eq!(sessions_in(&data).len(), 1);
 }
 
-#[test]
-fn wrap_never_starts_for_fish_scripts_or_fish_c() {
-    if skip_without(&["tmux", "fish"]) {
+fn wrap_never_starts_for_fish_scripts_or_fish_c(f: Fish) {
+    if !f.available() || skip_without(&["tmux"]) {
         return;
     }
     let home = home(&[(
@@ -374,12 +398,15 @@ fn wrap_never_starts_for_fish_scripts_or_fish_c() {
     assert!(sessions_in(&data).is_empty(), "a session was started");
 }
 
-#[test]
-fn inside_a_recorded_fish_init_wrap_installs_the_keys_only() {
-    if skip_without(&["fish"]) {
+fn inside_a_recorded_fish_init_wrap_installs_the_keys_only(f: Fish) {
+    if !f.available() {
         return;
     }
-    let mut h = Harness::start(&["fish"], &[(CONFIG, &wrap_config("")), NO_GENERATED]);
+    let mut h = Harness::start_with(
+        &["fish"],
+        &[(CONFIG, &wrap_config("")), NO_GENERATED],
+        &[("PATH", &f.path())],
+    );
     h.wait_prompts(1);
     let r = h.run("bind | string match -e __omnish_ | count; echo $OMNISH_SESSION_ID");
     let shown = omnish::term::render::render(&h.output(&r), 80, 24);
@@ -395,9 +422,8 @@ fn inside_a_recorded_fish_init_wrap_installs_the_keys_only() {
     assert_eq!(sessions_in(&h.data()).len(), 1);
 }
 
-#[test]
-fn wrap_falls_back_to_the_plain_fish_with_one_line_when_omnish_cannot_record() {
-    if skip_without(&["tmux", "fish"]) {
+fn wrap_falls_back_to_the_plain_fish_with_one_line_when_omnish_cannot_record(f: Fish) {
+    if !f.available() || skip_without(&["tmux"]) {
         return;
     }
     let home = home(&[(CONFIG, &wrap_config("")), ("file", "")]);
@@ -414,4 +440,46 @@ fn wrap_falls_back_to_the_plain_fish_with_one_line_when_omnish_cannot_record() {
     t.type_text("echo \"plain-$OMNISH_SESSION_ID-shell\"");
     t.keys(&["Enter"]);
     t.wait("the plain shell", |s| s.contains("\nplain--shell"));
+}
+
+/// Runs each scenario named, in the fish named (the scenarios' own name is the test's).
+macro_rules! in_fish {
+    ($fish:ident: $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                super::$name(Fish::$fish);
+            }
+        )*
+    };
+}
+
+/// Every scenario, in Debian's fish 3.6.
+mod fish3 {
+    use super::*;
+    in_fish!(V3:
+        printed_snippets_pass_fish_no_execute_and_keys_are_translated,
+        default_keys_shadow_nothing_in_a_clean_fish,
+        keys_in_fish_under_tmux,
+        wrap_starts_a_login_fish_as_a_login_fish,
+        wrap_never_starts_for_fish_scripts_or_fish_c,
+        inside_a_recorded_fish_init_wrap_installs_the_keys_only,
+        wrap_falls_back_to_the_plain_fish_with_one_line_when_omnish_cannot_record,
+    );
+}
+
+/// In fish 4.0, the scenarios where it differs: its parser (`--no-execute` of the snippet), its
+/// `bind` (key notation, presets), its line editor (the keys pressed in tmux, which fish 4 reads
+/// through the kitty keyboard protocol where the terminal has it), `status fish-path` (which
+/// `--wrap` runs) and `bind` inside a recorded fish. Left to 3.6: scripts and `fish -c` (no
+/// line editor) and the fallback line (omnish's, not fish's).
+mod fish4 {
+    use super::*;
+    in_fish!(V4:
+        printed_snippets_pass_fish_no_execute_and_keys_are_translated,
+        default_keys_shadow_nothing_in_a_clean_fish,
+        keys_in_fish_under_tmux,
+        wrap_starts_a_login_fish_as_a_login_fish,
+        inside_a_recorded_fish_init_wrap_installs_the_keys_only,
+    );
 }

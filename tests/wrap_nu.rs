@@ -571,3 +571,128 @@ fn poetry_shell_and_nix_shell_in_nu_record_each_inner_command() {
         h.wait_until("the nested shell's end", || h.meta().nest.is_empty());
     }
 }
+
+/// `$env.config = {...}` typed at the prompt with hook lists in it replaces those lists whole,
+/// omnish's hooks with them: the prompt (a closure around the user's, outside `$env.config`)
+/// ends that command and has nushell put the hooks back before the next line, with the user's
+/// new hooks kept. The commands after it are records, and the line that put them back is none.
+#[test]
+fn a_config_assignment_typed_at_the_prompt_loses_no_command() {
+    if !nu_or_skip() {
+        return;
+    }
+    let mut h = nu(&[]);
+    h.run("print before");
+    let line = "$env.config = {show_banner: false, hooks: {pre_prompt: [{|| 'pp\n' | save -a ~/pp.log }], pre_execution: []}}";
+    let r = h.run(line);
+    assert_eq!(line_and_status(&r), (line, Some(0)));
+    let r = h.run("print after");
+    assert_eq!(line_and_status(&r), ("print after", Some(0)));
+    assert_eq!(shown(&h, &r), "after\r\n");
+    let r = h.run("^sh -c 'exit 4'");
+    assert_eq!(line_and_status(&r), ("^sh -c 'exit 4'", Some(4)));
+    let lines: Vec<String> = h.records().into_iter().map(|r| r.command_line).collect();
+    assert_eq!(
+        lines,
+        ["print before", line, "print after", "^sh -c 'exit 4'"],
+        "{lines:?}"
+    );
+    // The user's new hook runs at each prompt since, beside omnish's.
+    let pp = std::fs::read_to_string(h.home.path().join("pp.log")).unwrap();
+    assert!(pp.lines().count() >= 3, "{pp:?}");
+    // Again, with the user's prompt set anew in the same session: still put back.
+    h.run("$env.PROMPT_COMMAND = {|| 'READY2> ' }");
+    let r = h.run("$env.config = {hooks: {pre_prompt: [], pre_execution: []}}");
+    assert_eq!(r.exit_code, Some(0));
+    let r = h.run("print again");
+    assert_eq!(line_and_status(&r), ("print again", Some(0)));
+    assert!(h.screen().contains("READY2> "));
+}
+
+/// starship, installed as its documentation says for nushell: `starship init nu` saved into
+/// nushell's vendor autoload directory. Commands are recorded with their status, starship's
+/// prompt shows the status omnish left intact, the token never reaches the terminal, and a
+/// `$env.config = {...}` typed at the prompt loses no command under starship's prompt either.
+#[test]
+fn starship_installed_as_its_docs_say() {
+    if !(nu_or_skip() && require("starship")) {
+        return;
+    }
+    let init = std::process::Command::new("starship")
+        .args(["init", "nu"])
+        .output()
+        .unwrap();
+    assert!(init.status.success());
+    let init = String::from_utf8(init.stdout).unwrap();
+    let toml = "add_newline = false\ncommand_timeout = 10000\n\
+                format = \"$directory$status$character\"\n\
+                [directory]\nformat = \"in:$path \"\n\
+                [status]\ndisabled = false\nformat = \"st=$status \"\n\
+                [character]\nsuccess_symbol = \"READY>\"\nerror_symbol = \"READY!\"\n";
+    let files = [
+        (
+            ".config/nushell/config.nu",
+            "$env.config.show_banner = false\n",
+        ),
+        (
+            ".local/share/nushell/vendor/autoload/starship.nu",
+            init.as_str(),
+        ),
+        (".config/starship.toml", toml),
+    ];
+    let mut h = Harness::start(&["nu"], &files);
+    h.wait_screen("in:~ READY>");
+    let r = h.run("^sh -c 'exit 3'");
+    assert_eq!(line_and_status(&r), ("^sh -c 'exit 3'", Some(3)));
+    h.wait_screen("in:~ st=3 READY!");
+    let r = h.run("cd /tmp; print star-out");
+    assert_eq!(line_and_status(&r), ("cd /tmp; print star-out", Some(0)));
+    assert_eq!(shown(&h, &r), "star-out\r\n");
+    h.wait_screen("in:/tmp READY>");
+    let line = "$env.config = {hooks: {pre_prompt: [], pre_execution: []}}";
+    let r = h.run(line);
+    assert_eq!(line_and_status(&r), (line, Some(0)));
+    let r = h.run("print after");
+    assert_eq!(line_and_status(&r), ("print after", Some(0)));
+    assert_eq!(shown(&h, &r), "after\r\n");
+    let lines: Vec<String> = h.records().into_iter().map(|r| r.command_line).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    let screen = h.screen();
+    assert!(screen.matches("in:/tmp READY>").count() >= 3, "{screen:?}");
+    assert!(!screen.contains(&token(&h)), "{screen:?}");
+}
+
+/// Lines typed while a command runs, which the command reads itself: at its end no line waits
+/// for the shell (the hook asks `bash -c 'read -t 0'`, which reads nothing), so their echo is
+/// the command's output and stays in its record; a line typed ahead of the shell is a record of
+/// its own, and the echo of a private one is nowhere on disk.
+#[test]
+fn lines_a_command_read_stay_in_its_output() {
+    if !(nu_or_skip() && require("bash")) {
+        return;
+    }
+    let mut h = nu(&[]);
+    // (Running 300 ms at least: the hook asks only after a command that ran 200 ms.)
+    h.type_line("^sh -c 'sleep 0.3; read a; read b; echo got=$a,$b'");
+    h.wait_reading("sh");
+    h.type_line("one");
+    h.wait_screen("one\r\n");
+    h.wait_reading("sh");
+    h.type_line("two");
+    let r = h.wait_records(1).remove(0);
+    assert_eq!(r.exit_code, Some(0));
+    assert_eq!(shown(&h, &r), "one\r\ntwo\r\ngot=one,two\r\n");
+    h.wait_prompts(2);
+    h.type_line("^sleep 1");
+    h.wait_foreground("sleep");
+    // (One line: reedline keeps only the first of several lines typed ahead.)
+    h.type_line(" print SECRET-ahead-7");
+    let recs = h.wait_records(3);
+    h.wait_prompts(4);
+    let r = h.run("print after");
+    let lines: Vec<&str> = recs.iter().map(|r| r.command_line.as_str()).collect();
+    assert_eq!(lines[1..], ["^sleep 1", ""]);
+    assert!(recs[2].private, "{:?}", recs[2]);
+    assert_eq!(shown(&h, &r), "after\r\n");
+    assert!(!String::from_utf8_lossy(&stored(&h)).contains("SECRET-ahead"));
+}

@@ -53,6 +53,18 @@ function __omnish_postexec --on-event fish_postexec
     set -l st $status
     __omnish_exec_undo
     printf '\e]133;%s;D;%s\a' $__omnish_token $st
+    # After the end marker (so it covers every key echoed before it): nothing typed waits for
+    # the shell, so the command read what was typed while it ran. fish has no builtin that looks
+    # at the terminal's input without reading it (`read` has no timeout); bash's `read -t 0`
+    # does (select, nothing read). The terminal is in fish's modes here (not line by line): any
+    # key waiting counts, a stricter test than bash's whole line. That costs a process: only
+    # after a command that ran 200 ms or more (one that reads what is typed runs that long; a
+    # few ms beside it); after a shorter one, or without bash, nothing is said (the recorder
+    # then does as it must when it cannot know).
+    if test "$CMD_DURATION" -ge 200 2>/dev/null; and command -q bash
+        and not command env -u BASH_ENV -u ENV bash -c 'read -t 0' 2>/dev/null
+        printf '\e]633;%s;P;Waiting=0\a' $__omnish_token
+    end
     set -g __omnish_ended 1
 end
 

@@ -65,8 +65,9 @@ def --env __omnish_hooks [dir: string, kind: string, far?: record] {
     # pre_execution, kept last so that its output start comes right before the command's.
     let pre_execution = {||
         let line = commandline
-        # An empty line: nushell runs nothing (no record).
-        if ($line | str trim | is-empty) or (do $host_command $line) { return }
+        # An empty line: nushell runs nothing (no record); nor is the line the prompt entered
+        # to put the hooks back (below) a command of the user's.
+        if ($line | str trim | is-empty) or $line == ' __omnish_rehook' or (do $host_command $line) { return }
         mut m = ""
         # nushell keeps a line starting with a space out of its history
         # (history.ignore_space_prefixed, on by default); with `--no-history` it keeps every
@@ -99,7 +100,20 @@ def --env __omnish_hooks [dir: string, kind: string, far?: record] {
         if (do $mine $env.NU_VENDOR_AUTOLOAD_DIR?) { hide-env NU_VENDOR_AUTOLOAD_DIR }
         if (do $mine $env.ENV?) { hide-env ENV; hide-env -i POSIXLY_CORRECT }
         if (do $mine $env.ZDOTDIR?) { hide-env ZDOTDIR }
-        print -r -n $"\e]133;($token);D;($st)\a\e]633;($token);P;Cwd=(do $escape $env.PWD)\a\e]133;($token);A\a"
+        print -r -n $"\e]133;($token);D;($st)\a"
+        # After the end marker (so it covers every key echoed before it): no whole line typed
+        # ahead waits for the shell, so the command read every line typed while it ran. nushell
+        # has no command that looks at the terminal's input without reading it (`input` and
+        # `input listen` read); bash's `read -t 0` does (select, nothing read), and the terminal
+        # is line by line here, as for bash's own hook. That costs a process: only after a
+        # command that ran 200 ms or more (one that reads what is typed runs that long; a few ms
+        # beside it); after a shorter one, or without bash, nothing is said.
+        let took = try { $env.CMD_DURATION_MS | into int } catch { 0 }
+        let waiting = if $took < 200 or (which bash | is-empty) { true } else {
+            (do { ^env -u BASH_ENV -u ENV bash -c 'read -t 0' } | complete | get exit_code) == 0
+        }
+        let w = if $waiting { "" } else { $"\e]633;($token);P;Waiting=0\a" }
+        print -r -n $"($w)\e]633;($token);P;Cwd=(do $escape $env.PWD)\a\e]133;($token);A\a"
         # Keep the order (a hook a command added goes after this one and before the other).
         let hooks = $env.config.hooks
         let pp = $hooks.pre_prompt? | default []
@@ -113,11 +127,49 @@ def --env __omnish_hooks [dir: string, kind: string, far?: record] {
             let self = $pp | where {|h| do $ours $h }
             $env.config.hooks.pre_prompt = ($self | append ($pp | where {|h| not (do $ours $h) }))
         }
+        # The prompt that puts these hooks back (below), around the user's prompt of the moment
+        # (a command may have set another: starship's, a theme's).
+        let prompt = $env.PROMPT_COMMAND?
+        if $prompt != null and not (($prompt | describe) == closure and ((view source $prompt) =~ 'omnish-prompt')) {
+            let wrap = $env.__omnish_wrap_prompt?
+            if ($wrap | describe) == closure { $env.PROMPT_COMMAND = (do $wrap $prompt) }
+        }
         # omnish-pre-prompt
     }
 
     $env.config.hooks.pre_prompt = ($env.config.hooks.pre_prompt? | default [] | prepend $pre_prompt)
     $env.config.hooks.pre_execution = ($env.config.hooks.pre_execution? | default [] | append $pre_execution)
+
+    # `$env.config = {hooks: {pre_prompt: [...], ...}}` typed at the prompt replaces the hook
+    # lists it names whole, and with them these hooks (a record without `hooks` keeps them:
+    # nushell updates the fields it names). The hooks live in `$env.config`, so nothing in it
+    # can bring them back; the prompt (PROMPT_COMMAND, evaluated once before each prompt) lives
+    # outside it: a closure around the user's prompt. When the pre_prompt hook is gone, it ends
+    # the command as that hook would, and enters ` __omnish_rehook` (leading space: out of
+    # history) for nushell to run at once (`commandline edit --accept`): a prompt closure
+    # cannot change `$env` itself. That command puts the hooks back (it is no record). The
+    # closures live in `$env`, which nushell passes to no program (they are no strings).
+    $env.__omnish_rehook = {||
+        if not ($env.config.hooks.pre_prompt? | default [] | any {|h| $h == $pre_prompt }) {
+            $env.config.hooks.pre_prompt = ($env.config.hooks.pre_prompt? | default [] | prepend $pre_prompt)
+        }
+        if not ($env.config.hooks.pre_execution? | default [] | any {|h| $h == $pre_execution }) {
+            $env.config.hooks.pre_execution = ($env.config.hooks.pre_execution? | default [] | append $pre_execution)
+        }
+    }
+    $env.__omnish_wrap_prompt = {|user|
+        {||
+            # omnish-prompt
+            if not ($env.config.hooks.pre_prompt? | default [] | any {|h| $h == $pre_prompt }) {
+                do $pre_prompt
+                commandline edit --replace --accept ' __omnish_rehook'
+            }
+            if ($user | describe) == closure { do $user } else { $user }
+        }
+    }
+    if $env.PROMPT_COMMAND? != null {
+        $env.PROMPT_COMMAND = (do $env.__omnish_wrap_prompt $env.PROMPT_COMMAND)
+    }
 
     # The ask and fix keys of a nu on the far side of `omnish nest` (`far`: their keybindings),
     # where omnish is not installed: a key prints a request with this shell's token; the
@@ -153,6 +205,13 @@ def --env __omnish_hooks [dir: string, kind: string, far?: record] {
             }
         ])
     }
+}
+
+# Puts omnish's hooks back after a command replaced the lists that held them (the prompt enters
+# this command then: see `__omnish_rehook` above).
+def --env __omnish_rehook [] {
+    let rehook = $env.__omnish_rehook?
+    if ($rehook | describe) == closure { do --env $rehook }
 }
 
 # For a line `exec nu [-l|-i|--login|...]`, `exec bash`, `exec zsh` (a shell about to replace

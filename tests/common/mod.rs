@@ -4,6 +4,7 @@
 
 pub mod cursor;
 pub mod farkeys;
+pub mod fish;
 pub mod remote;
 pub mod starters;
 
@@ -215,7 +216,18 @@ impl Harness {
 
     /// Types `line` a few keys at a time, then Enter.
     pub fn type_line(&mut self, line: &str) {
-        for chunk in line.as_bytes().chunks(16) {
+        // Never inside a character: a terminal sends each key's bytes in one piece (fish 4
+        // drops a character whose bytes come apart).
+        let mut chunks = Vec::new();
+        let mut start = 0;
+        for (i, c) in line.char_indices() {
+            if i + c.len_utf8() - start > 16 {
+                chunks.push(&line.as_bytes()[start..i]);
+                start = i;
+            }
+        }
+        chunks.push(&line.as_bytes()[start..]);
+        for chunk in chunks.into_iter().filter(|c| !c.is_empty()) {
             self.send(chunk);
             // Pacing, as a person types (a paste comes in one piece); not a wait for state:
             // callers wait for the record, the prompt or the screen after it.
