@@ -646,7 +646,7 @@ pub enum InitShell {
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Add to the end of ~/.bashrc, ~/.zshrc or ~/.config/fish/config.fish:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n  omnish init fish --wrap | source\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line. In fish, whose\nCtrl-X copies, the defaults are Ctrl-G a and Ctrl-G f.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys.\nnushell (Alt-a, Alt-x): the first lines of `omnish init nu` say what config.nu holds."
+    after_help = "Add to the end of ~/.bashrc, ~/.zshrc or ~/.config/fish/config.fish:\n  eval \"$(omnish init bash --wrap)\"\n  eval \"$(omnish init zsh --wrap)\"\n  omnish init fish --wrap | source\n\nKeys (readline syntax, as in `bind`; zsh's bindkey reads the same): Ctrl-X a asks about the\nlast failed command, Ctrl-X f puts a corrected command on the prompt line. In fish, whose\nCtrl-X copies, the defaults are Ctrl-O a and Ctrl-O f.\nWith --wrap an interactive terminal shell becomes a recorded one (omnish wrap), never for\nscripts, never twice, never inside a recorded shell; the same line inside it installs the keys.\nnushell (Alt-a, Alt-x): the first lines of `omnish init nu` say what config.nu holds."
 )]
 pub struct InitArgs {
     /// The shell to print the snippet for.

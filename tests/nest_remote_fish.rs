@@ -122,7 +122,7 @@ fn ssh_to_a_fish_login_is_followed_command_by_command() {
     assert_eq!((after.depth, after.user.as_deref()), (0, None));
 }
 
-/// The ask and fix keys in a far fish (fish's defaults: Ctrl-G a, Ctrl-G f): the recording
+/// The ask and fix keys in a far fish (fish's defaults: Ctrl-O a, Ctrl-O f): the recording
 /// omnish answers them, as for bash and zsh (tests/nest_remote.rs).
 #[test]
 fn the_ask_and_fix_keys_in_a_far_fish_are_answered_by_the_recording_omnish() {
@@ -165,7 +165,7 @@ fn the_ask_and_fix_keys_in_a_far_fish_are_answered_by_the_recording_omnish() {
         &mut h,
         &user,
         "fish",
-        (b"\x07a", b"\x07f"),
+        (b"\x0fa", b"\x0ff"),
         "ls /nope-far",
         "echo after-(math 6 \\* 7)",
         "echo fixed-by-omnish",

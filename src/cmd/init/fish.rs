@@ -3,16 +3,17 @@
 //! The keys come from `keys.ask` and `keys.fix` in readline syntax (`\C-xa`), as for bash and
 //! zsh. Their defaults (Ctrl-X a, Ctrl-X f) would shadow fish's own Ctrl-X (copy to the
 //! clipboard: a bound prefix makes fish wait for the key after it), so fish has defaults of its
-//! own, Ctrl-G a, Ctrl-G f, Ctrl-G p (`keys.pause`) and Ctrl-G k (`keys.pick`): a clean fish
-//! binds no Ctrl-G in any mode.
+//! own, Ctrl-O a, Ctrl-O f, Ctrl-O p (`keys.pause`) and Ctrl-O k (`keys.pick`): neither fish 3
+//! nor fish 4 binds Ctrl-O in any mode (fish 4 binds Ctrl-G alone to `cancel`, which a Ctrl-G
+//! prefix would make wait for a second key).
 
 use crate::record::shell::fish::fish_quote;
 
 /// fish's default keys (readline syntax), used while `keys.ask`/`keys.fix` are the defaults.
-pub(crate) const ASK_DEFAULT: &str = r"\C-ga";
-pub(crate) const FIX_DEFAULT: &str = r"\C-gf";
-pub(crate) const PAUSE_DEFAULT: &str = r"\C-gp";
-pub(crate) const PICK_DEFAULT: &str = r"\C-gk";
+pub(crate) const ASK_DEFAULT: &str = r"\C-oa";
+pub(crate) const FIX_DEFAULT: &str = r"\C-of";
+pub(crate) const PAUSE_DEFAULT: &str = r"\C-op";
+pub(crate) const PICK_DEFAULT: &str = r"\C-ok";
 
 /// A key in readline syntax (`\C-xa`, `\ea`, `\M-q`, `\C-g`) as fish's `bind` reads it unquoted
 /// (`\cxa`, `\ea`, `\eq`, `\cg`); works with fish 3 and 4 (which still reads this notation). None
@@ -113,9 +114,9 @@ mod tests {
         for bad in ["", r"\C-", r"\C-1", r"\q", "é", r"\M-", r"\C", "\\"] {
             assert_eq!(bind_notation(bad), None, "{bad}");
         }
-        assert_eq!(bind_notation(ASK_DEFAULT).as_deref(), Some(r"\cga"));
-        assert_eq!(bind_notation(FIX_DEFAULT).as_deref(), Some(r"\cgf"));
-        assert_eq!(bind_notation(PAUSE_DEFAULT).as_deref(), Some(r"\cgp"));
-        assert_eq!(bind_notation(PICK_DEFAULT).as_deref(), Some(r"\cgk"));
+        assert_eq!(bind_notation(ASK_DEFAULT).as_deref(), Some(r"\coa"));
+        assert_eq!(bind_notation(FIX_DEFAULT).as_deref(), Some(r"\cof"));
+        assert_eq!(bind_notation(PAUSE_DEFAULT).as_deref(), Some(r"\cop"));
+        assert_eq!(bind_notation(PICK_DEFAULT).as_deref(), Some(r"\cok"));
     }
 }
