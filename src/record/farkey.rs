@@ -25,6 +25,7 @@ use std::ffi::OsString;
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The byte that ends a far widget's wait.
@@ -54,6 +55,8 @@ pub(crate) struct FarKeys {
     env: Vec<(OsString, OsString)>,
     notifier: Notifier,
     shared: Arc<Mutex<Shared>>,
+    /// `Shared::busy`, read without the lock: the terminal thread asks at every key typed.
+    busy: AtomicBool,
     /// The ask and fix keys, for the far hooks.
     keys: FarKeyNames,
 }
@@ -92,6 +95,7 @@ impl FarKeys {
             env,
             notifier,
             shared: Arc::new(Mutex::new(Shared::default())),
+            busy: AtomicBool::new(false),
             keys,
         }
     }
@@ -129,6 +133,7 @@ impl FarKeys {
                 busy: true,
                 ..Shared::default()
             };
+            self.busy.store(true, Ordering::Relaxed);
         }
         let mut cmd = Command::new(&self.program);
         cmd.arg(match action {
@@ -166,9 +171,10 @@ impl FarKeys {
         }
     }
 
-    /// Whether a key's `omnish` runs.
+    /// Whether a key's `omnish` runs (only the terminal thread changes it, in `start` and
+    /// `take`).
     pub(crate) fn busy(&self) -> bool {
-        self.lock().busy
+        self.busy.load(Ordering::Relaxed)
     }
 
     /// What waits for the terminal thread: output for the screen, and (the answer complete)
@@ -185,6 +191,7 @@ impl FarKeys {
             }
             s.busy = false;
             s.pid = None;
+            self.busy.store(false, Ordering::Relaxed);
         }
         taken
     }
@@ -217,7 +224,14 @@ fn run(mut cmd: Command, action: KeyAction, shared: &Mutex<Shared>, notifier: &N
     let Ok(mut child) = child else {
         return finish(vec![DONE]);
     };
-    lock().pid = Some(child.id());
+    {
+        let mut s = lock();
+        s.pid = Some(child.id());
+        // Ctrl-C came before the process was there to stop.
+        if s.cancelled {
+            let _ = child.kill();
+        }
+    }
     let mut buf = [0u8; 4096];
     loop {
         match reader.read(&mut buf) {
@@ -229,6 +243,10 @@ fn run(mut cmd: Command, action: KeyAction, shared: &Mutex<Shared>, notifier: &N
                     std::thread::sleep(std::time::Duration::from_millis(10));
                 }
                 let mut s = lock();
+                // Cancelled: what it still prints is dropped.
+                if s.cancelled {
+                    continue;
+                }
                 for &b in &buf[..n] {
                     if b == b'\n' {
                         s.screen.push(b'\r');
