@@ -2,6 +2,7 @@
 # Installs what the tests drive for real, when missing: zsh, fish, tmux, less, vim and fzf (the
 # full-screen and picker tests), strace, shellcheck,
 # and for the ssh, sudo/su and container tests OpenSSH's server and client, sudo, hostname,
+# podman and runc (a real container, from an image the test makes of this machine's programs),
 # and chromium-headless-shell, the browser that loads the page `omnish export` writes, and node,
 # which loads the opencode plugin `omnish hooks install opencode` writes, patchelf and curl (Debian
 # packages); fish 4 and starship from Debian trixie's packages (pinned, sha256-checked), under
@@ -16,7 +17,7 @@
 # shellcheck shell=bash
 
 need=()
-for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname chromium-headless-shell node patchelf curl; do
+for tool in zsh fish tmux less vim fzf strace shellcheck sudo ssh hostname chromium-headless-shell node patchelf curl podman runc; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
 done
 # Debian names the packages of these after the project, not the program.

@@ -9,6 +9,7 @@
 mod common;
 
 use common::farkeys;
+use common::podman::Podman;
 use common::remote::{Sshd, TestUser, fake_container_bin};
 use common::*;
 use omnish::store::CommandRecord;
@@ -185,6 +186,39 @@ fn a_shell_in_a_container_has_the_container_as_its_host() {
     let line = format!("omnish nest -- docker exec -it -u {} ctr1 bash", user.name);
     followed(&mut h, &user, "bash", &line, Some("ctr1"));
     nothing_left(&user);
+}
+
+/// A real container: podman runs an image of this machine's programs; `podman exec -it` into it
+/// is followed as the stand-in is, its records carry the container's host name, and nothing of
+/// omnish's is left in it.
+#[test]
+fn a_shell_in_a_real_podman_container_is_followed() {
+    let Some(user) = TestUser::create("/bin/bash") else {
+        return;
+    };
+    let Some(podman) = Podman::start(&format!("omnish-{}", user.name), &user) else {
+        return;
+    };
+    let env = podman.env();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let mut h = recorded(None, &env);
+    let line = format!(
+        "omnish nest -- podman exec -it -u {} -w {} {} bash",
+        user.name,
+        user.home.display(),
+        podman.name
+    );
+    followed(&mut h, &user, "bash", &line, Some(podman.name.as_str()));
+    nothing_left(&user);
+    // In the container's /tmp: only the mount point of the user's home (made under /tmp here).
+    let home_dir = user.home.strip_prefix("/tmp").ok().and_then(|p| p.iter().next());
+    let left: Vec<String> = podman
+        .exec("root", &["ls", "-A", "/tmp"])
+        .lines()
+        .filter(|f| home_dir.is_none_or(|d| d.to_str() != Some(*f)))
+        .map(String::from)
+        .collect();
+    assert!(left.is_empty(), "left in the container: {left:?}");
 }
 
 #[test]

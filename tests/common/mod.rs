@@ -5,6 +5,7 @@
 pub mod cursor;
 pub mod farkeys;
 pub mod fish;
+pub mod podman;
 pub mod remote;
 pub mod starters;
 
