@@ -183,24 +183,25 @@ if ! "$venv/bin/python" -c 'import mcp' >/dev/null 2>&1 || [ ! -x "$venv/bin/llm
     "$venv/bin/pip" install -q --disable-pip-version-check llm==0.36 llm-echo==0.5 mcp==2.3.0 \
         asciinema==2.4.0
 fi
-# poetry 1.8 (pinned: `poetry shell` is built in up to 1.8), a real program that starts the
-# user's shell for a project (tests/nest.rs), in a virtualenv of its own (its dependencies and
-# llm's do not agree), linked into the first one's bin.
-poetry_venv="${OMNISH_CI_POETRY_VENV:-$PWD/target/ci-poetry}"
-if [ "$("$poetry_venv/bin/poetry" --version 2>/dev/null)" != "Poetry (version 1.8.5)" ]; then
-    echo "installing poetry 1.8.5 into $poetry_venv (pip)" >&2
-    python3 -m venv "$poetry_venv"
-    "$poetry_venv/bin/pip" install -q --disable-pip-version-check poetry==1.8.5
-fi
-ln -sf "$poetry_venv/bin/poetry" "$venv/bin/poetry"
-# pipenv (pinned), whose `pipenv shell` starts the user's shell through pexpect and reads its
-# first output away (tests/nest.rs), in a virtualenv of its own too.
-pipenv_venv="${OMNISH_CI_PIPENV_VENV:-$PWD/target/ci-pipenv}"
-if [ "$("$pipenv_venv/bin/pipenv" --version 2>/dev/null)" != "pipenv, version 2026.10.3" ]; then
-    echo "installing pipenv 2026.10.3 into $pipenv_venv (pip)" >&2
-    python3 -m venv "$pipenv_venv"
-    "$pipenv_venv/bin/pip" install -q --disable-pip-version-check pipenv==2026.10.3
-fi
-ln -sf "$pipenv_venv/bin/pipenv" "$venv/bin/pipenv"
+# Installs SPEC with pip into a virtualenv of its own at DIR, unless PROGRAM there already says
+# WANT to --version, and links PROGRAM into the first virtualenv's bin.
+omnish_ci_own_venv() {
+    local dir=$1 program=$2 want=$3 spec=$4
+    if [ "$("$dir/bin/$program" --version 2>/dev/null)" != "$want" ]; then
+        echo "installing $spec into $dir (pip)" >&2
+        python3 -m venv "$dir"
+        "$dir/bin/pip" install -q --disable-pip-version-check "$spec"
+    fi
+    ln -sf "$dir/bin/$program" "$venv/bin/$program"
+}
+# Real programs that start the user's shell for a project (tests/nest.rs), each in a virtualenv
+# of its own (their dependencies and llm's do not agree): poetry 1.8 (pinned: `poetry shell` is
+# built in up to 1.8), and pipenv, whose `pipenv shell` starts the shell through pexpect and
+# reads its first output away.
+omnish_ci_own_venv "${OMNISH_CI_POETRY_VENV:-$PWD/target/ci-poetry}" poetry \
+    "Poetry (version 1.8.5)" poetry==1.8.5
+omnish_ci_own_venv "${OMNISH_CI_PIPENV_VENV:-$PWD/target/ci-pipenv}" pipenv \
+    "pipenv, version 2026.10.3" pipenv==2026.10.3
+unset -f omnish_ci_own_venv
 export PATH="$venv/bin:$PATH"
 export OMNISH_TEST_PYTHON="$venv/bin/python"

@@ -211,7 +211,11 @@ fn a_shell_in_a_real_podman_container_is_followed() {
     followed(&mut h, &user, "bash", &line, Some(podman.name.as_str()));
     nothing_left(&user);
     // In the container's /tmp: only the mount point of the user's home (made under /tmp here).
-    let home_dir = user.home.strip_prefix("/tmp").ok().and_then(|p| p.iter().next());
+    let home_dir = user
+        .home
+        .strip_prefix("/tmp")
+        .ok()
+        .and_then(|p| p.iter().next());
     let left: Vec<String> = podman
         .exec("root", &["ls", "-A", "/tmp"])
         .lines()

@@ -349,15 +349,21 @@ fn piped_input_ends_with_ctrl_d_once_the_shell_is_back_at_its_prompt() {
 /// nothing written in between, and a prompt was announced since the last keys were written.
 #[test]
 fn piped_input_ends_with_ctrl_d_only_when_the_shell_is_seen_waiting_for_it() {
+    /// A recorded shell at its first prompt, seen waiting, given `input` from a pipe that
+    /// then ends.
+    fn piped(input: &[u8]) -> (tempfile::TempDir, TestRelay, Now) {
+        let (tmp, dir) = session_dir();
+        let mut tty = MemTty::new();
+        tty.input_tty = false;
+        let (mut r, start) = hooked(tty, Some(&dir));
+        r.on_shell_output(ours(133, "A").as_bytes(), start);
+        r.pty.waiting = Some(true);
+        r.on_input(input, start);
+        r.on_input_end();
+        (tmp, r, start)
+    }
     let soon = SOON.as_millis() as u64;
-    let (_tmp, dir) = session_dir();
-    let mut tty = MemTty::new();
-    tty.input_tty = false;
-    let (mut r, start) = hooked(tty, Some(&dir));
-    r.on_shell_output(ours(133, "A").as_bytes(), start);
-    r.pty.waiting = Some(true);
-    r.on_input(b"false\r", start);
-    r.on_input_end();
+    let (_tmp, mut r, start) = piped(b"false\r");
     // Written now. Seen waiting, raw: not yet, it may not have read the line.
     r.send_to_shell(start);
     assert_eq!(r.pty.got, b"false\r");
@@ -387,14 +393,7 @@ fn piped_input_ends_with_ctrl_d_only_when_the_shell_is_seen_waiting_for_it() {
     assert_eq!(r.pty.got, b"false\r\x04", "once");
 
     // A line left unfinished shows no prompt: the Ctrl-D goes after EOT_WAIT seen waiting.
-    let (_tmp, dir) = session_dir();
-    let mut tty = MemTty::new();
-    tty.input_tty = false;
-    let (mut r, start) = hooked(tty, Some(&dir));
-    r.on_shell_output(ours(133, "A").as_bytes(), start);
-    r.pty.waiting = Some(true);
-    r.on_input(b"echo 'a\r", start);
-    r.on_input_end();
+    let (_tmp, mut r, start) = piped(b"echo 'a\r");
     r.send_to_shell(start);
     let wait = EOT_WAIT.as_millis() as u64;
     r.send_to_shell(after(start, 1));
