@@ -5,6 +5,12 @@
 //!
 //! Run with: `cargo bench --bench redact` (plain std::time, no harness). Set
 //! `OMNISH_BENCH_LINES` to change the number of lines (default 400,000).
+//!
+//! `OMNISH_REDACT_DIFF=FILE cargo bench --bench redact` times nothing: it writes what `redact`
+//! and a session `Redactor` make of ~100,000 generated texts (the redaction corpora's lines and
+//! cases, cut, joined, recased, spliced with markers, non-ASCII and random words, plus random
+//! soups of the detectors' literals) to FILE, one line each, so that two builds can be compared
+//! byte for byte (`cmp old new`): a change made for speed must leave every output as it was.
 
 mod support;
 use std::hint::black_box;
@@ -72,6 +78,9 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(400_000);
+    if let Some(file) = std::env::var_os("OMNISH_REDACT_DIFF") {
+        return diff::dump(std::path::Path::new(&file), &lines(20_000));
+    }
     let input = lines(n);
     let bytes: usize = input.iter().map(|l| l.len() + 1).sum();
     // Warm up: compile the patterns.
@@ -119,4 +128,205 @@ fn throughput<'a>(
         n as f64 / secs,
         bytes as f64 / 1e6 / secs
     );
+}
+
+/// The differential corpus (see the module documentation).
+mod diff {
+    use super::Rng;
+    use omnish::context::stages::redact::{Redactor, redact};
+    use std::fmt::Write as _;
+    use std::path::Path;
+
+    /// Literals and shapes the detectors look for, and words around them.
+    #[rustfmt::skip]
+    const WORDS: &[&str] = &[
+        "token", "TOKEN", "Token", "password", "PASSWORD", "passwd", "pass", "pwd", "secret",
+        "SECRET", "key", "KEY", "api_key", "apiKey", "API_KEY", "client_secret", "access_token",
+        "private_key", "credentials", "passphrase", "key_data", "secret_key_base", "auth",
+        "Authorization", "authorization", "Bearer", "Basic", "Cookie", "Set-Cookie", "cookie",
+        "curl", "-u", "--user", "-p", "-P", "-a", "--password", "--token", "--api-key", "mysql",
+        "sshpass", "docker", "login", "redis-cli", "machine", "default", "password", "user",
+        "ghp_", "gho_", "github_pat_", "glpat-", "sk-", "sk-ant-", "sk-proj-", "xoxb-", "sk_live_",
+        "rk_test_", "AKIA", "ASIA", "AIza", "eyJ", "hf_", "ya29.", "npm_", "SG.", "dapi", "hvs.",
+        "https://", "http://", "postgres://", "://", "@", "=", ":", ":=", "=>", "\"", "'", "`",
+        "${", "$(", "$", "%", "|", ";", "&&", "&", "?", "&sig=", "<", ">", "</", "[", "]", "{",
+        "}", "(", ")", ",", ".", "...", "-", "--", "_", "~", "/", "+", "\\", "\t", "  ", " ",
+        " ", " ", " ", "\n", "is", "was", "the", "with", "Created", "export", "set", "ENC[",
+        "sha256:", "h1:", "commit", "$2y$", "$6$", "{SSHA}", "pbkdf2_sha256$", "-----BEGIN",
+        "PRIVATE KEY-----", "-----END", "<Password>", "</Password>", "value=\"", "key=\"",
+        "hooks.slack.com/services/", "[REDACTED:assignment]", "[REDACTED:token]", "é", "K",
+        "…", "xxxx", "XXXXXXXX", "****", "EXAMPLE", "changeme", "your_api_key_here", "null",
+        "true", "12345678", "A3-", "ops_", "Q~", ":A", "-us1", ".atlasv1.", "sentry.io",
+    ];
+
+    fn pick<'a>(rng: &mut Rng, v: &[&'a str]) -> &'a str {
+        v[rng.below(v.len() as u64) as usize]
+    }
+
+    fn chars(rng: &mut Rng, n: usize) -> String {
+        const ALPHABETS: &[&str] = &[
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+            "0123456789abcdef",
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+            "abcdefghijklmnopqrstuvwxyz",
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
+        ];
+        let a = pick(rng, ALPHABETS).as_bytes();
+        (0..n)
+            .map(|_| char::from(a[rng.below(a.len() as u64) as usize]))
+            .collect()
+    }
+
+    /// The corpora's texts: `⟨cN⟩` filled with N random chars, `«kind|text»` and `«text»`
+    /// marks dropped; each case whole, and each of its lines.
+    fn corpus(rng: &mut Rng) -> Vec<String> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/redact");
+        let mut out = Vec::new();
+        for file in [
+            "secrets.txt",
+            "lookalikes.txt",
+            "heldout/secrets.gen.txt",
+            "heldout/secrets.hand.txt",
+            "heldout/lookalikes.txt",
+        ] {
+            let text = std::fs::read_to_string(format!("{dir}/{file}")).expect("corpus");
+            for block in text.split("\n== ").skip(1) {
+                let body = block.split_once('\n').map_or("", |(_, b)| b);
+                let mut plain = String::new();
+                let mut rest = body.trim_end_matches('\n');
+                while let Some(i) = rest.find(['⟨', '«', '»']) {
+                    plain.push_str(&rest[..i]);
+                    let c = rest[i..].chars().next().unwrap();
+                    rest = &rest[i + c.len_utf8()..];
+                    match c {
+                        '⟨' => {
+                            let close = rest.find('⟩').expect("⟨cN⟩");
+                            let n: usize = rest[1..close].parse().unwrap_or(8);
+                            plain.push_str(&chars(rng, n));
+                            rest = &rest[close + '⟩'.len_utf8()..];
+                        }
+                        '«' => {
+                            let bar = rest.find('|');
+                            let close = rest.find('»').unwrap_or(rest.len());
+                            if let Some(b) = bar.filter(|&b| b < close && !rest[..b].contains(' '))
+                            {
+                                rest = &rest[b + 1..];
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                plain.push_str(rest);
+                out.extend(plain.lines().map(str::to_string));
+                out.push(plain);
+            }
+        }
+        out
+    }
+
+    fn boundary(s: &str, rng: &mut Rng) -> usize {
+        let mut i = rng.below(s.len() as u64 + 1) as usize;
+        while !s.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    }
+
+    /// A variant of `seed` (`other`: a second text to join).
+    fn variant(seed: &str, other: &str, rng: &mut Rng) -> String {
+        let mut s = seed.to_string();
+        let at = boundary(&s, rng);
+        match rng.below(12) {
+            0 => s,
+            1 => format!("{} {s}", pick(rng, WORDS)),
+            2 => format!("{s}{}{}", pick(rng, WORDS), pick(rng, WORDS)),
+            3 => s[..at].to_string(),
+            4 => s[at..].to_string(),
+            5 => {
+                let end = at + boundary(&s[at..], rng);
+                let mid = if rng.below(2) == 0 {
+                    s[at..end].to_ascii_uppercase()
+                } else {
+                    s[at..end].to_ascii_lowercase()
+                };
+                format!("{}{mid}{}", &s[..at], &s[end..])
+            }
+            6 => format!("{s}\n{other}"),
+            7 => {
+                s.insert_str(
+                    at,
+                    pick(rng, &["[REDACTED:assignment]", "[REDACTED:github-token]"]),
+                );
+                s
+            }
+            8 => {
+                s.insert_str(at, pick(rng, &["é", "K", "…", "日本", "\u{1b}[31m"]));
+                s
+            }
+            9 => {
+                let n = rng.below(60) as usize + 1;
+                s.insert_str(at, &chars(rng, n));
+                s
+            }
+            10 => {
+                s.insert_str(at, pick(rng, WORDS));
+                s
+            }
+            _ => {
+                let end = at + boundary(&s[at..], rng);
+                format!("{}{}", &s[..at], &s[end..])
+            }
+        }
+    }
+
+    /// A random soup of the literals, random words and separators.
+    fn soup(rng: &mut Rng) -> String {
+        let mut s = String::new();
+        for _ in 0..rng.below(14) + 1 {
+            if rng.below(3) == 0 {
+                let n =
+                    [4, 8, 12, 16, 20, 24, 32, 36, 40, 48, 64, 100, 210][rng.below(13) as usize];
+                s.push_str(&chars(rng, n));
+            } else {
+                s.push_str(pick(rng, WORDS));
+            }
+        }
+        s
+    }
+
+    pub fn dump(file: &Path, bench_lines: &[String]) {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let seeds = corpus(&mut rng);
+        let mut texts: Vec<String> = bench_lines.to_vec();
+        for (i, seed) in seeds.iter().enumerate() {
+            for _ in 0..40 {
+                let other = &seeds[(i * 7 + rng.below(seeds.len() as u64) as usize) % seeds.len()];
+                texts.push(variant(seed, other, &mut rng));
+            }
+        }
+        for _ in 0..30_000 {
+            texts.push(soup(&mut rng));
+        }
+        // A session that learned from some of the texts.
+        let mut session = Redactor::new();
+        for t in texts.iter().step_by(97) {
+            session.learn(t);
+        }
+        let mut out = String::new();
+        let mut changed = 0;
+        for t in &texts {
+            let a = redact(t);
+            let b = session.redact(t);
+            changed += usize::from(a != t.as_str());
+            writeln!(out, "{a:?}\t{b:?}").unwrap();
+        }
+        std::fs::write(file, out).expect("write the dump");
+        println!(
+            "{} texts ({changed} redacted), {} learned, written to {}",
+            texts.len(),
+            session.learned(),
+            file.display()
+        );
+    }
 }

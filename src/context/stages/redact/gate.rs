@@ -10,7 +10,9 @@
 //! rest.
 //!
 //! The cost: per byte, one look-up in a table of the literals' first two bytes; on a
-//! hit (a few per line of ordinary output), a comparison with the literals that start so.
+//! hit (a few per line of ordinary output), a comparison of the text's next 8 bytes, read as one
+//! word, with each literal that starts so (one `or`, `and` and compare each; bytes past the
+//! 8th, in a few long literals, compared one by one).
 
 /// Pattern indices (detectors then token rows) as bits.
 pub(super) type Mask = u128;
@@ -29,8 +31,25 @@ pub(super) struct Gate {
     lits: Vec<Lit>,
     /// For each pair of bytes `(b0 << 8) | b1`, the literals starting with it (index into
     /// `buckets`, plus one; 0: none).
-    bucket_of: Box<[u16]>,
-    buckets: Vec<Vec<u16>>,
+    bucket_of: Box<[u16; 1 << 16]>,
+    buckets: Vec<Box<[Entry]>>,
+}
+
+/// A literal as the scan compares it: its first (up to) 8 bytes as one word, so that a
+/// comparison is a load, an or, an and and a compare rather than a loop over bytes.
+struct Entry {
+    /// The first bytes, lower case where the literal is matched in any case, little-endian.
+    want: u64,
+    /// Ones over the bytes of `want` (the literal's first 8 bytes or fewer).
+    keep: u64,
+    /// `0x20` at each letter that matches in any case: `or`ed into the text's bytes, it maps an
+    /// ASCII upper-case letter to its lower case (and only an upper-case letter to a lower-case
+    /// one, so a match is exact).
+    fold: u64,
+    /// The whole literal, for the bytes past the 8th.
+    lit: u16,
+    mask: Mask,
+    prefilter: bool,
 }
 
 /// What [`Gate::scan`] found in a text.
@@ -82,8 +101,11 @@ impl Gate {
                 add(l, 1 << i, false);
             }
         }
-        let mut bucket_of = vec![0u16; 1 << 16].into_boxed_slice();
-        let mut buckets: Vec<Vec<u16>> = Vec::new();
+        let mut bucket_of: Box<[u16; 1 << 16]> = vec![0u16; 1 << 16]
+            .into_boxed_slice()
+            .try_into()
+            .expect("65536 pairs");
+        let mut buckets: Vec<Vec<Entry>> = Vec::new();
         for (n, l) in lits.iter().enumerate() {
             let cases = |b: u8| -> Vec<u8> {
                 if l.nocase && b.is_ascii_alphabetic() {
@@ -92,6 +114,14 @@ impl Gate {
                     vec![b]
                 }
             };
+            let (mut want, mut keep, mut fold) = (0u64, 0u64, 0u64);
+            for (j, &b) in l.bytes.iter().take(8).enumerate() {
+                want |= u64::from(b) << (8 * j);
+                keep |= 0xff << (8 * j);
+                if l.nocase && b.is_ascii_alphabetic() {
+                    fold |= 0x20 << (8 * j);
+                }
+            }
             for b0 in cases(l.bytes[0]) {
                 for b1 in cases(l.bytes[1]) {
                     let pair = (usize::from(b0) << 8) | usize::from(b1);
@@ -99,15 +129,21 @@ impl Gate {
                         buckets.push(Vec::new());
                         bucket_of[pair] = u16::try_from(buckets.len()).expect("buckets");
                     }
-                    buckets[usize::from(bucket_of[pair]) - 1]
-                        .push(u16::try_from(n).expect("literals"));
+                    buckets[usize::from(bucket_of[pair]) - 1].push(Entry {
+                        want,
+                        keep,
+                        fold,
+                        lit: u16::try_from(n).expect("literals"),
+                        mask: l.mask,
+                        prefilter: l.prefilter,
+                    });
                 }
             }
         }
         Gate {
             lits,
             bucket_of,
-            buckets,
+            buckets: buckets.into_iter().map(Vec::into_boxed_slice).collect(),
         }
     }
 
@@ -117,28 +153,47 @@ impl Gate {
             prefilter: false,
             mask: 0,
         };
-        for (i, pair) in text.windows(2).enumerate() {
-            let bucket = self.bucket_of[(usize::from(pair[0]) << 8) | usize::from(pair[1])];
+        let n = text.len();
+        for i in 1..n {
+            let pair = (usize::from(text[i - 1]) << 8) | usize::from(text[i]);
+            let bucket = self.bucket_of[pair];
             if bucket == 0 {
                 continue;
             }
-            let rest = &text[i..];
-            for &n in &self.buckets[usize::from(bucket) - 1] {
-                let l = &self.lits[usize::from(n)];
-                let here = rest.get(..l.bytes.len()).is_some_and(|r| {
-                    if l.nocase {
-                        r.eq_ignore_ascii_case(&l.bytes)
-                    } else {
-                        r == l.bytes
-                    }
-                });
-                if here {
-                    found.prefilter |= l.prefilter;
-                    found.mask |= l.mask;
+            let at = i - 1;
+            // The text's next 8 bytes (zeros past its end: no literal byte is 0).
+            let word = match text.get(at..at + 8) {
+                Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
+                None => {
+                    let mut w = [0u8; 8];
+                    w[..n - at].copy_from_slice(&text[at..]);
+                    u64::from_le_bytes(w)
+                }
+            };
+            for e in self.buckets[usize::from(bucket) - 1].iter() {
+                if (word | e.fold) & e.keep == e.want && self.rest_matches(e, &text[at..]) {
+                    found.prefilter |= e.prefilter;
+                    found.mask |= e.mask;
                 }
             }
         }
         found
+    }
+
+    /// Whether `rest` (starting where `e`'s first 8 bytes matched) holds the rest of its literal.
+    #[inline]
+    fn rest_matches(&self, e: &Entry, rest: &[u8]) -> bool {
+        let l = &self.lits[usize::from(e.lit)];
+        if l.bytes.len() <= 8 {
+            return true;
+        }
+        rest.get(8..l.bytes.len()).is_some_and(|r| {
+            if l.nocase {
+                r.eq_ignore_ascii_case(&l.bytes[8..])
+            } else {
+                r == &l.bytes[8..]
+            }
+        })
     }
 }
 

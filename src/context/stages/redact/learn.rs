@@ -121,7 +121,7 @@ impl Learned {
         let Some(re) = self.matcher.get_or_init(|| self.build()) else {
             return;
         };
-        let markers: Vec<_> = if text.contains("[REDACTED:") {
+        let markers: Vec<_> = if super::has_marker(text) {
             super::MARKER.find_iter(text).map(|m| m.range()).collect()
         } else {
             Vec::new()

@@ -329,7 +329,7 @@ fn settle(text: &str, detect: impl Fn(&str, &mut Vec<Cand>)) -> Vec<Secret> {
 /// `redact` is idempotent.
 fn detect_all(text: &str, cands: &mut Vec<Cand>) {
     let mut pos = 0;
-    if text.contains("[REDACTED:") {
+    if has_marker(text) {
         for m in MARKER.find_iter(text) {
             rules::detect(text, pos..m.start(), true, cands);
             pos = m.end();
@@ -346,6 +346,14 @@ struct Cand {
     prio: u8,
 }
 
+/// Whether `text` holds `[REDACTED:` (a searcher built once: `str::contains` prepares one per
+/// call).
+fn has_marker(text: &str) -> bool {
+    static FINDER: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"[REDACTED:"));
+    FINDER.find(text.as_bytes()).is_some()
+}
+
 static MARKER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\[REDACTED:[a-z0-9-]+\]").expect("marker pattern"));
 
@@ -355,6 +363,9 @@ fn cand(range: Range<usize>, kind: &'static str, prio: u8) -> Cand {
 
 /// Merge overlapping candidates into their union, keeping the most specific kind.
 fn merge(mut cands: Vec<Cand>) -> Vec<Secret> {
+    if cands.is_empty() {
+        return Vec::new();
+    }
     cands.retain(|c| c.range.start < c.range.end);
     cands.sort_by_key(|c| (c.range.start, std::cmp::Reverse(c.range.end)));
     let mut merged: Vec<Cand> = Vec::new();

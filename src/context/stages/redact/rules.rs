@@ -23,6 +23,10 @@ const NAME_END: &str = r"(?:token|secret|key|passwd|password|pwd|pass|passphrase
 struct Detector {
     pattern: fn() -> String,
     run: fn(&Regex, &str, bool, &mut Vec<Cand>),
+    /// A cheap test that every text in which `run` finds something passes (a byte or a word
+    /// the pattern or the checks after it need, see [`needs`]): a text that fails it skips the
+    /// regex. Debug builds run the detector anyway and check that it finds nothing.
+    needs: fn(&[u8]) -> bool,
 }
 
 impl Detector {
@@ -45,18 +49,22 @@ pub(super) const P_BARE: u8 = 35;
 
 static DETECTORS: &[Detector] = &[
     Detector {
+        needs: |_| true,
         pattern: || r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----".into(),
         run: detect_private_key,
     },
     Detector {
+        needs: |_| true,
         pattern: || r#""private_key"\s*:\s*"(-----BEGIN[^"]*)"?"#.into(),
         run: |re, text, _, out| simple(re, text, out, 1, "gcp-service-account-key", P_GCP),
     },
     Detector {
+        needs: |_| true,
         pattern: || format!("{B}(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{{16}}{B}"),
         run: |re, text, _, out| simple(re, text, out, 0, "aws-access-key", P_TOKEN),
     },
     Detector {
+        needs: |_| true,
         pattern: || format!("{B}AIza[0-9A-Za-z_-]{{35}}"),
         run: |re, text, _, out| {
             for m in re.find_iter(text) {
@@ -68,12 +76,14 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: |_| true,
         pattern: || {
             format!("{B}(?:gh[pousr]_[A-Za-z0-9]{{36,}}|github_pat_[A-Za-z0-9_]{{22,}}){B}")
         },
         run: |re, text, _, out| simple(re, text, out, 0, "github-token", P_TOKEN),
     },
     Detector {
+        needs: |_| true,
         pattern: || {
             format!(
                 "{B}(?:glpat|glptt|gldt|glrt|glcbt|glsoat|glffct)-[A-Za-z0-9_-]{{20,}}(?:\\.[0-9a-z]{{9}}{B})?"
@@ -82,6 +92,7 @@ static DETECTORS: &[Detector] = &[
         run: |re, text, _, out| simple(re, text, out, 0, "gitlab-token", P_TOKEN),
     },
     Detector {
+        needs: |_| true,
         pattern: || format!("{B}sk-([A-Za-z0-9_-]{{20,}})"),
         run: |re, text, _, out| {
             for c in re.captures_iter(text) {
@@ -101,6 +112,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: |_| true,
         pattern: || format!("{B}xox[abeoprs]-[A-Za-z0-9-]{{10,}}"),
         run: |re, text, _, out| {
             for m in re.find_iter(text) {
@@ -111,20 +123,24 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: |_| true,
         pattern: || {
             r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9/_-]+)".into()
         },
         run: |re, text, _, out| simple(re, text, out, 1, "slack-webhook", P_TOKEN),
     },
     Detector {
+        needs: |_| true,
         pattern: || format!("{B}(?:sk|rk)_(?:live|test|prod)_[A-Za-z0-9]{{10,}}{B}"),
         run: |re, text, _, out| simple(re, text, out, 0, "stripe-key", P_TOKEN),
     },
     Detector {
+        needs: |_| true,
         pattern: || format!("{B}eyJ[A-Za-z0-9_-]{{4,}}\\.eyJ[A-Za-z0-9_-]{{4,}}\\.[A-Za-z0-9_-]*"),
         run: |re, text, _, out| simple(re, text, out, 0, "jwt", P_JWT),
     },
     Detector {
+        needs: needs::at,
         pattern: || format!(r#"{B}[A-Za-z][A-Za-z0-9+.-]*://[^\s:/?#@'"<>]*:([^\s/?#@'"<>]+)@"#),
         run: |re, text, _, out| {
             for c in re.captures_iter(text) {
@@ -136,6 +152,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: needs::colon,
         pattern: || {
             format!(
                 r#"(?i){B}(?:proxy-)?authorization["']?[ \t]*:[ \t]*["']?(?:(bearer|basic|digest|token|bot|negotiate|ntlm|apikey|aws4-hmac-sha256|hoba|mutual|dpop|gnap)[ \t]+)?([^'"\r\n]+)"#
@@ -144,6 +161,7 @@ static DETECTORS: &[Detector] = &[
         run: detect_authorization,
     },
     Detector {
+        needs: needs::operator,
         pattern: || {
             format!(
                 r#"(?i)([A-Za-z0-9_.-]*{NAME_END}(?:[_.-][A-Za-z0-9]+){{0,2}})["']?[ \t]*(=>|:=|[:=])[ \t]*({VALUE})"#
@@ -152,10 +170,12 @@ static DETECTORS: &[Detector] = &[
         run: |re, text, marker, out| detect_assignment(re, text, marker, out, false),
     },
     Detector {
+        needs: needs::long_flag,
         pattern: || format!(r"(?i)--([A-Za-z0-9-]*{NAME_END})[ \t]+({VALUE})"),
         run: |re, text, marker, out| detect_assignment(re, text, marker, out, true),
     },
     Detector {
+        needs: needs::netrc,
         pattern: || format!(r#"(?i){B}(?:login|user)\s+\S+\s+password[ \t]+([^\s'"`]+)"#),
         run: |re, text, _, out| {
             for c in re.captures_iter(text) {
@@ -170,6 +190,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: |_| true,
         // A `.netrc` password on a line of its own, as context shows it line by line.
         pattern: || r"(?m)^[ \t]*password[ \t]+([^\s'`]+)[ \t]*$".into(),
         run: |re, text, marker_follows, out| {
@@ -186,24 +207,29 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: needs::colon,
         pattern: || {
             r#"(?:^|[ \t])(?:-u|--user|--proxy-user|-U)[ \t]*['"]?[^\s:'"]+:([^\s'"]+)"#.into()
         },
         run: detect_user_password,
     },
     Detector {
+        needs: |_| true,
         pattern: || flags::PATTERN.into(),
         run: flags::detect,
     },
     Detector {
+        needs: needs::colon,
         pattern: || format!(r#"(?i){B}(set-cookie|cookie)["']?[ \t]*:[ \t]*([^\r\n]+)"#),
         run: detect_cookie_header,
     },
     Detector {
+        needs: needs::curl_pair,
         pattern: || r#"(?:^|[ \t])(?:-b|--cookie)[ \t]+(['"]?)([^\s'"=]+=[^'"\r\n]*)"#.into(),
         run: detect_cookie_flag,
     },
     Detector {
+        needs: |_| true,
         pattern: || r#""auth"[ \t]*:[ \t]*"([^"\s]+)""#.into(),
         run: |re, text, _, out| {
             for c in re.captures_iter(text) {
@@ -215,6 +241,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: |_| true,
         pattern: || {
             concat!(
                 r#"(?:^|[\s'"=:,])("#,
@@ -229,6 +256,7 @@ static DETECTORS: &[Detector] = &[
         run: |re, text, _, out| simple(re, text, out, 1, "password-hash", P_TOKEN),
     },
     Detector {
+        needs: needs::at,
         pattern: || format!(r#"{B}[A-Za-z][A-Za-z0-9+.-]*://([^\s:/?#@'"<>]{{20,}})@"#),
         run: |re, text, _, out| {
             for c in re.captures_iter(text) {
@@ -243,6 +271,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: needs::closing_tag,
         // An XML element named like a secret: `<ApiKey>v</ApiKey>`, `<Password>v</Password>`.
         pattern: || format!(r"(?i)<([A-Za-z0-9_.:-]*{NAME_END})>([^<\s][^<\r\n]*)</"),
         run: |re, text, _, out| {
@@ -255,6 +284,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: |_| true,
         // A name/value pair in attributes: `<add key="ClearTextPassword" value="v" />`.
         pattern: || {
             format!(
@@ -271,6 +301,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: needs::column,
         // A table row: `Secret Key   VALUE`, `  Password        VALUE` (words, then two or more
         // spaces or a tab, then one value ending the line or followed by another column).
         pattern: || {
@@ -288,6 +319,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: needs::prose,
         // Prose: `the password is X`, `Your new API key is X`, `with password "X"`,
         // `Created token 'X' for …`. Only values that cannot be words (see `strong_value`).
         pattern: || {
@@ -323,6 +355,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: needs::newline,
         // A value on the line after its name: `API_KEY=` or `client secret:`, then the value
         // alone on the next line.
         pattern: || {
@@ -345,6 +378,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: needs::json_array,
         // A JSON array of secrets: `"api_keys": ["v1", "v2"]`, on one line or several.
         pattern: || format!(r#"(?i)"([A-Za-z0-9_.-]*{NAME_END})s?"[ \t]*:[ \t]*\["#),
         run: |re, text, _, out| {
@@ -371,6 +405,7 @@ static DETECTORS: &[Detector] = &[
         },
     },
     Detector {
+        needs: needs::curl_user,
         // `curl -u TOKEN:` (a token as the user name, no password), on a curl line.
         pattern: || r#"(?:^|[ \t])(?:-u|--user)[ \t]*['"]?([^\s:'"<>$]+):(?:['"]|[ \t]|$)"#.into(),
         run: |re, text, _, out| {
@@ -387,6 +422,81 @@ static DETECTORS: &[Detector] = &[
         },
     },
 ];
+
+/// The detectors' `needs`: what a text must hold for the detector to find anything in it, read
+/// off its pattern and its checks (so skipping a text that fails leaves the output as it was).
+mod needs {
+    use memchr::{memchr, memchr2, memmem};
+
+    fn has(text: &[u8], word: &[u8]) -> bool {
+        memmem::find(text, word).is_some()
+    }
+
+    /// `…@`: a URL with a user part.
+    pub(super) fn at(text: &[u8]) -> bool {
+        memchr(b'@', text).is_some()
+    }
+
+    /// `name: value` (a header).
+    pub(super) fn colon(text: &[u8]) -> bool {
+        memchr(b':', text).is_some()
+    }
+
+    /// An assignment's operator: `=`, `:`, `=>`, `:=`.
+    pub(super) fn operator(text: &[u8]) -> bool {
+        memchr2(b'=', b':', text).is_some()
+    }
+
+    /// `--name value`.
+    pub(super) fn long_flag(text: &[u8]) -> bool {
+        has(text, b"--")
+    }
+
+    /// A `.netrc` entry, which the detector checks for.
+    pub(super) fn netrc(text: &[u8]) -> bool {
+        has(text, b"machine") || has(text, b"default")
+    }
+
+    /// `-b name=value` on a curl line.
+    pub(super) fn curl_pair(text: &[u8]) -> bool {
+        memchr(b'=', text).is_some() && has(text, b"curl")
+    }
+
+    /// `curl -u TOKEN:`.
+    pub(super) fn curl_user(text: &[u8]) -> bool {
+        colon(text) && has(text, b"curl")
+    }
+
+    /// `<Name>value</`.
+    pub(super) fn closing_tag(text: &[u8]) -> bool {
+        has(text, b"</")
+    }
+
+    /// A table row's gap: two spaces or a tab.
+    pub(super) fn column(text: &[u8]) -> bool {
+        memchr(b'\t', text).is_some() || has(text, b"  ")
+    }
+
+    /// Prose takes a quoted value, or one after ` is ` or ` was ` (any case).
+    pub(super) fn prose(text: &[u8]) -> bool {
+        memchr2(b'"', b'\'', text).is_some()
+            || memchr::memchr_iter(b' ', text).any(|i| {
+                let r = &text[i + 1..];
+                r.get(..3).is_some_and(|w| w.eq_ignore_ascii_case(b"is "))
+                    || r.get(..4).is_some_and(|w| w.eq_ignore_ascii_case(b"was "))
+            })
+    }
+
+    /// The value on the next line.
+    pub(super) fn newline(text: &[u8]) -> bool {
+        memchr(b'\n', text).is_some()
+    }
+
+    /// `"name": [`.
+    pub(super) fn json_array(text: &[u8]) -> bool {
+        memchr(b'"', text).is_some() && memchr(b'[', text).is_some()
+    }
+}
 
 /// A value that cannot be a word of prose or code, for the detectors that read values with
 /// little context (table rows, prose, the next line, JSON arrays): one that could be learned
@@ -716,6 +826,17 @@ fn run_patterns(
     let first = out.len();
     for i in patterns {
         match DETECTORS.get(i) {
+            Some(d) if !(d.needs)(part.as_bytes()) => {
+                #[cfg(debug_assertions)]
+                {
+                    let mut found = Vec::new();
+                    d.run(regex(i), part, marker_follows, &mut found);
+                    assert!(
+                        found.is_empty(),
+                        "detector {i} finds {found:?} in {part:?}, which fails its `needs`"
+                    );
+                }
+            }
             Some(d) => d.run(regex(i), part, marker_follows, out),
             None => {
                 let kind = tokens::TOKENS[i - DETECTORS.len()].kind;
