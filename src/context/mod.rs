@@ -637,6 +637,9 @@ struct StreamPlan {
     backticks: usize,
     /// The session's redactor, when redacting.
     redactor: Option<Arc<Redactor>>,
+    /// What learning found in the output's lines: lines it says need no redaction are
+    /// written as they are (`export::scan`).
+    known: Option<Arc<export::scan::Known>>,
 }
 
 fn stream_plan(
@@ -661,6 +664,7 @@ fn stream_plan(
         keep,
         backticks: d.backticks,
         redactor,
+        known: None,
     }
 }
 
@@ -825,13 +829,22 @@ fn write_output(
             if !wanted {
                 return;
             }
+            let redactor = match (&plan.redactor, &plan.known) {
+                (Some(_), Some(known))
+                    if !key_block
+                        && !known.may_hold_secret(i, line.head, line.omitted, line.tail) =>
+                {
+                    None
+                }
+                (r, _) => r.as_deref(),
+            };
             let shown = show_line(
                 line.head,
                 line.omitted,
                 line.tail,
                 key_block,
                 width,
-                plan.redactor.as_deref(),
+                redactor,
             );
             let result = (|| {
                 if !json && i > next_line {

@@ -96,12 +96,13 @@ fn section(
         writeln!(out, "*No output.*\n")?;
         return Ok(());
     }
-    let plan = stream_plan(
+    let mut plan = stream_plan(
         &item.candidate,
         &digest,
         req.max_lines,
         item.redactor.clone(),
     );
+    plan.known = item.known.clone();
     let fence = "`".repeat((digest.backticks + 1).max(3));
     let lines = match digest.lines {
         1 => "1 line".to_string(),

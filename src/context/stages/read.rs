@@ -949,6 +949,11 @@ pub(crate) fn cached_digest(c: &Candidate) -> Digest {
     d
 }
 
+/// The digest of `c` when a valid one is cached (nothing is rendered).
+pub(crate) fn digest_if_cached(c: &Candidate) -> Option<Digest> {
+    Cached::of(c)?.load()
+}
+
 /// Where the digest of a large finished output is cached, and under which key.
 struct Cached<'a> {
     dir: &'a std::path::Path,
