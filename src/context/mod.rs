@@ -640,6 +640,9 @@ struct StreamPlan {
     /// What learning found in the output's lines: lines it says need no redaction are
     /// written as they are (`export::scan`).
     known: Option<Arc<export::scan::Known>>,
+    /// The output's lines as learning rendered them (`export::spool`), rendered whole up to
+    /// the writer's line cap: read from there instead of rendering again.
+    spooled: Option<Arc<export::spool::Spooled>>,
 }
 
 fn stream_plan(
@@ -665,6 +668,7 @@ fn stream_plan(
         backticks: d.backticks,
         redactor,
         known: None,
+        spooled: None,
     }
 }
 
@@ -808,56 +812,54 @@ fn write_output(
             }
         }
     };
-    read::for_each_line(
-        &plan.src,
-        line_cap,
-        plan.erased,
-        &mut |i, line: Line<'_>| {
-            if err.is_some() || i >= plan.lines {
-                return;
-            }
-            let key_block = read::key_block_state(&mut in_key, line.head, line.tail);
-            let wanted = match keep {
-                None => true,
-                Some(keep) => {
-                    while k < keep.len() && keep[k] < i {
-                        k += 1;
-                    }
-                    k < keep.len() && keep[k] == i
+    let mut each = |i, line: Line<'_>| {
+        if err.is_some() || i >= plan.lines {
+            return;
+        }
+        let key_block = read::key_block_state(&mut in_key, line.head, line.tail);
+        let wanted = match keep {
+            None => true,
+            Some(keep) => {
+                while k < keep.len() && keep[k] < i {
+                    k += 1;
                 }
-            };
-            if !wanted {
-                return;
+                k < keep.len() && keep[k] == i
             }
-            let redactor = match (&plan.redactor, &plan.known) {
-                (Some(_), Some(known))
-                    if !key_block
-                        && !known.may_hold_secret(i, line.head, line.omitted, line.tail) =>
-                {
-                    None
-                }
-                (r, _) => r.as_deref(),
-            };
-            let shown = show_line(
-                line.head,
-                line.omitted,
-                line.tail,
-                key_block,
-                width,
-                redactor,
-            );
-            let result = (|| {
-                if !json && i > next_line {
-                    write_piece(out, &format::gap_line((i - next_line) as usize), &mut first)?;
-                }
-                write_piece(out, &shown, &mut first)
-            })();
-            if let Err(e) = result {
-                err = Some(e);
+        };
+        if !wanted {
+            return;
+        }
+        let redactor = match (&plan.redactor, &plan.known) {
+            (Some(_), Some(known))
+                if !key_block && !known.may_hold_secret(i, line.head, line.omitted, line.tail) =>
+            {
+                None
             }
-            next_line = i + 1;
-        },
-    );
+            (r, _) => r.as_deref(),
+        };
+        let shown = show_line(
+            line.head,
+            line.omitted,
+            line.tail,
+            key_block,
+            width,
+            redactor,
+        );
+        let result = (|| {
+            if !json && i > next_line {
+                write_piece(out, &format::gap_line((i - next_line) as usize), &mut first)?;
+            }
+            write_piece(out, &shown, &mut first)
+        })();
+        if let Err(e) = result {
+            err = Some(e);
+        }
+        next_line = i + 1;
+    };
+    match &plan.spooled {
+        Some(lines) => lines.for_each_line(plan.erased, &mut each)?,
+        None => read::for_each_line(&plan.src, line_cap, plan.erased, &mut each),
+    }
     if let Some(e) = err {
         return Err(e.into());
     }

@@ -21,6 +21,7 @@ mod html;
 mod markdown;
 pub(crate) mod ordered;
 pub(crate) mod scan;
+pub(crate) mod spool;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -61,6 +62,8 @@ pub(crate) struct Item {
     /// What learning found in its lines, for the writer to skip checking the others again
     /// ([`scan::Known`]); `None`: every line is checked.
     pub known: Option<Arc<scan::Known>>,
+    /// Its rendered lines, kept while learning ([`spool`]); `None`: rendered again.
+    pub spooled: Option<Arc<spool::Spooled>>,
 }
 
 /// Writes the commands `req` selects to `out` in `format`. Nothing is written when nothing
@@ -71,7 +74,9 @@ pub(crate) fn export(req: &Request, format: ExportFormat, out: &mut dyn Write) -
         req.format = Format::Json;
         return super::run(&req, out);
     }
-    let (outcome, items) = selected(req)?;
+    // Markdown writes the lines learning renders: they are spooled, not rendered again.
+    let whole = (format == ExportFormat::Markdown).then(|| markdown::line_cap(req));
+    let (outcome, items) = selected(req, whole)?;
     if outcome.nothing_matched.is_some() {
         return Ok(outcome);
     }
@@ -88,19 +93,19 @@ pub(crate) fn export(req: &Request, format: ExportFormat, out: &mut dyn Write) -
 
 /// The commands `req` selects, oldest first (grouped by session), each with its context and
 /// redactor.
-fn selected(req: &Request) -> Result<(Outcome, Vec<Item>)> {
+fn selected(req: &Request, whole: Option<usize>) -> Result<(Outcome, Vec<Item>)> {
     let mut outcome = Outcome::default();
     let sessions = req.sessions(&mut outcome.warnings)?;
     let picked = super::pick(req, &sessions, &mut outcome)?;
     if picked.is_empty() {
         return Ok((outcome, Vec::new()));
     }
-    let (redactors, mut shapes, mut known) = match req.redact {
+    let (redactors, mut shapes, mut known, mut spooled) = match req.redact {
         true => {
-            let l = learn(&picked)?;
-            (Some(l.redactors), l.shapes, l.known)
+            let l = learn(&picked, whole)?;
+            (Some(l.redactors), l.shapes, l.known, l.spooled)
         }
-        false => (None, Vec::new(), Vec::new()),
+        false => (None, Vec::new(), Vec::new(), Vec::new()),
     };
     outcome.commands = picked.len();
     let group = |c: &Candidate| {
@@ -122,6 +127,7 @@ fn selected(req: &Request) -> Result<(Outcome, Vec<Item>)> {
                 redactor,
                 shape: shapes.get_mut(i).and_then(Option::take),
                 known: known.get_mut(i).and_then(Option::take),
+                spooled: spooled.get_mut(i).and_then(Option::take),
             }
         })
         .collect();
@@ -135,6 +141,8 @@ pub(crate) struct Learned {
     pub shapes: Vec<Option<Digest>>,
     /// What writing each output needs to skip checking lines again ([`scan`]).
     pub known: Vec<Option<Arc<scan::Known>>>,
+    /// Each output's lines, when spooled ([`spool`]).
+    pub spooled: Vec<Option<Arc<spool::Spooled>>>,
 }
 
 /// Redactors taught as `context` teaches them (`redact::session::learn`: the command lines, the
@@ -144,10 +152,16 @@ pub(crate) struct Learned {
 /// command. Each output is rendered, and the detectors run over its lines, on worker threads,
 /// oldest first ([`scan`]); the lines with findings are learned from on this one in the same
 /// order ([`ordered`]).
-pub(crate) fn learn(picked: &[Candidate]) -> Result<Learned> {
+pub(crate) fn learn(picked: &[Candidate], whole: Option<usize>) -> Result<Learned> {
     let mut redactors = redact::session::Redactors::learn_commands(picked);
     let mut shapes: Vec<Option<Digest>> = vec![None; picked.len()];
     let mut hits: Vec<Option<Vec<u64>>> = vec![None; picked.len()];
+    let mut spooled: Vec<Option<Arc<spool::Spooled>>> = Vec::new();
+    spooled.resize_with(picked.len(), || None);
+    let spool = match (whole, picked.first()) {
+        (Some(_), Some(c)) => spool::Spool::create(&c.session_dir),
+        _ => None,
+    };
     ordered::run(
         picked.len(),
         ordered::workers(),
@@ -157,7 +171,7 @@ pub(crate) fn learn(picked: &[Candidate]) -> Result<Learned> {
             if c.record.private {
                 return Ok(());
             }
-            let s = scan::scan(c);
+            let s = scan::scan(c, spool.as_ref(), whole.unwrap_or(0));
             // The lines to learn in messages of about a chunk each: what waits stays bounded.
             let mut batch = Vec::new();
             let mut bytes = 0;
@@ -172,7 +186,7 @@ pub(crate) fn learn(picked: &[Candidate]) -> Result<Learned> {
             if !batch.is_empty() {
                 sink.send(Scanned::Learn(batch))?;
             }
-            sink.send(Scanned::Done(s.shape, s.hits))?;
+            sink.send(Scanned::Done(s.shape, s.hits, s.spooled))?;
             Ok(())
         },
         &mut |_| Ok(()),
@@ -182,9 +196,10 @@ pub(crate) fn learn(picked: &[Candidate]) -> Result<Learned> {
                     // Teaching these lines teaches what teaching every line of the digest would.
                     redactors.learn_output(&picked[i], &scan::digest_of(lines));
                 }
-                Scanned::Done(shape, h) => {
+                Scanned::Done(shape, h, lines) => {
                     shapes[i] = Some(shape);
                     hits[i] = h;
+                    spooled[i] = lines.map(Arc::new);
                 }
             }
             Ok(())
@@ -201,6 +216,7 @@ pub(crate) fn learn(picked: &[Candidate]) -> Result<Learned> {
         redactors,
         shapes,
         known,
+        spooled,
     })
 }
 
@@ -208,7 +224,7 @@ pub(crate) fn learn(picked: &[Candidate]) -> Result<Learned> {
 /// lines with findings.
 enum Scanned {
     Learn(Vec<read::StoredLine>),
-    Done(Digest, Option<Vec<u64>>),
+    Done(Digest, Option<Vec<u64>>, Option<spool::Spooled>),
 }
 
 /// `d` without its lines.

@@ -28,6 +28,8 @@ use crate::context::stages::redact::{self, Redactor};
 use crate::context::stages::select::Candidate;
 use crate::term::render::{Line, LineSink};
 
+use super::spool::{Spool, Spooled};
+
 /// Line numbers with a finding kept per output at most; past that every line of the output
 /// is checked in full when written.
 pub(crate) const MAX_HITS: usize = 4096;
@@ -40,22 +42,39 @@ pub(crate) struct Found {
     /// in: what teaching the whole digest would teach.
     pub learn: Vec<StoredLine>,
     /// The numbers of the lines with a finding (as the digest numbers them), ascending; `None`
-    /// when there were more than [`MAX_HITS`].
+    /// when there were more than [`MAX_HITS`], or when the digest was not rendered.
     pub hits: Option<Vec<u64>>,
+    /// Its lines, whole, when spooled.
+    pub spooled: Option<Spooled>,
 }
 
 /// Renders `c`'s output once (its digest cached as [`read::cached_digest`] caches it), running
-/// the detectors over every line; or, when its digest is cached, over the digest's lines.
-pub(crate) fn scan(c: &Candidate) -> Found {
-    // A cached digest costs far less than rendering its output again: then only its lines
-    // are looked at, and writing checks every line.
-    let (d, hits) = match read::digest_if_cached(c) {
-        Some(d) => (d, None),
-        None => {
+/// the detectors over every line; or, when its digest is cached and there is no `spool`, over
+/// the digest's lines only. With a `spool`, a finished output's lines are also rendered whole
+/// up to `whole` chars and kept there for writing ([`super::spool`]).
+pub(crate) fn scan(c: &Candidate, spool: Option<&Arc<Spool>>, whole: usize) -> Found {
+    let finished = !c.open_ended() && !c.record.recording_stopped;
+    let mut spooled = None;
+    let (d, hits) = match (spool, read::digest_if_cached(c)) {
+        (None, Some(d)) => (d, None),
+        (Some(spool), _) if finished && whole >= LINE_CAP => {
             let mut lines = Findings::default();
-            let d = read::digest_and_lines(c, &mut lines);
-            (d, (!lines.dense).then_some(lines.hits))
+            let mut writer = super::spool::Writer::new(spool);
+            let mut both = Pair(&mut lines, &mut writer);
+            match read::digest_and_whole_lines(c, whole, &mut both) {
+                Some(d) => {
+                    spooled = writer.finish();
+                    (d, (!lines.dense).then_some(lines.hits))
+                }
+                None => rendered(c),
+            }
         }
+        _ => rendered(c),
+    };
+    let hits_of = |i: u64, l: &StoredLine| match &hits {
+        // A line the digest keeps as head and tail: learning saw it whole.
+        Some(h) if l.omitted == 0 && l.tail.is_empty() => h.binary_search(&i).is_ok(),
+        _ => has_secret(&l.head) || has_secret(&l.tail),
     };
     let learn = if d.note().is_some() {
         Vec::new()
@@ -70,13 +89,7 @@ pub(crate) fn scan(c: &Candidate) -> Found {
             )
             .chain(d.errors.iter().map(|(i, l)| (*i, l)));
         numbered
-            .filter(|(i, l)| {
-                !l.key_block
-                    && match &hits {
-                        Some(h) => h.binary_search(i).is_ok(),
-                        None => has_secret(&l.head) || has_secret(&l.tail),
-                    }
-            })
+            .filter(|(i, l)| !l.key_block && hits_of(*i, l))
             .map(|(_, l)| l.clone())
             .collect()
     };
@@ -84,6 +97,32 @@ pub(crate) fn scan(c: &Candidate) -> Found {
         shape: super::slim(d),
         learn,
         hits,
+        spooled,
+    }
+}
+
+/// The digest of `c` rendered (at the digest's line cap), with the lines with findings.
+fn rendered(c: &Candidate) -> (Digest, Option<Vec<u64>>) {
+    let mut lines = Findings::default();
+    let d = read::digest_and_lines(c, &mut lines);
+    (d, (!lines.dense).then_some(lines.hits))
+}
+
+/// Hands every line to two sinks.
+struct Pair<'a>(&'a mut dyn LineSink, &'a mut dyn LineSink);
+
+impl LineSink for Pair<'_> {
+    fn line(&mut self, line: Line<'_>) {
+        self.0.line(Line {
+            head: line.head,
+            omitted: line.omitted,
+            tail: line.tail,
+        });
+        self.1.line(line);
+    }
+    fn erase_scrollback(&mut self) {
+        self.0.erase_scrollback();
+        self.1.erase_scrollback();
     }
 }
 
