@@ -72,6 +72,15 @@ pub(crate) fn export(req: &Request, format: ExportFormat, out: &mut dyn Write) -
     if format == ExportFormat::Json {
         let mut req = req.clone();
         req.format = Format::Json;
+        // Whole outputs, streamed: learning here serves them (each output's shape, its lines
+        // with findings, its lines spooled), else the pipeline learns as `context` does.
+        if req.budget.is_none()
+            && req.max_lines == 0
+            && req.parts != crate::context::model::Parts::CommandsOnly
+        {
+            let whole = markdown::line_cap(&req);
+            return super::run_with(&req, Some(&|picked| learn(picked, Some(whole))), out);
+        }
         return super::run(&req, out);
     }
     // Markdown writes the lines learning renders: they are spooled, not rendered again.
