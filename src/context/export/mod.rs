@@ -195,7 +195,7 @@ pub(crate) fn learn(picked: &[Candidate], whole: Option<usize>) -> Result<Learne
             if !batch.is_empty() {
                 sink.send(Scanned::Learn(batch))?;
             }
-            sink.send(Scanned::Done(s.shape, s.hits, s.spooled))?;
+            sink.send(Scanned::Done(Box::new((s.shape, s.hits, s.spooled))))?;
             Ok(())
         },
         &mut |_| Ok(()),
@@ -205,7 +205,8 @@ pub(crate) fn learn(picked: &[Candidate], whole: Option<usize>) -> Result<Learne
                     // Teaching these lines teaches what teaching every line of the digest would.
                     redactors.learn_output(&picked[i], &scan::digest_of(lines));
                 }
-                Scanned::Done(shape, h, lines) => {
+                Scanned::Done(done) => {
+                    let (shape, h, lines) = *done;
                     shapes[i] = Some(shape);
                     hits[i] = h;
                     spooled[i] = lines.map(Arc::new);
@@ -233,7 +234,7 @@ pub(crate) fn learn(picked: &[Candidate], whole: Option<usize>) -> Result<Learne
 /// lines with findings.
 enum Scanned {
     Learn(Vec<read::StoredLine>),
-    Done(Digest, Option<Vec<u64>>, Option<spool::Spooled>),
+    Done(Box<(Digest, Option<Vec<u64>>, Option<spool::Spooled>)>),
 }
 
 /// `d` without its lines.
