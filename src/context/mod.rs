@@ -122,6 +122,20 @@ impl Fitted {
 /// Builds the document `req` asks for and writes it to `out`: streamed as its outputs are
 /// rendered when no budget bounds it and it wants more than digests hold (see the module docs).
 pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
+    run_with(req, None, out)
+}
+
+/// Teaches the redactors of the commands selected (in place of `redact::session::learn`), and
+/// hands back what writing their outputs can reuse (`export::learn`).
+pub(crate) type Learner<'a> = dyn Fn(&[Candidate]) -> Result<export::Learned> + 'a;
+
+/// [`run`], the redactors taught by `learner` when redacting. Its digests (`shapes`) must serve
+/// what `req` asks (see `export`).
+pub(crate) fn run_with(
+    req: &Request,
+    learner: Option<&Learner<'_>>,
+    out: &mut dyn Write,
+) -> Result<Outcome> {
     let Prepared {
         outcome,
         mut doc,
@@ -129,7 +143,7 @@ pub(crate) fn run(req: &Request, out: &mut dyn Write) -> Result<Outcome> {
         pre_summarized,
         streaming,
         width,
-    } = prepare(req, false)?;
+    } = prepare(req, false, learner)?;
     if outcome.nothing_matched.is_some() {
         return Ok(outcome);
     }
@@ -154,7 +168,7 @@ pub(crate) fn fitted(req: &Request, frame: &dyn Frame) -> Result<Fitted> {
         folded,
         pre_summarized,
         ..
-    } = prepare(req, true)?;
+    } = prepare(req, true, None)?;
     if outcome.nothing_matched.is_some() {
         return Ok(Fitted {
             outcome,
@@ -202,7 +216,7 @@ fn finish(
 
 /// Selects, reads and folds what `req` asks for; `in_memory`: never plan to stream (outputs
 /// from digests only). Nothing read when nothing matched (`outcome.nothing_matched` says so).
-fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
+fn prepare(req: &Request, in_memory: bool, learner: Option<&Learner<'_>>) -> Result<Prepared> {
     if req.limit == 0 {
         return Err(Error::usage(
             "the number of commands to show must be at least 1",
@@ -255,12 +269,20 @@ fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
     let mut commands = Vec::with_capacity(picked.len());
     let mut plans = Vec::with_capacity(picked.len());
     // Session-aware redaction: a redactor per session, and the digests it read to learn.
-    let (redactors, mut early) = match req.redact {
-        true => {
+    let mut known = Vec::new();
+    let mut spooled = Vec::new();
+    let (redactors, mut early) = match (req.redact, learner) {
+        (true, Some(learn)) => {
+            let l = learn(&picked)?;
+            known = l.known;
+            spooled = l.spooled;
+            (Some(l.redactors), l.shapes)
+        }
+        (true, None) => {
             let (r, early) = redact::session::learn(&picked, req.parts != Parts::CommandsOnly);
             (Some(r), early)
         }
-        false => (None, Vec::new()),
+        (false, _) => (None, Vec::new()),
     };
     // A private command's output was never stored.
     let has_output = |c: &Candidate| req.parts != Parts::CommandsOnly && !c.record.private;
@@ -286,7 +308,9 @@ fn prepare(req: &Request, in_memory: bool) -> Result<Prepared> {
                 ctx.output_lines = 1;
                 plans.push(None);
             } else if streaming && digest.lines > 0 {
-                let plan = stream_plan(c, &digest, max_lines, redactor);
+                let mut plan = stream_plan(c, &digest, max_lines, redactor);
+                plan.known = known.get(i).cloned().flatten();
+                plan.spooled = spooled.get(i).cloned().flatten();
                 ctx.output_lines = digest.lines as usize;
                 if let Some(keep) = &plan.keep {
                     ctx.gaps = truncate::gaps_of(keep, digest.lines);
@@ -637,6 +661,12 @@ struct StreamPlan {
     backticks: usize,
     /// The session's redactor, when redacting.
     redactor: Option<Arc<Redactor>>,
+    /// What learning found in the output's lines: lines it says need no redaction are
+    /// written as they are (`export::scan`).
+    known: Option<Arc<export::scan::Known>>,
+    /// The output's lines as learning rendered them (`export::spool`), rendered whole up to
+    /// the writer's line cap: read from there instead of rendering again.
+    spooled: Option<Arc<export::spool::Spooled>>,
 }
 
 fn stream_plan(
@@ -661,6 +691,8 @@ fn stream_plan(
         keep,
         backticks: d.backticks,
         redactor,
+        known: None,
+        spooled: None,
     }
 }
 
@@ -790,6 +822,13 @@ fn write_output(
         }
         *first = false;
         match style {
+            // Printable ASCII but `"` and `\\`: JSON as it is (what the escaper would write).
+            Style::Json
+                if s.bytes()
+                    .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\') =>
+            {
+                out.write_all(s.as_bytes())
+            }
             Style::Json => {
                 let q =
                     crate::term::visible::json_string(s, false).map_err(std::io::Error::other)?;
@@ -804,47 +843,54 @@ fn write_output(
             }
         }
     };
-    read::for_each_line(
-        &plan.src,
-        line_cap,
-        plan.erased,
-        &mut |i, line: Line<'_>| {
-            if err.is_some() || i >= plan.lines {
-                return;
-            }
-            let key_block = read::key_block_state(&mut in_key, line.head, line.tail);
-            let wanted = match keep {
-                None => true,
-                Some(keep) => {
-                    while k < keep.len() && keep[k] < i {
-                        k += 1;
-                    }
-                    k < keep.len() && keep[k] == i
+    let mut each = |i, line: Line<'_>| {
+        if err.is_some() || i >= plan.lines {
+            return;
+        }
+        let key_block = read::key_block_state(&mut in_key, line.head, line.tail);
+        let wanted = match keep {
+            None => true,
+            Some(keep) => {
+                while k < keep.len() && keep[k] < i {
+                    k += 1;
                 }
-            };
-            if !wanted {
-                return;
+                k < keep.len() && keep[k] == i
             }
-            let shown = show_line(
-                line.head,
-                line.omitted,
-                line.tail,
-                key_block,
-                width,
-                plan.redactor.as_deref(),
-            );
-            let result = (|| {
-                if !json && i > next_line {
-                    write_piece(out, &format::gap_line((i - next_line) as usize), &mut first)?;
-                }
-                write_piece(out, &shown, &mut first)
-            })();
-            if let Err(e) = result {
-                err = Some(e);
+        };
+        if !wanted {
+            return;
+        }
+        let redactor = match (&plan.redactor, &plan.known) {
+            (Some(_), Some(known))
+                if !key_block && !known.may_hold_secret(i, line.head, line.omitted, line.tail) =>
+            {
+                None
             }
-            next_line = i + 1;
-        },
-    );
+            (r, _) => r.as_deref(),
+        };
+        let shown = show_line(
+            line.head,
+            line.omitted,
+            line.tail,
+            key_block,
+            width,
+            redactor,
+        );
+        let result = (|| {
+            if !json && i > next_line {
+                write_piece(out, &format::gap_line((i - next_line) as usize), &mut first)?;
+            }
+            write_piece(out, &shown, &mut first)
+        })();
+        if let Err(e) = result {
+            err = Some(e);
+        }
+        next_line = i + 1;
+    };
+    match &plan.spooled {
+        Some(lines) => lines.for_each_line(plan.erased, &mut each)?,
+        None => read::for_each_line(&plan.src, line_cap, plan.erased, &mut each),
+    }
     if let Some(e) = err {
         return Err(e.into());
     }

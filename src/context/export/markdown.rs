@@ -33,11 +33,7 @@ pub(super) fn write(req: &Request, items: &[Item], out: &mut dyn Write) -> Resul
         items.len(),
         utc(from)
     )?;
-    let width = req.max_line_width;
-    let line_cap = match width {
-        0 => UNLIMITED_WIDTH_CAP,
-        w => w.saturating_mul(4).saturating_add(read::LINE_CAP),
-    };
+    let line_cap = line_cap(req);
     let grouped = sessions.len() > 1;
     // Each command's section is written on a worker thread, in order (see `ordered`).
     super::ordered::write(
@@ -48,6 +44,14 @@ pub(super) fn write(req: &Request, items: &[Item], out: &mut dyn Write) -> Resul
         out,
     )?;
     Ok(())
+}
+
+/// Chars of an output line written whole at most (as `context` streams them).
+pub(super) fn line_cap(req: &Request) -> usize {
+    match req.max_line_width {
+        0 => UNLIMITED_WIDTH_CAP,
+        w => w.saturating_mul(4).saturating_add(read::LINE_CAP),
+    }
 }
 
 /// The section of command `n` (from 0) of the export.
@@ -96,12 +100,14 @@ fn section(
         writeln!(out, "*No output.*\n")?;
         return Ok(());
     }
-    let plan = stream_plan(
+    let mut plan = stream_plan(
         &item.candidate,
         &digest,
         req.max_lines,
         item.redactor.clone(),
     );
+    plan.known = item.known.clone();
+    plan.spooled = item.spooled.clone();
     let fence = "`".repeat((digest.backticks + 1).max(3));
     let lines = match digest.lines {
         1 => "1 line".to_string(),

@@ -20,13 +20,15 @@ mod cast;
 mod html;
 mod markdown;
 pub(crate) mod ordered;
+pub(crate) mod scan;
+pub(crate) mod spool;
 
 use std::io::Write;
 use std::sync::Arc;
 
 use crate::context::model::CommandContext;
 use crate::context::stages::format::Format;
-use crate::context::stages::read::Digest;
+use crate::context::stages::read::{self, Digest};
 use crate::context::stages::redact::{self, Redactor};
 use crate::context::stages::select::Candidate;
 use crate::context::{Outcome, Request};
@@ -57,6 +59,11 @@ pub(crate) struct Item {
     /// need of it (line count, longest backtick run, erased lines, binary or unreadable), so
     /// that they do not read the digest again. `None` when not redacting (nothing was read).
     pub shape: Option<Digest>,
+    /// What learning found in its lines, for the writer to skip checking the others again
+    /// ([`scan::Known`]); `None`: every line is checked.
+    pub known: Option<Arc<scan::Known>>,
+    /// Its rendered lines, kept while learning ([`spool`]); `None`: rendered again.
+    pub spooled: Option<Arc<spool::Spooled>>,
 }
 
 /// Writes the commands `req` selects to `out` in `format`. Nothing is written when nothing
@@ -65,9 +72,20 @@ pub(crate) fn export(req: &Request, format: ExportFormat, out: &mut dyn Write) -
     if format == ExportFormat::Json {
         let mut req = req.clone();
         req.format = Format::Json;
+        // Whole outputs, streamed: learning here serves them (each output's shape, its lines
+        // with findings, its lines spooled), else the pipeline learns as `context` does.
+        if req.budget.is_none()
+            && req.max_lines == 0
+            && req.parts != crate::context::model::Parts::CommandsOnly
+        {
+            let whole = markdown::line_cap(&req);
+            return super::run_with(&req, Some(&|picked| learn(picked, Some(whole))), out);
+        }
         return super::run(&req, out);
     }
-    let (outcome, items) = selected(req)?;
+    // Markdown writes the lines learning renders: they are spooled, not rendered again.
+    let whole = (format == ExportFormat::Markdown).then(|| markdown::line_cap(req));
+    let (outcome, items) = selected(req, whole)?;
     if outcome.nothing_matched.is_some() {
         return Ok(outcome);
     }
@@ -84,19 +102,19 @@ pub(crate) fn export(req: &Request, format: ExportFormat, out: &mut dyn Write) -
 
 /// The commands `req` selects, oldest first (grouped by session), each with its context and
 /// redactor.
-fn selected(req: &Request) -> Result<(Outcome, Vec<Item>)> {
+fn selected(req: &Request, whole: Option<usize>) -> Result<(Outcome, Vec<Item>)> {
     let mut outcome = Outcome::default();
     let sessions = req.sessions(&mut outcome.warnings)?;
     let picked = super::pick(req, &sessions, &mut outcome)?;
     if picked.is_empty() {
         return Ok((outcome, Vec::new()));
     }
-    let (redactors, mut shapes) = match req.redact {
+    let (redactors, mut shapes, mut known, mut spooled) = match req.redact {
         true => {
-            let (r, shapes) = learn(&picked)?;
-            (Some(r), shapes)
+            let l = learn(&picked, whole)?;
+            (Some(l.redactors), l.shapes, l.known, l.spooled)
         }
-        false => (None, Vec::new()),
+        false => (None, Vec::new(), Vec::new(), Vec::new()),
     };
     outcome.commands = picked.len();
     let group = |c: &Candidate| {
@@ -117,49 +135,110 @@ fn selected(req: &Request) -> Result<(Outcome, Vec<Item>)> {
                 ctx,
                 redactor,
                 shape: shapes.get_mut(i).and_then(Option::take),
+                known: known.get_mut(i).and_then(Option::take),
+                spooled: spooled.get_mut(i).and_then(Option::take),
             }
         })
         .collect();
     Ok((outcome, items))
 }
 
+/// What learning leaves, per selected command (by index).
+pub(crate) struct Learned {
+    pub redactors: redact::session::SharedRedactors,
+    /// Each output's digest without its lines ([`slim`]); `None` for a private command.
+    pub shapes: Vec<Option<Digest>>,
+    /// What writing each output needs to skip checking lines again ([`scan`]).
+    pub known: Vec<Option<Arc<scan::Known>>>,
+    /// Each output's lines, when spooled ([`spool`]).
+    pub spooled: Vec<Option<Arc<spool::Spooled>>>,
+}
+
 /// Redactors taught as `context` teaches them (`redact::session::learn`: the command lines, the
 /// values kept beside the sessions, the digests of the outputs), but each digest dropped once
 /// learned (an export reads every output of the session; `learn` keeps up to
 /// `LEARN_KEPT_BYTES` of digests for a pipeline that reuses them), its [`slim`] shape kept per
-/// command. The digests are read (rendered, or loaded from their cache) on worker threads,
-/// oldest first, and learned from on this one in the same order ([`ordered`]).
-fn learn(picked: &[Candidate]) -> Result<(redact::session::SharedRedactors, Vec<Option<Digest>>)> {
-    use crate::context::stages::read;
+/// command. Each output is rendered, and the detectors run over its lines, on worker threads,
+/// oldest first ([`scan`]); the lines with findings are learned from on this one in the same
+/// order ([`ordered`]).
+pub(crate) fn learn(picked: &[Candidate], whole: Option<usize>) -> Result<Learned> {
     let mut redactors = redact::session::Redactors::learn_commands(picked);
     let mut shapes: Vec<Option<Digest>> = vec![None; picked.len()];
+    let mut hits: Vec<Option<Vec<u64>>> = vec![None; picked.len()];
+    let mut spooled: Vec<Option<Arc<spool::Spooled>>> = Vec::new();
+    spooled.resize_with(picked.len(), || None);
+    let spool = match (whole, picked.first()) {
+        (Some(_), Some(c)) => spool::Spool::create(&c.session_dir),
+        _ => None,
+    };
     ordered::run(
         picked.len(),
         ordered::workers(),
-        DIGESTS_AHEAD,
-        |i, sink: &mut ordered::Sink<Digest>| {
+        ordered::IN_FLIGHT,
+        |i, sink: &mut ordered::Sink<Scanned>| {
             let c = &picked[i];
-            if !c.record.private {
-                sink.send(read::cached_digest(c))?;
+            if c.record.private {
+                return Ok(());
             }
+            let s = scan::scan(c, spool.as_ref(), whole.unwrap_or(0));
+            // The lines to learn in messages of about a chunk each: what waits stays bounded.
+            let mut batch = Vec::new();
+            let mut bytes = 0;
+            for l in s.learn {
+                bytes += l.head.len() + l.tail.len();
+                batch.push(l);
+                if bytes >= ordered::CHUNK {
+                    sink.send(Scanned::Learn(std::mem::take(&mut batch)))?;
+                    bytes = 0;
+                }
+            }
+            if !batch.is_empty() {
+                sink.send(Scanned::Learn(batch))?;
+            }
+            sink.send(Scanned::Done(Box::new((s.shape, s.hits, s.spooled))))?;
             Ok(())
         },
         &mut |_| Ok(()),
-        &mut |i, d| {
-            redactors.learn_output(&picked[i], &d);
-            shapes[i] = Some(slim(d));
+        &mut |i, s| {
+            match s {
+                Scanned::Learn(lines) => {
+                    // Teaching these lines teaches what teaching every line of the digest would.
+                    redactors.learn_output(&picked[i], &scan::digest_of(lines));
+                }
+                Scanned::Done(done) => {
+                    let (shape, h, lines) = *done;
+                    shapes[i] = Some(shape);
+                    hits[i] = h;
+                    spooled[i] = lines.map(Arc::new);
+                }
+            }
             Ok(())
         },
     )?;
-    Ok((redactors.into_shared(), shapes))
+    let redactors = redactors.into_shared();
+    let mut values = scan::ValuesBySession::default();
+    let known = picked
+        .iter()
+        .zip(hits)
+        .map(|(c, h)| values.known(c, &redactors.get(&c.session_dir), h))
+        .collect();
+    Ok(Learned {
+        redactors,
+        shapes,
+        known,
+        spooled,
+    })
 }
 
-/// Digests read ahead of learning at most (a digest holds up to 768 lines of up to 4,096
-/// chars).
-const DIGESTS_AHEAD: usize = 8;
+/// What a worker sends of one output while learning: lines to learn, then its shape and the
+/// lines with findings.
+enum Scanned {
+    Learn(Vec<read::StoredLine>),
+    Done(Box<(Digest, Option<Vec<u64>>, Option<spool::Spooled>)>),
+}
 
 /// `d` without its lines.
-fn slim(mut d: Digest) -> Digest {
+pub(crate) fn slim(mut d: Digest) -> Digest {
     d.head = Vec::new();
     d.tail = Vec::new();
     d.errors = Vec::new();

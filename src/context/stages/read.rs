@@ -757,39 +757,89 @@ impl LineSink for NoLines {
     fn erase_scrollback(&mut self) {}
 }
 
-/// Hands every line to both sinks.
-struct Both<'a>(&'a mut Builder, &'a mut dyn LineSink);
+/// Hands every line to both sinks; with `whole`, lines are rendered whole up to a cap above
+/// the digest's: `also` gets them whole, the builder as rendering at its cap would have made
+/// them ([`crate::term::render::clip_whole`]), and a line longer than the cap sets `over`.
+struct Both<'a> {
+    b: &'a mut Builder,
+    also: &'a mut dyn LineSink,
+    whole: bool,
+    over: bool,
+}
 impl LineSink for Both<'_> {
     fn line(&mut self, line: Line<'_>) {
-        self.1.line(Line {
+        if !self.whole {
+            self.also.line(Line {
+                head: line.head,
+                omitted: line.omitted,
+                tail: line.tail,
+            });
+            self.b.line(line);
+            return;
+        }
+        if self.over || line.omitted > 0 || !line.tail.is_empty() {
+            self.over = true;
+            return;
+        }
+        self.also.line(Line {
             head: line.head,
-            omitted: line.omitted,
-            tail: line.tail,
+            omitted: 0,
+            tail: "",
         });
-        self.0.line(line);
+        let cap = self.b.d.caps.line_cap;
+        if line.head.len() <= cap {
+            self.b.line(line);
+        } else {
+            let (head, omitted, tail) = crate::term::render::clip_whole(line.head, cap);
+            self.b.line(Line {
+                head: &head,
+                omitted,
+                tail: &tail,
+            });
+        }
     }
     fn erase_scrollback(&mut self) {
-        self.0.erase_scrollback();
-        self.1.erase_scrollback();
+        self.b.erase_scrollback();
+        self.also.erase_scrollback();
     }
 }
 
 /// [`digest`], also handing every line to `also` (one rendering pass for both).
 fn digest_with(src: &Source, caps: Caps, also: &mut dyn LineSink) -> Digest {
-    let mut r = renderer(src, caps.line_cap);
+    digest_rendered(src, caps, None, also).0
+}
+
+/// [`digest_with`], rendering lines whole up to `whole` chars (at least the caps' line cap)
+/// for `also` when given (see [`Both`]); also whether a line was longer than that.
+fn digest_rendered(
+    src: &Source,
+    caps: Caps,
+    whole: Option<usize>,
+    also: &mut dyn LineSink,
+) -> (Digest, bool) {
+    let mut r = renderer(src, whole.unwrap_or(caps.line_cap));
     let mut b = Builder::new(caps);
+    let mut both = Both {
+        b: &mut b,
+        also,
+        whole: whole.is_some(),
+        over: false,
+    };
     let mut counter = BinaryCounter::default();
     let end = output_chunks(src, &mut |chunk| {
         counter.feed(chunk);
         if counter.total >= BINARY_PROBE && counter.binary() {
             return false;
         }
-        r.feed_into(chunk, &mut Both(&mut b, &mut *also));
-        true
+        r.feed_into(chunk, &mut both);
+        !both.over
     });
-    match end {
+    if end == ReadEnd::Complete {
+        r.finish_into(&mut both);
+    }
+    let over = both.over;
+    let d = match end {
         ReadEnd::Complete => {
-            r.finish_into(&mut Both(&mut b, also));
             let mut d = b.finish();
             d.bytes = counter.total;
             if counter.binary() {
@@ -809,7 +859,26 @@ fn digest_with(src: &Source, caps: Caps, also: &mut dyn LineSink) -> Digest {
             d.kind = OutputKind::Unreadable(why);
             d
         }
+    };
+    (d, over)
+}
+
+/// [`digest_and_lines`], handing `also` every line whole (up to `whole` chars, at least
+/// [`LINE_CAP`]) while the digest keeps them as usual. `None` when a line was longer than
+/// `whole` (reading stopped there; nothing is cached).
+pub(crate) fn digest_and_whole_lines(
+    c: &Candidate,
+    whole: usize,
+    also: &mut dyn LineSink,
+) -> Option<Digest> {
+    let (d, over) = digest_rendered(&Source::of(c), Caps::STANDARD, Some(whole), also);
+    if over {
+        return None;
     }
+    if let Some(cached) = Cached::of(c) {
+        cached.save(&d);
+    }
+    Some(d)
 }
 
 /// Renders `src` again and hands every line to `f` with its number, skipping the `erased`
@@ -947,6 +1016,11 @@ pub(crate) fn cached_digest(c: &Candidate) -> Digest {
         cached.save(&d);
     }
     d
+}
+
+/// The digest of `c` when a valid one is cached (nothing is rendered).
+pub(crate) fn digest_if_cached(c: &Candidate) -> Option<Digest> {
+    Cached::of(c)?.load()
 }
 
 /// Where the digest of a large finished output is cached, and under which key.
