@@ -87,6 +87,23 @@ fn markdown_folds_each_output_and_fences_it_safely() {
     assert!(last.contains("$ printf '%s\\n'"), "{last}");
 }
 
+/// A value learned from a later command (an assignment printed by the second) is redacted
+/// where an earlier command printed it bare, in every format that redacts: export learns from
+/// the whole session before it writes, and a line in which learning found nothing is checked
+/// again when it holds a learned value.
+#[test]
+fn a_value_learned_from_a_later_command_is_redacted_in_an_earlier_one() {
+    const VALUE: &str = "qX7vR2mK9pL4sT8wZ3";
+    let mut h = Harness::bash(&[]);
+    h.run(&format!("echo deploying the build with {VALUE} now"));
+    h.run(&format!("printf 'DEPLOY_PASSWORD=%s\\n' {VALUE}"));
+    for format in ["markdown", "json", "html", "asciicast"] {
+        let out = ok(export(&h, &["--format", format]));
+        assert!(!out.contains(VALUE), "{format}: {out}");
+        assert!(out.contains("deploying the build with"), "{format}: {out}");
+    }
+}
+
 #[test]
 fn json_is_contexts_document_with_whole_outputs() {
     let h = session();
