@@ -572,6 +572,21 @@ fn poetry_shell_and_nix_shell_in_nu_record_each_inner_command() {
     }
 }
 
+const REHOOK: &str = "__omnish_rehook";
+
+/// Waits for the prompt that runs ` __omnish_rehook` (the screen held `before` of its name),
+/// its end, then the next prompt. (A line typed while the first was shown was once lost on a
+/// loaded CI machine: not understood, not reproduced in tmux or in 14 runs here, under load as
+/// well.)
+fn after_rehook(h: &Harness, before: usize) {
+    h.wait_until("the prompt after the rehook", || {
+        let s = h.screen();
+        s.matches(REHOOK).count() > before
+            && s.rfind(REHOOK)
+                .is_some_and(|i| s[i..].contains("133;D") && s[i..].contains(PROMPT))
+    });
+}
+
 /// `$env.config = {...}` typed at the prompt with hook lists in it replaces those lists whole,
 /// omnish's hooks with them: the prompt (a closure around the user's, outside `$env.config`)
 /// ends that command and has nushell put the hooks back before the next line, with the user's
@@ -584,8 +599,10 @@ fn a_config_assignment_typed_at_the_prompt_loses_no_command() {
     let mut h = nu(&[]);
     h.run("print before");
     let line = "$env.config = {show_banner: false, hooks: {pre_prompt: [{|| 'pp\n' | save -a ~/pp.log }], pre_execution: []}}";
+    let rehooks = h.screen().matches(REHOOK).count();
     let r = h.run(line);
     assert_eq!(line_and_status(&r), (line, Some(0)));
+    after_rehook(&h, rehooks);
     let r = h.run("print after");
     assert_eq!(line_and_status(&r), ("print after", Some(0)));
     assert_eq!(shown(&h, &r), "after\r\n");
@@ -602,8 +619,10 @@ fn a_config_assignment_typed_at_the_prompt_loses_no_command() {
     assert!(pp.lines().count() >= 3, "{pp:?}");
     // Again, with the user's prompt set anew in the same session: still put back.
     h.run("$env.PROMPT_COMMAND = {|| 'READY2> ' }");
+    let rehooks = h.screen().matches(REHOOK).count();
     let r = h.run("$env.config = {hooks: {pre_prompt: [], pre_execution: []}}");
     assert_eq!(r.exit_code, Some(0));
+    after_rehook(&h, rehooks);
     let r = h.run("print again");
     assert_eq!(line_and_status(&r), ("print again", Some(0)));
     assert!(h.screen().contains("READY2> "));
@@ -650,8 +669,10 @@ fn starship_installed_as_its_docs_say() {
     assert_eq!(shown(&h, &r), "star-out\r\n");
     h.wait_screen("in:/tmp READY>");
     let line = "$env.config = {hooks: {pre_prompt: [], pre_execution: []}}";
+    let rehooks = h.screen().matches(REHOOK).count();
     let r = h.run(line);
     assert_eq!(line_and_status(&r), (line, Some(0)));
+    after_rehook(&h, rehooks);
     let r = h.run("print after");
     assert_eq!(line_and_status(&r), ("print after", Some(0)));
     assert_eq!(shown(&h, &r), "after\r\n");
