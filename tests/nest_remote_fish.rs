@@ -16,25 +16,31 @@ fn shown(h: &Harness, r: &CommandRecord) -> String {
     omnish::term::render::render(&h.output(r), 80, 24).join("\n")
 }
 
-#[test]
-fn ssh_to_a_fish_login_is_followed_command_by_command() {
-    if !require("fish") {
-        return;
-    }
-    let Some(user) = TestUser::create("/usr/bin/fish") else {
-        return;
-    };
-    // fish parses every man page in the background at a first start without this directory.
+/// A user whose login shell is fish, with the directory of fish's generated completions made
+/// (without it, fish parses every man page in the background at a first start).
+fn fish_user() -> Option<TestUser> {
+    let user = TestUser::create("/usr/bin/fish")?;
     let generated = user.home.join(".local/share/fish/generated_completions");
     std::fs::create_dir_all(&generated).unwrap();
     for d in [
         user.home.join(".local"),
         user.home.join(".local/share"),
         user.home.join(".local/share/fish"),
-        generated.clone(),
+        generated,
     ] {
         std::os::unix::fs::chown(&d, Some(user.uid), Some(user.gid)).unwrap();
     }
+    Some(user)
+}
+
+#[test]
+fn ssh_to_a_fish_login_is_followed_command_by_command() {
+    if !require("fish") {
+        return;
+    }
+    let Some(user) = fish_user() else {
+        return;
+    };
     let Some(sshd) = Sshd::start(&[&user]) else {
         return;
     };
@@ -129,38 +135,14 @@ fn the_ask_and_fix_keys_in_a_far_fish_are_answered_by_the_recording_omnish() {
     if !require("fish") {
         return;
     }
-    let Some(user) = TestUser::create("/usr/bin/fish") else {
+    let Some(user) = fish_user() else {
         return;
     };
-    let generated = user.home.join(".local/share/fish/generated_completions");
-    std::fs::create_dir_all(&generated).unwrap();
-    for d in [
-        user.home.join(".local"),
-        user.home.join(".local/share"),
-        user.home.join(".local/share/fish"),
-        generated.clone(),
-    ] {
-        std::os::unix::fs::chown(&d, Some(user.uid), Some(user.gid)).unwrap();
-    }
     let Some(sshd) = Sshd::start(&[&user]) else {
         return;
     };
     let (_llm_dir, llm) = farkeys::llm_stand_in("echo fixed-by-omnish");
-    let bin = std::path::Path::new(omnish_bin()).parent().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let mut h = Harness::start_with(
-        &["bash"],
-        &[(".bashrc", "PS1='READY> '\n")],
-        &[
-            ("PATH", path.as_str()),
-            ("OMNISH_ASK_COMMAND", llm.as_str()),
-        ],
-    );
-    h.wait_prompts(1);
-    sshd.client_config(h.home.path());
-    h.type_line(&format!("omnish ssh {}", user.name));
-    user.wait_line_editor(&h, "fish");
-    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
+    let mut h = farkeys::ssh_session(&user, &sshd, "fish", &llm);
     let (after, fixed) = farkeys::press_ask_and_fix(
         &mut h,
         &user,
@@ -172,7 +154,5 @@ fn the_ask_and_fix_keys_in_a_far_fish_are_answered_by_the_recording_omnish() {
     );
     assert_eq!(shown(&h, &after), "after-42");
     assert_eq!(shown(&h, &fixed), "fixed-by-omnish");
-    user.wait_line_editor(&h, "fish");
-    h.type_line("exit");
-    h.wait_until("the far shell's end", || h.meta().nest.is_empty());
+    farkeys::exit_far(&mut h, &user, "fish");
 }

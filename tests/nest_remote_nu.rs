@@ -136,21 +136,7 @@ fn the_ask_and_fix_keys_in_a_far_nu_are_answered_by_the_recording_omnish() {
         return;
     };
     let (_llm_dir, llm) = farkeys::llm_stand_in("print fixed-by-omnish");
-    let bin = std::path::Path::new(omnish_bin()).parent().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
-    let mut h = Harness::start_with(
-        &["bash"],
-        &[(".bashrc", "PS1='READY> '\n")],
-        &[
-            ("PATH", path.as_str()),
-            ("OMNISH_ASK_COMMAND", llm.as_str()),
-        ],
-    );
-    h.wait_prompts(1);
-    sshd.client_config(h.home.path());
-    h.type_line(&format!("omnish ssh {}", user.name));
-    user.wait_line_editor(&h, "nu");
-    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
+    let mut h = farkeys::ssh_session(&user, &sshd, "nu", &llm);
     let (after, fixed) = farkeys::press_ask_and_fix(
         &mut h,
         &user,
@@ -162,7 +148,5 @@ fn the_ask_and_fix_keys_in_a_far_nu_are_answered_by_the_recording_omnish() {
     );
     assert_eq!(shown(&h, &after), "after-42");
     assert_eq!(shown(&h, &fixed), "fixed-by-omnish");
-    user.wait_line_editor(&h, "nu");
-    h.type_line("exit");
-    h.wait_until("the far shell's end", || h.meta().nest.is_empty());
+    farkeys::exit_far(&mut h, &user, "nu");
 }

@@ -1,8 +1,34 @@
 //! The ask and fix keys pressed in a shell on the far side of `omnish ssh` (issue 16), for the
 //! tests of each far shell: an LLM stand-in, and the presses with what each must show.
 
-use super::remote::TestUser;
-use super::{CommandRecord, Harness};
+use super::remote::{Sshd, TestUser};
+use super::{CommandRecord, Harness, omnish_bin};
+
+/// A recorded bash (`READY> ` prompts, this omnish first on PATH, `llm` as the command `omnish
+/// ask` runs) logged into `user` over `sshd` with `omnish ssh`: returned once the far shell
+/// (`comm`) is at its line editor and announced.
+pub fn ssh_session(user: &TestUser, sshd: &Sshd, comm: &str, llm: &str) -> Harness {
+    let bin = std::path::Path::new(omnish_bin()).parent().unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let mut h = Harness::start_with(
+        &["bash"],
+        &[(".bashrc", "PS1='READY> '\n")],
+        &[("PATH", path.as_str()), ("OMNISH_ASK_COMMAND", llm)],
+    );
+    h.wait_prompts(1);
+    sshd.client_config(h.home.path());
+    h.type_line(&format!("omnish ssh {}", user.name));
+    user.wait_line_editor(&h, comm);
+    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
+    h
+}
+
+/// Ends the far shell (`comm`, at its line editor) and waits until omnish knows it ended.
+pub fn exit_far(h: &mut Harness, user: &TestUser, comm: &str) {
+    user.wait_line_editor(h, comm);
+    h.type_line("exit");
+    h.wait_until("the far shell's end", || h.meta().nest.is_empty());
+}
 
 /// An LLM stand-in (an executable in the returned directory): keeps the prompt in
 /// `$HOME/prompt.txt`; asked for a fix (the prompt asks for a fenced block), answers one holding
