@@ -5,6 +5,7 @@
 //!   written through the store API; each format of the whole session, once with a cold cache
 //!   (the first run renders every output once for its digest and for redaction learning) and
 //!   once warm, output to a file.
+//! - long lines: a session of one command of ten 10 MB lines (100 MB), each format.
 //! - diff: a session of two commands of ~100 MB each (12.5 M lines with a time, a pid and a
 //!   counter; a few hundred lines changed, inserted or removed), `omnish diff` and
 //!   `omnish diff --normalize`.
@@ -14,6 +15,7 @@
 //! Run with: `cargo bench --bench export`. Smaller or narrower runs (for profiling):
 //! `OMNISH_BENCH_COMMANDS=1000` (commands in the session; the huge outputs keep their places
 //! in proportion), `OMNISH_BENCH_FORMATS=markdown,html` (the formats measured),
+//! `OMNISH_BENCH_LARGE=0` (no LARGE session), `OMNISH_BENCH_LONG=0` (no long lines),
 //! `OMNISH_BENCH_DIFF=0` (no diff), and `-- --keep` keeps the data (the path is printed).
 
 mod support;
@@ -132,39 +134,60 @@ fn diff_session(root: &Path, bytes: usize) -> (String, u64) {
     (id, stream.offset())
 }
 
-fn main() {
-    let keep = std::env::args().any(|a| a == "--keep");
-    let bin = binary();
-    let tmp = tempfile::Builder::new()
-        .prefix("omnish-bench-export-")
-        .tempdir()
-        .expect("temp dir");
-    let root = tmp.path().join("large");
-    let start = Instant::now();
-    let commands: u64 = setting("COMMANDS").map_or(COMMANDS, |n| n.parse().expect("a number"));
-    let huge_at = HUGE_AT.map(|at| at * commands / COMMANDS);
-    let (id, len) = build_session(&root, commands, &huge_at, 0x9e37_79b9);
-    println!("binary: {}", bin.display());
-    println!(
-        "LARGE session {id}: {commands} commands, stream.bin {:.1} MiB (generated in {:.1} s)",
-        mib(len),
-        start.elapsed().as_secs_f64()
-    );
-    let out = tmp.path().join("out");
-    println!(
-        "\n{:<44} {:>9} {:>11} {:>11}",
-        "omnish export --session all ...", "seconds", "peak RSS", "output"
-    );
-    let formats = setting("FORMATS").unwrap_or("markdown,html,asciicast,asciicast-v2,json".into());
+/// One command of `lines` lines of `line_bytes` each (words with a counter, no newline inside).
+fn long_line_session(root: &Path, lines: usize, line_bytes: usize) -> (String, u64) {
+    let t0 = 1_760_000_000_000u64;
+    let id = store::new_session_id(t0);
+    let dir = store::sessions_dir(root).join(&id);
+    store::create_private_dir(&dir).unwrap();
+    let mut stream = StreamWriter::create(&dir.join(store::STREAM)).unwrap();
+    let offset = stream.offset();
+    let mut now = t0;
+    let mut word = 0u64;
+    for _ in 0..lines {
+        let mut written = 0usize;
+        let mut buf = String::with_capacity(64 * 1024);
+        while written < line_bytes {
+            use std::fmt::Write as _;
+            word += 1;
+            let _ = write!(buf, "item-{word} ");
+            if buf.len() >= 60 * 1024 {
+                now += 1;
+                stream.write(now, store::OUTPUT, buf.as_bytes()).unwrap();
+                written += buf.len();
+                buf.clear();
+            }
+        }
+        buf.push_str("\r\n");
+        stream.write(now, store::OUTPUT, buf.as_bytes()).unwrap();
+    }
+    let end = stream.offset();
+    stream.flush().unwrap();
+    let record = store::CommandRecord {
+        command_line: "./print-long-lines".into(),
+        started_at: t0,
+        ended_at: now + 5,
+        stream_offset: offset,
+        stream_length: end - offset,
+        ..command_record(&id, 1)
+    };
+    store::append_command(&dir, &record).unwrap();
+    let meta = finished_meta(&id, t0, now + 5);
+    store::write_json_atomic(&dir.join(store::META), &meta).unwrap();
+    (id, end)
+}
+
+/// Exports the session under `root` in each of `formats` once; prints time and peak RSS.
+fn export_each(bin: &Path, root: &Path, formats: &str, out: &Path, passes: &[&str]) {
     for (i, format) in formats.split(',').enumerate() {
-        for pass in ["cold", "warm"] {
+        for &pass in passes {
             if i > 0 && pass == "cold" {
                 continue;
             }
             let args = ["export", "--session", "all", "--format", format];
-            let (secs, rss, code) = measure(&bin, &root, &args, &out);
+            let (secs, rss, code) = measure(bin, root, &args, out);
             assert_eq!(code, 0, "export {format} failed");
-            let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+            let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
             println!(
                 "{:<44} {secs:>9.2} {:>11} {:>8.1} MiB",
                 format!("--format {format} ({pass} cache)"),
@@ -173,24 +196,62 @@ fn main() {
             );
         }
     }
-    let (secs, rss, _) = measure(
-        &bin,
-        &root,
-        &[
-            "export",
-            "--session",
-            "all",
-            "--format",
-            "markdown",
-            "--no-redact",
-        ],
-        &out,
-    );
-    println!(
-        "{:<44} {secs:>9.2} {:>11}",
-        "--format markdown --no-redact",
-        rss.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
-    );
+}
+
+fn main() {
+    let keep = std::env::args().any(|a| a == "--keep");
+    let bin = binary();
+    let tmp = tempfile::Builder::new()
+        .prefix("omnish-bench-export-")
+        .tempdir()
+        .expect("temp dir");
+    let out = tmp.path().join("out");
+    let formats = setting("FORMATS").unwrap_or("markdown,html,asciicast,asciicast-v2,json".into());
+    println!("binary: {}", bin.display());
+    if setting("LARGE").as_deref() != Some("0") {
+        let root = tmp.path().join("large");
+        let start = Instant::now();
+        let commands: u64 = setting("COMMANDS").map_or(COMMANDS, |n| n.parse().expect("a number"));
+        let huge_at = HUGE_AT.map(|at| at * commands / COMMANDS);
+        let (id, len) = build_session(&root, commands, &huge_at, 0x9e37_79b9);
+        println!(
+            "LARGE session {id}: {commands} commands, stream.bin {:.1} MiB (generated in {:.1} s)",
+            mib(len),
+            start.elapsed().as_secs_f64()
+        );
+        println!(
+            "\n{:<44} {:>9} {:>11} {:>11}",
+            "omnish export --session all ...", "seconds", "peak RSS", "output"
+        );
+        export_each(&bin, &root, &formats, &out, &["cold", "warm"]);
+        let (secs, rss, _) = measure(
+            &bin,
+            &root,
+            &[
+                "export",
+                "--session",
+                "all",
+                "--format",
+                "markdown",
+                "--no-redact",
+            ],
+            &out,
+        );
+        println!(
+            "{:<44} {secs:>9.2} {:>11}",
+            "--format markdown --no-redact",
+            rss.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+        );
+    }
+    if setting("LONG").as_deref() != Some("0") {
+        let lroot = tmp.path().join("long");
+        let (lid, llen) = long_line_session(&lroot, 10, 10_000_000);
+        println!(
+            "\nLONG session {lid}: one command of ten 10 MB lines, stream.bin {:.1} MiB",
+            mib(llen)
+        );
+        export_each(&bin, &lroot, &formats, &out, &["first"]);
+    }
 
     if setting("DIFF").as_deref() == Some("0") {
         if keep {
