@@ -2,9 +2,11 @@
 //! coloured compiler/test-runner log lines, `\r` progress bars with erase-in-line, and
 //! multi-line progress blocks redrawn with cursor-up.
 //!
-//! Also: the streaming API (`feed_into` with a line cap) on the same input, and 200 MB of a
+//! Also: the streaming API (`feed_into` with a line cap) on the same input, 200 MB of a
 //! single line without a newline through a renderer capped at 8192 chars (bounded memory; the
-//! unit test of the same check is `#[ignore]`d because it is slow in debug builds).
+//! unit test of the same check is `#[ignore]`d because it is slow in debug builds), and text
+//! that is not all UTF-8 (Latin-1 accents, stray bytes): `vte` alone against
+//! `omnish::term::render::advance`, which hands it one invalid sequence at a time.
 //!
 //! Run with: `cargo bench --bench render` (plain std::time, no harness).
 
@@ -105,6 +107,44 @@ impl LineSink for Count {
     }
 }
 
+/// 16 MiB of French text in Latin-1 (an invalid UTF-8 byte every 6 bytes or so), fed in 64 KiB
+/// chunks: to `vte` as it is (a search for `ESC` to the chunk's end per invalid byte), through
+/// `advance`, and rendered.
+fn not_utf8() {
+    struct Nothing;
+    impl vte::Perform for Nothing {}
+    let line = b"d\xe9j\xe0 vu, cr\xe8me br\xfbl\xe9e, gar\xe7on, na\xefve fa\xe7ade \xa9 2026\r\n";
+    let input: Vec<u8> = line.repeat(16 * 1024 * 1024 / line.len());
+    let mb = input.len() as f64 / (1024.0 * 1024.0);
+    let start = Instant::now();
+    let mut p = vte::Parser::new();
+    for chunk in input.chunks(64 * 1024) {
+        p.advance(&mut Nothing, black_box(chunk));
+    }
+    let alone = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let mut p = vte::Parser::new();
+    for chunk in input.chunks(64 * 1024) {
+        omnish::term::render::advance(&mut p, &mut Nothing, black_box(chunk));
+    }
+    let pieces = start.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let mut r = Renderer::with_line_cap(120, 50, 8192);
+    let mut sink = Count::default();
+    for chunk in input.chunks(64 * 1024) {
+        r.feed_into(black_box(chunk), &mut sink);
+    }
+    r.finish_into(&mut sink);
+    let rendered = start.elapsed().as_secs_f64();
+    println!(
+        "{mb:.0} MiB of Latin-1 text, 64 KiB chunks: vte alone {alone:.3} s ({:.1} MiB/s), \
+         render::advance {pieces:.3} s ({:.1} MiB/s), rendered {rendered:.3} s ({:.1} MiB/s)",
+        mb / alone,
+        mb / pieces,
+        mb / rendered
+    );
+}
+
 /// 200 MB of one line (digits, byte i is i % 10, ending in "END") fed in 64 KiB chunks.
 fn huge_line() {
     const TOTAL: usize = 200 * 1000 * 1000;
@@ -191,6 +231,7 @@ fn main() {
     );
 
     huge_line();
+    not_utf8();
 
     println!("output: {lines} lines");
     println!(

@@ -155,7 +155,7 @@ impl Screen {
             &joined[..]
         };
         let end = bytes.len() - crate::term::render::incomplete_utf8_tail(bytes);
-        self.parser.advance(&mut self.grid, &bytes[..end]);
+        crate::term::render::advance(&mut self.parser, &mut self.grid, &bytes[..end]);
         self.carry = bytes[end..].to_vec();
     }
 

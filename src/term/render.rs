@@ -1345,6 +1345,49 @@ pub(crate) fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
     0
 }
 
+/// Feeds `bytes` to `parser` as one [`Parser::advance`] call would, in time linear in their
+/// length whatever they hold.
+///
+/// `vte` 0.15.0, in its ground state, looks for the next `ESC` to the end of the slice it was
+/// given once per invalid UTF-8 sequence, so a 64 KiB chunk of Latin-1 text or of binary
+/// output took thousands of passes over itself (quadratic in the chunk). Here each call gets
+/// the text up to and including one invalid sequence. The cut right after it is one `vte`
+/// handles as if there were none: the bytes it holds back there (an unfinished lead byte)
+/// cannot start a valid code point with what follows, so it prints the same `�` (see
+/// [`incomplete_utf8_tail`] for the cut it does not handle, which the callers hold back).
+pub fn advance<P: Perform>(parser: &mut Parser, performer: &mut P, bytes: &[u8]) {
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let end = piece_end(rest);
+        parser.advance(performer, &rest[..end]);
+        rest = &rest[end..];
+    }
+}
+
+/// Where [`advance`]'s next piece of `rest` ends: just after its first invalid UTF-8
+/// sequence, when `vte` can be handed the bytes there in two calls; else at its end.
+fn piece_end(rest: &[u8]) -> usize {
+    match std::str::from_utf8(rest) {
+        Err(e) => match e.error_len() {
+            Some(bad) if clean_cut(rest, e.valid_up_to() + bad) => e.valid_up_to() + bad,
+            _ => rest.len(),
+        },
+        Ok(_) => rest.len(),
+    }
+}
+
+/// Whether `vte` reads `bytes[..at]` then `bytes[at..]` as it reads `bytes` whole: the
+/// piece ends on no code point's start that the bytes after it complete.
+fn clean_cut(bytes: &[u8], at: usize) -> bool {
+    let held = incomplete_utf8_tail(&bytes[..at]);
+    if held == 0 {
+        return true;
+    }
+    let from = at - held;
+    let window = &bytes[from..bytes.len().min(from + 4)];
+    matches!(std::str::from_utf8(window), Err(e) if e.valid_up_to() == 0 && e.error_len().is_some())
+}
+
 impl Renderer {
     /// A renderer for a terminal of `cols × rows` cells (0 means 80 columns / 24 rows).
     pub fn new(cols: u16, rows: u16) -> Renderer {
@@ -1393,13 +1436,13 @@ impl Renderer {
         };
         if self.carry.is_empty() {
             let end = bytes.len() - incomplete_utf8_tail(bytes);
-            self.parser.advance(&mut active, &bytes[..end]);
+            advance(&mut self.parser, &mut active, &bytes[..end]);
             self.carry.extend_from_slice(&bytes[end..]);
         } else {
             let mut joined = std::mem::take(&mut self.carry);
             joined.extend_from_slice(bytes);
             let end = joined.len() - incomplete_utf8_tail(&joined);
-            self.parser.advance(&mut active, &joined[..end]);
+            advance(&mut self.parser, &mut active, &joined[..end]);
             joined.drain(..end);
             self.carry = joined;
         }
@@ -2294,6 +2337,58 @@ mod tests {
         }
     }
 
+    /// Every call a `vte` parser makes, in order.
+    #[derive(Default)]
+    struct Calls(Vec<String>);
+
+    impl Perform for Calls {
+        fn print(&mut self, c: char) {
+            self.0.push(format!("print {c:?}"));
+        }
+        fn execute(&mut self, byte: u8) {
+            self.0.push(format!("execute {byte:#x}"));
+        }
+        fn hook(&mut self, params: &Params, inter: &[u8], ignore: bool, action: char) {
+            self.0
+                .push(format!("hook {params:?} {inter:?} {ignore} {action:?}"));
+        }
+        fn put(&mut self, byte: u8) {
+            self.0.push(format!("put {byte:#x}"));
+        }
+        fn unhook(&mut self) {
+            self.0.push("unhook".into());
+        }
+        fn osc_dispatch(&mut self, params: &[&[u8]], bell: bool) {
+            self.0.push(format!("osc {params:?} {bell}"));
+        }
+        fn csi_dispatch(&mut self, params: &Params, inter: &[u8], ignore: bool, action: char) {
+            self.0
+                .push(format!("csi {params:?} {inter:?} {ignore} {action:?}"));
+        }
+        fn esc_dispatch(&mut self, inter: &[u8], ignore: bool, byte: u8) {
+            self.0.push(format!("esc {inter:?} {ignore} {byte:#x}"));
+        }
+    }
+
+    /// A 64 KiB chunk of Latin-1 text (an invalid byte every few) costs `vte` about one pass
+    /// over it, not one per invalid byte: the parser is handed pieces ending after each.
+    #[test]
+    fn advance_hands_vte_one_invalid_sequence_at_a_time() {
+        let chunk: Vec<u8> = b"caf\xe9 cr\xe8me \xff\xfe\x80 d\xe9j\xe0 vu\r\n".repeat(2000);
+        let (mut count, mut longest) = (0, 0);
+        let mut rest: &[u8] = &chunk;
+        while !rest.is_empty() {
+            let end = piece_end(rest);
+            count += 1;
+            longest = longest.max(end);
+            rest = &rest[end..];
+        }
+        // Seven invalid sequences a repeat, and the text after the last; the longest piece is
+        // " vu\r\ncaf\xe9".
+        assert_eq!(count, 7 * 2000 + 1);
+        assert_eq!(longest, 9);
+    }
+
     /// Bytes biased towards the sequences the renderer interprets.
     fn token() -> impl Strategy<Value = Vec<u8>> {
         let csi = (
@@ -2343,6 +2438,29 @@ mod tests {
             }
             rd.feed(&bytes[prev..]);
             prop_assert_eq!(rd.finish(), whole);
+        }
+
+        /// [`advance`] makes exactly the calls one `vte` `advance` over the same bytes makes.
+        #[test]
+        fn advance_in_pieces_is_one_advance(
+            bytes in prop_oneof![
+                stream(),
+                proptest::collection::vec(any::<u8>(), 0..600),
+                proptest::collection::vec(
+                    prop::sample::select(vec![
+                        b'a', b'\r', b'\n', 0x1b, b'[', b'1', b';', b'm', b']', 0x07, 0x80,
+                        0x85, 0x9b, 0x9f, 0xa0, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xe9, 0xed, 0xef,
+                        0xf0, 0xf4, 0xf5, 0xff,
+                    ]),
+                    0..600,
+                ),
+            ],
+        ) {
+            let mut whole = Calls::default();
+            Parser::new().advance(&mut whole, &bytes);
+            let mut pieces = Calls::default();
+            advance(&mut Parser::new(), &mut pieces, &bytes);
+            prop_assert_eq!(pieces.0, whole.0);
         }
 
         #[test]

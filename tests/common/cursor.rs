@@ -34,7 +34,8 @@ impl Cursor {
 
     /// Follows `bytes` the program wrote; returns the answers it asked for.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Vec<u8>> {
-        self.parser.advance(&mut self.state, bytes);
+        // Not `vte`'s own `advance`: binary output would take it a pass per invalid byte.
+        omnish::term::render::advance(&mut self.parser, &mut self.state, bytes);
         std::mem::take(&mut self.state.answers)
     }
 }
