@@ -1354,7 +1354,7 @@ pub(crate) fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
 /// the text up to and including one invalid sequence. The cut right after it is one `vte`
 /// handles as if there were none: the bytes it holds back there (an unfinished lead byte)
 /// cannot start a valid code point with what follows, so it prints the same `�` (see
-/// [`incomplete_utf8_tail`] for the cut it does not handle, which the callers hold back).
+/// `incomplete_utf8_tail` for the cut it does not handle, which the callers hold back).
 pub fn advance<P: Perform>(parser: &mut Parser, performer: &mut P, bytes: &[u8]) {
     let mut rest = bytes;
     while !rest.is_empty() {
