@@ -186,7 +186,10 @@ impl Gate {
             while hits != 0 {
                 let k = hits.trailing_zeros() as usize;
                 hits &= hits - 1;
-                self.at(text, at + k, buckets[k], &mut found);
+                // The third byte, in the word but for the last pair (`at` reads it).
+                if k == 6 || self.follows(buckets[k], (word >> (8 * (k + 2))) as u8) {
+                    self.at(text, at + k, buckets[k], &mut found);
+                }
             }
             at += 7;
         }
@@ -200,12 +203,18 @@ impl Gate {
         found
     }
 
+    /// Whether `third` can follow the pair of `bucket` in a literal.
+    #[inline]
+    fn follows(&self, bucket: u16, third: u8) -> bool {
+        self.thirds[usize::from(bucket) - 1][usize::from(third >> 6)] >> (third & 63) & 1 != 0
+    }
+
     /// Adds to `found` the literals starting at `text[at]`, whose pair is in `bucket` (not 0).
     #[inline]
     fn at(&self, text: &[u8], at: usize, bucket: u16, found: &mut Found) {
         let n = text.len();
         let third = text.get(at + 2).copied().unwrap_or(0);
-        if self.thirds[usize::from(bucket) - 1][usize::from(third >> 6)] >> (third & 63) & 1 == 0 {
+        if !self.follows(bucket, third) {
             return;
         }
         // The text's next 8 bytes (zeros past its end: no literal byte is 0).

@@ -16,6 +16,7 @@ type Masks = (u64, u64);
 
 /// Calls `f` with each maximal stretch of word bytes of `text` that is `min` bytes or longer
 /// (`1..=64`) and holds a non-hex word byte, in order.
+#[inline]
 pub(super) fn long_stretches(text: &[u8], min: usize, mut f: impl FnMut(Range<usize>)) {
     debug_assert!((1..=64).contains(&min));
     // The masks of every block of 64 bytes: on the stack for a line of ordinary length.
@@ -107,15 +108,7 @@ fn classify(bytes: &[u8]) -> Masks {
     debug_assert!(bytes.len() <= 64);
     #[cfg(target_arch = "x86_64")]
     {
-        let mut block = [0u8; 64];
-        let block: &[u8; 64] = match bytes.try_into() {
-            Ok(b) => b,
-            Err(_) => {
-                block[..bytes.len()].copy_from_slice(bytes);
-                &block
-            }
-        };
-        sse2::classify(block)
+        sse2::classify(bytes)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -144,21 +137,41 @@ mod sse2 {
         _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
     };
 
-    /// [`super::classify`] of 64 bytes, 16 at a time.
-    pub(super) fn classify(block: &[u8; 64]) -> Masks {
+    /// [`super::classify`], 16 bytes at a time.
+    pub(super) fn classify(bytes: &[u8]) -> Masks {
         // SAFETY: SSE2 is part of the x86_64 baseline: every x86_64 CPU has it.
-        unsafe { classify64(block) }
+        unsafe { classify64(bytes) }
     }
 
     #[target_feature(enable = "sse2")]
-    fn classify64(block: &[u8; 64]) -> Masks {
+    fn classify64(bytes: &[u8]) -> Masks {
         let (mut word, mut nh) = (0u64, 0u64);
-        for (k, chunk) in block.chunks_exact(16).enumerate() {
+        let mut chunks = bytes.chunks_exact(16);
+        let mut k = 0;
+        for chunk in &mut chunks {
             // SAFETY: `chunk` is 16 readable bytes, and `_mm_loadu_si128` reads them unaligned.
             let v = unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) };
             let (w, n) = classify16(v);
             word |= u64::from(w) << (16 * k);
             nh |= u64::from(n) << (16 * k);
+            k += 1;
+        }
+        let rest = chunks.remainder().len();
+        if rest > 0 {
+            // The last 16 bytes of `bytes` when there are that many (their first bits, already
+            // read, shifted out), or the rest copied after zeros, which are no word bytes.
+            let (w, n) = if bytes.len() >= 16 {
+                let last = &bytes[bytes.len() - 16..];
+                // SAFETY: as above.
+                classify16(unsafe { _mm_loadu_si128(last.as_ptr().cast()) })
+            } else {
+                let mut last = [0u8; 16];
+                last[16 - rest..].copy_from_slice(chunks.remainder());
+                // SAFETY: as above.
+                classify16(unsafe { _mm_loadu_si128(last.as_ptr().cast()) })
+            };
+            word |= u64::from(w >> (16 - rest)) << (16 * k);
+            nh |= u64::from(n >> (16 - rest)) << (16 * k);
         }
         (word, nh)
     }
@@ -237,6 +250,11 @@ mod tests {
         let all: Vec<u8> = (0..=255u8).collect();
         for chunk in all.chunks(64) {
             assert_eq!(classify(chunk), classify_bytes(chunk), "{chunk:?}");
+            // And every length, for the last bytes of a text (read with the ones before).
+            for len in 0..=64 {
+                let part = &chunk[..len];
+                assert_eq!(classify(part), classify_bytes(part), "{part:?}");
+            }
         }
     }
 
