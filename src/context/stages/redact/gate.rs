@@ -9,10 +9,12 @@
 //! (Unicode case folding matches `K` KELVIN SIGN for `k`); `rules` takes another way for the
 //! rest.
 //!
-//! The cost: per byte, one look-up in a table of the literals' first two bytes; on a
-//! hit (a few per line of ordinary output), a comparison of the text's next 8 bytes, read as one
-//! word, with each literal that starts so (one `or`, `and` and compare each; bytes past the
-//! 8th, in a few long literals, compared one by one).
+//! The cost: per byte, one look-up in a table of the literals' first two bytes (seven pairs
+//! read from one load of 8 bytes, with no bounds checks); on a hit, a look-up of the third
+//! byte among those that follow the pair in a literal; on a hit of both (rare in ordinary
+//! output), a comparison of the text's next 8 bytes, read as one word, with each literal that
+//! starts so (one `or`, `and` and compare each; bytes past the 8th, in a few long literals,
+//! compared one by one).
 
 /// Pattern indices (detectors then token rows) as bits.
 pub(super) type Mask = u128;
@@ -29,10 +31,15 @@ struct Lit {
 
 pub(super) struct Gate {
     lits: Vec<Lit>,
-    /// For each pair of bytes `(b0 << 8) | b1`, the literals starting with it (index into
-    /// `buckets`, plus one; 0: none).
+    /// For each pair of bytes `b0 b1`, read as a little-endian `u16`, the literals starting
+    /// with it (index into `buckets`, plus one; 0: none).
     bucket_of: Box<[u16; 1 << 16]>,
     buckets: Vec<Box<[Entry]>>,
+    /// For each bucket, the bytes that can follow its pair in a literal, as 256 bits (all of
+    /// them where a literal is just the pair; 0 stands for the text's end): most pairs of
+    /// ordinary text that start a literal (`re`, `st`, `co`) are turned away by their third
+    /// byte before the bucket is read.
+    thirds: Vec<[u64; 4]>,
 }
 
 /// A literal as the scan compares it: its first (up to) 8 bytes as one word, so that a
@@ -106,6 +113,7 @@ impl Gate {
             .try_into()
             .expect("65536 pairs");
         let mut buckets: Vec<Vec<Entry>> = Vec::new();
+        let mut thirds: Vec<[u64; 4]> = Vec::new();
         for (n, l) in lits.iter().enumerate() {
             let cases = |b: u8| -> Vec<u8> {
                 if l.nocase && b.is_ascii_alphabetic() {
@@ -124,10 +132,20 @@ impl Gate {
             }
             for b0 in cases(l.bytes[0]) {
                 for b1 in cases(l.bytes[1]) {
-                    let pair = (usize::from(b0) << 8) | usize::from(b1);
+                    let pair = usize::from(u16::from_le_bytes([b0, b1]));
                     if bucket_of[pair] == 0 {
                         buckets.push(Vec::new());
+                        thirds.push([0; 4]);
                         bucket_of[pair] = u16::try_from(buckets.len()).expect("buckets");
+                    }
+                    let third = &mut thirds[usize::from(bucket_of[pair]) - 1];
+                    match l.bytes.get(2) {
+                        None => *third = [u64::MAX; 4],
+                        Some(&b2) => {
+                            for c in cases(b2) {
+                                third[usize::from(c >> 6)] |= 1 << (c & 63);
+                            }
+                        }
                     }
                     buckets[usize::from(bucket_of[pair]) - 1].push(Entry {
                         want,
@@ -144,6 +162,7 @@ impl Gate {
             lits,
             bucket_of,
             buckets: buckets.into_iter().map(Vec::into_boxed_slice).collect(),
+            thirds,
         }
     }
 
@@ -154,30 +173,65 @@ impl Gate {
             mask: 0,
         };
         let n = text.len();
-        for i in 1..n {
-            let pair = (usize::from(text[i - 1]) << 8) | usize::from(text[i]);
-            let bucket = self.bucket_of[pair];
-            if bucket == 0 {
-                continue;
+        let mut at = 0;
+        // The pairs starting at `at..at + 7`, from one load of 8 bytes: most are in no bucket.
+        while at + 8 <= n {
+            let word = u64::from_le_bytes(text[at..at + 8].try_into().expect("8 bytes"));
+            let buckets: [u16; 7] =
+                std::array::from_fn(|k| self.bucket_of[usize::from((word >> (8 * k)) as u16)]);
+            let mut hits = 0u32;
+            for (k, &b) in buckets.iter().enumerate() {
+                hits |= u32::from(b != 0) << k;
             }
-            let at = i - 1;
-            // The text's next 8 bytes (zeros past its end: no literal byte is 0).
-            let word = match text.get(at..at + 8) {
-                Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
-                None => {
-                    let mut w = [0u8; 8];
-                    w[..n - at].copy_from_slice(&text[at..]);
-                    u64::from_le_bytes(w)
-                }
-            };
-            for e in self.buckets[usize::from(bucket) - 1].iter() {
-                if (word | e.fold) & e.keep == e.want && self.rest_matches(e, &text[at..]) {
-                    found.prefilter |= e.prefilter;
-                    found.mask |= e.mask;
+            while hits != 0 {
+                let k = hits.trailing_zeros() as usize;
+                hits &= hits - 1;
+                // The third byte, in the word but for the last pair (`at` reads it).
+                if k == 6 || self.follows(buckets[k], (word >> (8 * (k + 2))) as u8) {
+                    self.at(text, at + k, buckets[k], &mut found);
                 }
             }
+            at += 7;
+        }
+        while at + 1 < n {
+            let bucket = self.bucket_of[usize::from(u16::from_le_bytes([text[at], text[at + 1]]))];
+            if bucket != 0 {
+                self.at(text, at, bucket, &mut found);
+            }
+            at += 1;
         }
         found
+    }
+
+    /// Whether `third` can follow the pair of `bucket` in a literal.
+    #[inline]
+    fn follows(&self, bucket: u16, third: u8) -> bool {
+        self.thirds[usize::from(bucket) - 1][usize::from(third >> 6)] >> (third & 63) & 1 != 0
+    }
+
+    /// Adds to `found` the literals starting at `text[at]`, whose pair is in `bucket` (not 0).
+    #[inline]
+    fn at(&self, text: &[u8], at: usize, bucket: u16, found: &mut Found) {
+        let n = text.len();
+        let third = text.get(at + 2).copied().unwrap_or(0);
+        if !self.follows(bucket, third) {
+            return;
+        }
+        // The text's next 8 bytes (zeros past its end: no literal byte is 0).
+        let word = match text.get(at..at + 8) {
+            Some(w) => u64::from_le_bytes(w.try_into().expect("8 bytes")),
+            None => {
+                let mut w = [0u8; 8];
+                w[..n - at].copy_from_slice(&text[at..]);
+                u64::from_le_bytes(w)
+            }
+        };
+        for e in self.buckets[usize::from(bucket) - 1].iter() {
+            if (word | e.fold) & e.keep == e.want && self.rest_matches(e, &text[at..]) {
+                found.prefilter |= e.prefilter;
+                found.mask |= e.mask;
+            }
+        }
     }
 
     /// Whether `rest` (starting where `e`'s first 8 bytes matched) holds the rest of its literal.
@@ -280,6 +334,22 @@ mod tests {
         assert_eq!(found("toke").mask, 0, "a literal cut short by the end");
         assert_eq!(found("tok[n").mask, 0, "a bracket is no letter");
         assert_eq!(found("").mask, 0);
+    }
+
+    #[test]
+    fn finds_literals_at_every_offset_of_the_pairs_read_at_once() {
+        let g = gate();
+        for before in 0..24 {
+            for after in 0..10 {
+                let pad = |n: usize| "ab".repeat(n)[..n].to_string();
+                let text = format!("{}ToKeN{}", pad(before), pad(after));
+                assert_eq!(g.scan(text.as_bytes()).mask, 0b01, "{text:?}");
+                let text = format!("{}x-u{}", pad(before), pad(after));
+                assert_eq!(g.scan(text.as_bytes()).mask, 0b10, "{text:?}");
+                let text = format!("{}toke{}", pad(before), pad(after));
+                assert_eq!(g.scan(text.as_bytes()).mask, 0, "{text:?}");
+            }
+        }
     }
 
     #[test]

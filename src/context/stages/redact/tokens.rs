@@ -9,6 +9,7 @@
 //! Mapbox `pk.eyJ…`, Twilio account ids `AC…`) are not in the table.
 
 use std::ops::Range;
+use std::sync::LazyLock;
 
 use super::Cand;
 use super::values::{longest_alnum_run, looks_random};
@@ -282,8 +283,25 @@ pub(super) const BARE_KIND: &str = "token";
 /// `npub1…`), sealed ciphertext, placeholders and the lines of a PEM block.
 pub(super) fn detect_bare(text: &str, out: &mut Vec<Cand>) {
     let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
+    // Skipping SOPS ciphertext moves where words start: then every byte is read.
+    static SOPS: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(b"ENC["));
+    if memchr::memchr(b'[', b).is_some() && SOPS.find(b).is_some() {
+        return scan_words(text, 0..b.len(), out);
+    }
+    // A word long enough to be a token, and not all hex, lies in such a stretch; a stretch
+    // starts where a word starts, since the byte before it ends every word.
+    super::runs::long_stretches(b, MIN_BARE, |r| scan_words(text, r, out));
+}
+
+/// The shortest word [`detect_bare`] reads as a token.
+const MIN_BARE: usize = 20;
+
+/// [`detect_bare`] on the words starting in `range` (from a word's start).
+fn scan_words(text: &str, range: Range<usize>, out: &mut Vec<Cand>) {
+    let b = text.as_bytes();
+    let mut i = range.start;
+    while i < range.end {
         if !is_word_byte(b[i]) {
             i += 1;
             continue;
@@ -316,7 +334,7 @@ pub(super) fn detect_bare(text: &str, out: &mut Vec<Cand>) {
             i += 1;
             continue;
         }
-        if i - start >= 20 && classes & NOT_HEXISH != 0 {
+        if i - start >= MIN_BARE && classes & NOT_HEXISH != 0 {
             // Word boundaries: a token is not glued to a path or a longer non-ASCII word.
             let before = start.checked_sub(1).map(|j| b[j]);
             let after = b.get(i).copied();
@@ -378,15 +396,15 @@ fn is_word_byte(c: u8) -> bool {
 }
 
 /// [`WORD`]: a byte of a word.
-const IN_WORD: u8 = 1;
+pub(super) const IN_WORD: u8 = 1;
 /// [`WORD`]: a byte of a word that is neither a hex digit nor one of `- _ . ~`.
-const NOT_HEXISH: u8 = 2;
+pub(super) const NOT_HEXISH: u8 = 2;
 /// [`WORD`]: `-` (two end a word).
 const DASH: u8 = 4;
 
 /// The scan's inner loop: one load per byte instead of a chain of range tests. For each byte,
 /// [`IN_WORD`], [`NOT_HEXISH`] and [`DASH`] bits.
-static WORD: [u8; 256] = {
+pub(super) static WORD: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut c = 0;
     while c < 256 {
