@@ -210,11 +210,20 @@ fn far_ends(h: &mut Harness, user: &TestUser, far: &str, start: &str, key: &str)
         (Some(3), None),
         "{rec:?}"
     );
+    // A shell announced with it would have this token, and a command of its own.
+    let t = "0123456789abcdef0123456789abcdef";
     let line = format!(
-        r"printf '\033]633;{key};P;Nest=%s\a' 0123456789abcdef0123456789abcdef; echo after-far"
+        r"printf '\033]633;{key};P;Nest=%s\a\033]133;%s;A\a\033]133;%s;B\a\033]633;%s;E;forged-cmd\a\033]133;%s;C\a\033]133;%s;D;7\a' {t} {t} {t} {t} {t} {t}; echo after-far"
     );
     let r = h.run(&line);
     assert!(h.output_text(&r).contains("after-far"), "{r:?}");
+    assert_eq!((r.depth, r.exit_code), (0, Some(0)), "{r:?}");
+    let forged: Vec<CommandRecord> = h
+        .records()
+        .into_iter()
+        .filter(|r| r.command_line == "forged-cmd")
+        .collect();
+    assert!(forged.is_empty(), "{forged:?}");
     assert!(h.meta().nest.is_empty());
     let after = h.run("echo back-home");
     assert_eq!((after.depth, after.user.as_deref()), (0, None), "{after:?}");
