@@ -309,3 +309,41 @@ fn a_fish_typed_in_a_bash_from_sudo_is_followed_and_its_ask_key_works() {
     h.wait_until("the inner shell's end", || h.meta().nest.len() == 1);
     far_ends(&mut h, &user, "bash", &start, &key);
 }
+
+/// A far shell killed with SIGKILL (it runs no trap, no exit hook): the small sh it runs under
+/// removes its directory all the same, and passes its status on (137, as a shell reports it).
+#[test]
+fn a_far_shell_killed_with_sigkill_leaves_nothing_behind() {
+    let Some(user) = user_with("/bin/bash") else {
+        return;
+    };
+    let Some(sshd) = Sshd::start(&[&user]) else {
+        return;
+    };
+    let mut h = recorded(&[]);
+    sshd.client_config(h.home.path());
+    let start = format!("omnish ssh {}", user.name);
+    h.type_line(&start);
+    let far = user.wait_line_editor(&h, "bash");
+    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
+    assert_eq!(far_dirs(&user).len(), 1);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(far.pid),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    h.wait_until("the far shell's end", || h.meta().nest.is_empty());
+    let mut rec = None;
+    h.wait_until("the record of the starting command", || {
+        rec = h
+            .records()
+            .into_iter()
+            .find(|r| r.command_line == start && r.exit_code.is_some());
+        rec.is_some()
+    });
+    assert_eq!(rec.unwrap().exit_code, Some(137));
+    h.wait_until("the far side's processes to end", || {
+        user.processes().is_empty()
+    });
+    nothing_left(&user);
+}
