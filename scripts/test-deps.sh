@@ -196,12 +196,15 @@ omnish_ci_own_venv() {
 }
 # Real programs that start the user's shell for a project (tests/nest.rs), each in a virtualenv
 # of its own (their dependencies and llm's do not agree): poetry 1.8 (pinned: `poetry shell` is
-# built in up to 1.8), and pipenv, whose `pipenv shell` starts the shell through pexpect and
-# reads its first output away.
+# built in up to 1.8), pipenv, whose `pipenv shell` starts the shell through pexpect and
+# reads its first output away, and hatch, whose `hatch shell` starts it through pexpect and
+# types the virtualenv's activation into it.
 omnish_ci_own_venv "${OMNISH_CI_POETRY_VENV:-$PWD/target/ci-poetry}" poetry \
     "Poetry (version 1.8.5)" poetry==1.8.5
 omnish_ci_own_venv "${OMNISH_CI_PIPENV_VENV:-$PWD/target/ci-pipenv}" pipenv \
     "pipenv, version 2026.10.3" pipenv==2026.10.3
+omnish_ci_own_venv "${OMNISH_CI_HATCH_VENV:-$PWD/target/ci-hatch}" hatch \
+    "Hatch, version 1.18.2" hatch==1.18.2
 unset -f omnish_ci_own_venv
 export PATH="$venv/bin:$PATH"
 export OMNISH_TEST_PYTHON="$venv/bin/python"

@@ -228,12 +228,12 @@ __omnish_nest_kind() {
 
 # For a line that runs a program starting an interactive shell of its own for a project, with only
 # plain words after it (no command to run, no quotes, redirections or second command): sets `name`,
-# `kind` and `why` as __omnish_nest_kind does. `poetry shell` and `pipenv shell` start the shell
-# they run under (they read their parent process): this bash. `nix develop` and `nix-shell` start
-# bash whatever the user's shell (`bash --rcfile FILE`, which exec.bash honours), unless told to run
-# a command or a build phase instead.
+# `kind` and `why` as __omnish_nest_kind does. `poetry shell`, `pipenv shell` and `hatch shell`
+# start the shell they run under (they read their parent process): this bash. `nix develop` and
+# `nix-shell` start bash whatever the user's shell (`bash --rcfile FILE`, which exec.bash
+# honours), unless told to run a command or a build phase instead.
 __omnish_starter_kind() {
-    local re='^[[:space:]]*(poetry[[:space:]]+shell|pipenv[[:space:]]+shell|nix[[:space:]]+develop|nix-shell)(([[:space:]]+[-_./:#@=+,%[:alnum:]]+)*)[[:space:]]*$'
+    local re='^[[:space:]]*(poetry[[:space:]]+shell|pipenv[[:space:]]+shell|hatch[[:space:]]+shell|nix[[:space:]]+develop|nix-shell)(([[:space:]]+[-_./:#@=+,%[:alnum:]]+)*)[[:space:]]*$'
     [[ ${1-} =~ $re ]] || builtin return 0
     local prog=${BASH_REMATCH[1]} arg
     local -a args
@@ -243,6 +243,8 @@ __omnish_starter_kind() {
         -c | --command | --run | --phase | --unpack | --configure | --build | --check | --install | \
             --installcheck | --help | --version | -h) builtin return 0 ;;
         esac
+        # hatch's --name and --path start a shell other than this one.
+        [[ $prog == hatch* && ($arg == --name* || $arg == --path*) ]] && builtin return 0
     done
     name=${prog%%[[:space:]]*}
     kind=B

@@ -260,7 +260,11 @@ fn starter_session(outer: &str, line: &str, inner_shell: &str) {
     }
     let poetry = line.starts_with("poetry");
     let pipenv = line.starts_with("pipenv");
-    if (poetry && !require("poetry")) || (pipenv && !require("pipenv")) {
+    let hatch = line.starts_with("hatch");
+    if (poetry && !require("poetry"))
+        || (pipenv && !require("pipenv"))
+        || (hatch && !require("hatch"))
+    {
         return;
     }
     let files = [
@@ -271,20 +275,21 @@ fn starter_session(outer: &str, line: &str, inner_shell: &str) {
         (".zshrc", "PROMPT='READY> '\n"),
         ("proj/pyproject.toml", starters::PYPROJECT),
         ("proj/Pipfile", starters::PIPFILE),
+        ("hatchproj/pyproject.toml", starters::HATCH_PYPROJECT),
     ];
     let (_bin, env) = starters::bin_dir();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let mut h = Harness::start_with(&[outer], &files, &env);
     h.wait_prompts(1);
-    h.run("cd proj");
+    h.run(if hatch { "cd hatchproj" } else { "cd proj" });
     let prompts = h.screen().matches(PROMPT).count();
     h.type_line(line);
     h.wait_until("the nested shell in meta.json", || h.meta().nest.len() == 1);
     let nest = h.meta().nest;
     assert_eq!(nest[0].shell, inner_shell, "{nest:?}");
     assert_eq!(nest[0].parent.command_line, line);
-    if poetry {
-        // poetry types the virtualenv's activation into the shell it started.
+    if poetry || hatch {
+        // poetry and hatch type the virtualenv's activation into the shell they started.
         h.wait_until("poetry's activation", || {
             h.records().iter().any(|r| {
                 r.depth == 1 && r.command_line.contains("activate") && r.exit_code.is_some()
@@ -321,7 +326,7 @@ fn starter_session(outer: &str, line: &str, inner_shell: &str) {
         (_, "bash") => 1,
         _ => 0,
     };
-    let want = if poetry || pipenv {
+    let want = if poetry || pipenv || hatch {
         format!("none .venv {bashrc_runs}\r\n")
     } else {
         format!("impure  {bashrc_runs}\r\n")
@@ -333,7 +338,7 @@ fn starter_session(outer: &str, line: &str, inner_shell: &str) {
         !outer_out.lines().any(|l| l.trim_end() == "inner-42"),
         "{outer_out:?}"
     );
-    if !poetry && !pipenv {
+    if !poetry && !pipenv && !hatch {
         assert!(outer_out.contains("shell-hook-ran"), "{outer_out:?}");
     }
     assert_eq!((after.depth, after.exit_code), (0, Some(0)));
@@ -358,6 +363,18 @@ fn poetry_shell_in_bash_records_each_inner_command() {
 #[test]
 fn poetry_shell_in_zsh_records_each_inner_command() {
     starter_session("zsh", "poetry shell", "zsh");
+}
+
+/// `hatch shell` starts the shell it runs under through pexpect and types `source
+/// <venv>/bin/activate` into it, as poetry does.
+#[test]
+fn hatch_shell_in_bash_records_each_inner_command() {
+    starter_session("bash", "hatch shell", "bash");
+}
+
+#[test]
+fn hatch_shell_in_zsh_records_each_inner_command() {
+    starter_session("zsh", "hatch shell", "zsh");
 }
 
 /// `pipenv shell` reads the started shell's first output away (pexpect, up to its activation),

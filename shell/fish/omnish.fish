@@ -158,12 +158,13 @@ function __omnish_exec_prepare
     set -l name (string replace -r '.*/' '' -- $cmd)
     set -l kind
     # A program that starts an interactive shell of its own for a project, with only plain words
-    # after it: `poetry shell` and `pipenv shell` start the shell they run under (they read their
-    # parent process): this fish. `nix develop` and `nix-shell` start bash whatever the user's shell
-    # (`bash --rcfile FILE`, which exec.bash honours), unless told to run a command or a phase.
+    # after it: `poetry shell`, `pipenv shell` and `hatch shell` start the shell they run under
+    # (they read their parent process): this fish. `nix develop` and `nix-shell` start bash
+    # whatever the user's shell (`bash --rcfile FILE`, which exec.bash honours), unless told to
+    # run a command or a phase.
     set -l starter 0
     if test $nest = 1
-        if contains -- "$w[1]" poetry pipenv; and test "$w[2]" = shell
+        if contains -- "$w[1]" poetry pipenv hatch; and test "$w[2]" = shell
             set kind f
             set starter 2
         else if test "$w[1]" = nix -a "$w[2]" = develop
@@ -181,6 +182,8 @@ function __omnish_exec_prepare
             string match -qr '^[-_./:#@=+,%[:alnum:]]+$' -- $arg; or return 0
             contains -- $arg -c --command --run --phase --unpack --configure --build --check \
                 --install --installcheck --help --version -h; and return 0
+            # hatch's --name and --path start a shell other than this one.
+            test "$w[1]" = hatch; and string match -qr '^--(name|path)' -- $arg; and return 0
         end
     else
         switch $name

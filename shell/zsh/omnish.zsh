@@ -206,14 +206,15 @@ __omnish_nest_prepare() {
 
 # For a line that runs a program starting an interactive shell of its own for a project, with only
 # plain words after it (no command to run, no quotes or redirections), exports what hooks that shell
-# and returns 0. `poetry shell` and `pipenv shell` start the shell they run under (they read their
-# parent process): this zsh. `nix develop` and `nix-shell` start bash whatever the user's shell
-# (`bash --rcfile FILE`, which exec.bash honours), unless told to run a command or a build phase.
+# and returns 0. `poetry shell`, `pipenv shell` and `hatch shell` start the shell they run under
+# (they read their parent process): this zsh. `nix develop` and `nix-shell` start bash whatever
+# the user's shell (`bash --rcfile FILE`, which exec.bash honours), unless told to run a command
+# or a build phase.
 __omnish_starter_prepare() {
     emulate -L zsh
     setopt local_options extended_glob
     local kind name arg
-    if [[ ( $1 == poetry || $1 == pipenv ) && ${2-} == shell ]]; then
+    if [[ ( $1 == poetry || $1 == pipenv || $1 == hatch ) && ${2-} == shell ]]; then
         kind=z name=$1
         shift 2
     elif [[ $1 == nix && ${2-} == develop ]]; then
@@ -231,6 +232,8 @@ __omnish_starter_prepare() {
         (-c|--command|--run|--phase|--unpack|--configure|--build|--check|--install|--installcheck|--help|--version|-h)
             return 0 ;;
         esac
+        # hatch's --name and --path start a shell other than this one.
+        [[ $name == hatch && $arg == --(name|path)* ]] && return 0
     done
     __omnish_export $kind $name 1
 }

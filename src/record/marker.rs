@@ -34,11 +34,15 @@
 //! | `633;Q;Q;<code>`              | a request key `Q`  | a bootstrap asks for the hooks of this shell (once per key) |
 //! | `633;N;P;Nest=<token>`        | a nest key `N`     | the shell the bootstrap started has this token (once per key) |
 //! | `633;N;P;NestFail=<code>`     | a nest key `N`     | the bootstrap could not hook it: it runs as it is |
+//! | `633;F;P;Nest=<token>`        | a far key `F`      | a shell started inside the far shell `F` was given to has this token |
 //!
-//! The last five reach shells omnish cannot hand the token (sudo, ssh, containers: see
+//! The last six reach shells omnish cannot hand the token (sudo, ssh, containers: see
 //! [`crate::record::nest`]). The registration key sits in omnish's private directory, for
 //! `omnish nest`; a request key, which travels in the program's arguments, and a nest key, which
-//! the relay types to the bootstrap, are each good for one marker.
+//! the relay types to the bootstrap, are each good for one marker. A far key comes with a nest
+//! key: it belongs to the far shell that nest key announces, is good for `Nest=` only, as often
+//! as shells start inside that far shell (a `bash` typed there), and for no marker once that
+//! shell has ended.
 //!
 //! Shells nested in the recorded one (a `bash` typed at its prompt) take tokens of their own: the
 //! scanner keeps the credentials of each shell, innermost last. `Nest` pushes a shell, or
@@ -192,6 +196,8 @@ enum Cred {
     Request,
     /// A nest key the relay typed to a bootstrap (one marker).
     NestKey,
+    /// The far key of a live far shell (`Nest=` only, any number of them).
+    FarKey,
 }
 
 /// Most request keys (and nest keys) waiting at once; the oldest goes first.
@@ -231,6 +237,9 @@ struct Creds {
     /// The shell's last line execs a shell (`Exec=1`, until its next prompt): a shell that
     /// announces itself now replaces it.
     exec: bool,
+    /// The far key of a far shell (one `omnish nest` started): shells started inside it
+    /// announce themselves with it, for as long as this shell lives.
+    far_key: Option<Vec<u8>>,
 }
 
 impl Creds {
@@ -240,6 +249,7 @@ impl Creds {
             prompt_nonce: None,
             end_nonce: None,
             exec: false,
+            far_key: None,
         }
     }
 }
@@ -254,9 +264,12 @@ pub struct Scanner {
     /// `omnish nest`'s registration key, request keys, nest keys (see the module docs).
     register: Option<Vec<u8>>,
     requests: std::collections::VecDeque<Vec<u8>>,
-    nest_keys: std::collections::VecDeque<Vec<u8>>,
+    /// Nest keys, each with the far key the shell it announces gets.
+    nest_keys: std::collections::VecDeque<(Vec<u8>, Option<Vec<u8>>)>,
     /// The one-time key of the marker being held, spent when the marker is whole.
     one_time: Option<Vec<u8>>,
+    /// The far key of the nest key just spent, for the shell it announces.
+    far_pending: Option<Vec<u8>>,
     /// The level whose credential the marker being read carries.
     level: usize,
     state: State,
@@ -284,6 +297,7 @@ impl Scanner {
             requests: std::collections::VecDeque::new(),
             nest_keys: std::collections::VecDeque::new(),
             one_time: None,
+            far_pending: None,
             level: 0,
             state: State::Ground,
             held: Vec::new(),
@@ -298,12 +312,16 @@ impl Scanner {
     }
 
     /// A nest key the relay is about to type to a bootstrap: good for one `Nest=` or
-    /// `NestFail=` marker.
-    pub fn allow_nest_key(&mut self, key: &str) {
+    /// `NestFail=` marker. The shell it announces gets `far_key`, good for the `Nest=` of
+    /// shells started inside that one while it lives.
+    pub fn allow_nest_key(&mut self, key: &str, far_key: Option<&str>) {
         if self.nest_keys.len() >= MAX_ONE_TIME {
             self.nest_keys.pop_front();
         }
-        self.nest_keys.push_back(key.as_bytes().to_vec());
+        let far = far_key
+            .map(|k| k.as_bytes().to_vec())
+            .filter(|k| !k.is_empty());
+        self.nest_keys.push_back((key.as_bytes().to_vec(), far));
     }
 
     /// Whether bytes of a possible marker are held back that could be released as output if
@@ -585,7 +603,13 @@ impl Scanner {
             .iter()
             .map(|k| (Cred::Register, &k[..]))
             .chain(self.requests.iter().map(|k| (Cred::Request, &k[..])))
-            .chain(self.nest_keys.iter().map(|k| (Cred::NestKey, &k[..])))
+            .chain(self.nest_keys.iter().map(|(k, _)| (Cred::NestKey, &k[..])))
+            .chain(
+                self.levels
+                    .iter()
+                    .filter_map(|l| l.far_key.as_deref())
+                    .map(|k| (Cred::FarKey, k)),
+            )
             .map(move |(cred, k)| (inner, cred, k));
         shells.chain(keys)
     }
@@ -618,12 +642,19 @@ impl Scanner {
                 && !self.levels.iter().any(|l| l.token == token.as_bytes());
             let replaces = self.levels.last().is_some_and(|l| l.exec) && self.levels.len() > 1;
             if !fresh || (!replaces && self.levels.len() >= MAX_LEVELS) {
+                self.far_pending = None;
                 return;
             }
+            // A far key comes with the nest key that announced the shell; a shell that
+            // replaces a far shell (`exec zsh` there) keeps its far key.
+            let mut far_key = self.far_pending.take();
             if replaces {
-                self.levels.pop();
+                let gone = self.levels.pop();
+                far_key = far_key.or(gone.and_then(|l| l.far_key));
             }
-            self.levels.push(Creds::new(token.as_bytes()));
+            let mut creds = Creds::new(token.as_bytes());
+            creds.far_key = far_key;
+            self.levels.push(creds);
             sink(Piece::Marker(Marker::ShellStarted {
                 token: token.clone(),
                 replaces,
@@ -747,6 +778,14 @@ impl Scanner {
             (Cred::Request, 633, _) => value(b"Q;")
                 .and_then(nest_code)
                 .map(|shell| Marker::NestRequest { shell }),
+            (Cred::FarKey, 633, _) => {
+                value(b"P;Nest=")
+                    .and_then(hex32)
+                    .map(|token| Marker::ShellStarted {
+                        token,
+                        replaces: false,
+                    })
+            }
             (Cred::NestKey, 633, _) => match value(b"P;Nest=").and_then(hex32) {
                 Some(token) => Some(Marker::ShellStarted {
                     token,
@@ -762,7 +801,11 @@ impl Scanner {
             // A one-time key is spent.
             if let Some(key) = self.one_time.take() {
                 self.requests.retain(|k| *k != key);
-                self.nest_keys.retain(|k| *k != key);
+                if let Some(at) = self.nest_keys.iter().position(|(k, _)| *k == key) {
+                    let (_, far) = self.nest_keys.remove(at).unwrap_or_default();
+                    self.far_pending =
+                        far.filter(|_| matches!(marker, Some(Marker::ShellStarted { .. })));
+                }
             }
         }
         match marker {
@@ -797,7 +840,9 @@ impl Scanner {
 fn max_held(cred: Cred) -> usize {
     match cred {
         Cred::PromptNonce | Cred::EndNonce | Cred::Token => MAX_NONCED,
-        Cred::Register | Cred::Request | Cred::NestKey => 6 + MAX_NONCE + 1 + MAX_NEST_BODY,
+        Cred::Register | Cred::Request | Cred::NestKey | Cred::FarKey => {
+            6 + MAX_NONCE + 1 + MAX_NEST_BODY
+        }
     }
 }
 
@@ -1189,11 +1234,85 @@ mod tests {
     }
 
     #[test]
+    fn a_far_key_announces_shells_inside_its_far_shell_while_it_lives_and_nothing_else() {
+        const FK: &str = "0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f";
+        const N3: &str = "99999999888888887777777766666666";
+        let started = |t: &str| Marker::ShellStarted {
+            token: t.into(),
+            replaces: false,
+        };
+        let mut s = Scanner::new(T);
+        // Before its far shell announces itself, the far key is nothing.
+        s.allow_nest_key(NK, Some(FK));
+        assert!(markers_of(&mut s, &of(633, FK, &format!("P;Nest={N1}"))).is_empty());
+        assert_eq!(
+            markers_of(&mut s, &of(633, NK, &format!("P;Nest={N1}"))),
+            [started(N1)]
+        );
+        // A shell inside the far shell, then one inside that: each with the far key.
+        assert_eq!(
+            markers_of(&mut s, &of(633, FK, &format!("P;Nest={N2}"))),
+            [started(N2)]
+        );
+        assert_eq!(s.levels(), 3);
+        // Said again (at its first prompts): heard once.
+        assert!(markers_of(&mut s, &of(633, FK, &format!("P;Nest={N2}"))).is_empty());
+        assert_eq!(
+            markers_of(&mut s, &of(633, FK, &format!("P;Nest={N3}"))),
+            [started(N3)]
+        );
+        assert_eq!(s.levels(), 4);
+        // Good for nothing else: no prompt, no end, no request, no failure, and it ends no
+        // shell.
+        for body in [
+            "133;A",
+            "D;0",
+            "P;Cwd=/",
+            "Q;bash",
+            "P;NestFail=tmp",
+            "P;Key=ask",
+        ] {
+            assert!(markers_of(&mut s, &of(633, FK, body)).is_empty(), "{body}");
+        }
+        assert!(markers_of(&mut s, &of(133, FK, "D;0")).is_empty());
+        assert_eq!(s.levels(), 4);
+        // The far shell's own marker ends the shells inside it; the far key still works.
+        markers_of(&mut s, &of(133, N1, "D;0"));
+        assert_eq!(s.levels(), 2);
+        // `exec zsh` in the far shell: the shell replacing it keeps the far key.
+        markers_of(&mut s, &of(633, N1, "P;Exec=1"));
+        const N4: &str = "44444444333333332222222211111111";
+        assert_eq!(
+            markers_of(&mut s, &of(633, FK, &format!("P;Nest={N4}"))),
+            [Marker::ShellStarted {
+                token: N4.into(),
+                replaces: true
+            }]
+        );
+        assert_eq!(s.levels(), 2);
+        assert_eq!(
+            markers_of(&mut s, &of(633, FK, &format!("P;Nest={N2}"))),
+            [started(N2)]
+        );
+        // Once the far shell has ended (the session's shell marks again), the far key is
+        // nothing: a key left behind on the far side forges no shell.
+        markers_of(&mut s, &ours(133, "D;0"));
+        assert_eq!(s.levels(), 1);
+        assert!(markers_of(&mut s, &of(633, FK, &format!("P;Nest={N3}"))).is_empty());
+        assert_eq!(s.levels(), 1);
+        // A nest key without a far key gives its shell none.
+        s.allow_nest_key(NK, None);
+        markers_of(&mut s, &of(633, NK, &format!("P;Nest={N1}")));
+        assert!(markers_of(&mut s, &of(633, FK, &format!("P;Nest={N2}"))).is_empty());
+        assert_eq!(s.levels(), 2);
+    }
+
+    #[test]
     fn a_nest_key_starts_one_shell_nested_in_the_innermost_and_ends_none() {
         let mut s = Scanner::new(T);
         // A shell nested already: the nest keys count as the innermost's.
         markers_of(&mut s, &ours(633, &format!("P;Nest={N1}")));
-        s.allow_nest_key(NK);
+        s.allow_nest_key(NK, None);
         assert_eq!(
             markers_of(&mut s, &of(633, NK, &format!("P;Nest={N2}"))),
             [Marker::ShellStarted {
@@ -1205,20 +1324,20 @@ mod tests {
         // Spent.
         assert!(markers_of(&mut s, &of(633, NK, &format!("P;Nest={}", "1".repeat(32)))).is_empty());
         assert_eq!(s.levels(), 3);
-        s.allow_nest_key(NK);
+        s.allow_nest_key(NK, None);
         assert_eq!(
             markers_of(&mut s, &of(633, NK, "P;NestFail=tmp")),
             [Marker::NestFailed("tmp".into())]
         );
         // A nest key is good for nothing else, a bad code is nothing.
-        s.allow_nest_key(NK);
+        s.allow_nest_key(NK, None);
         assert!(markers_of(&mut s, &of(633, NK, "133;A")).is_empty());
         assert!(markers_of(&mut s, &of(633, NK, "P;NestFail=Bad Code")).is_empty());
         assert!(markers_of(&mut s, &of(633, NK, "P;Nest=short")).is_empty());
         // The oldest of too many waiting keys goes.
         let keys: Vec<String> = (0..=MAX_ONE_TIME).map(|i| format!("{i:032x}")).collect();
         for k in &keys {
-            s.allow_nest_key(k);
+            s.allow_nest_key(k, None);
         }
         assert!(markers_of(&mut s, &of(633, &keys[0], "P;NestFail=tmp")).is_empty());
         assert_eq!(

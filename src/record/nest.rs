@@ -16,18 +16,30 @@
 //!    scanner accepts for one `Nest=` marker: the started shell makes a token of its own and
 //!    announces it with `N`, as a local nested shell does with the session's token
 //!    (`shell/nest.bash`, `shell/zsh/nest.zsh`, `shell/fish/nest.fish`; nu's hooks read it from
-//!    a file `nu.token` beside them), then removes the directory.
+//!    a file `nu.token` beside them).
+//! 4. The directory stays while the shell lives: it also holds, as the local private directory
+//!    does, the startup files of a bash, zsh or fish started inside the far shell (a typed
+//!    `bash`, `zsh -l`, `fish`, `poetry shell`, or an `exec zsh` there), for those the far side
+//!    has (the request says which). They hold the far key `F` instead of a token: the scanner
+//!    ties `F` to the far shell `N` announced and accepts it for `Nest=` only, as often as
+//!    shells start inside it, and for nothing once that shell has ended. The shell runs as the
+//!    child of a small sh that removes the directory when it ends, however it ends.
 //!
 //! So no token of omnish's ever sits on the far side in a file another user can read, in the
 //! environment, or in an argument list: `Q` is in the bootstrap's arguments while it runs and
-//! spent by its request; `N` is in a 0600 file under a 0700 directory until the shell has
-//! read it, and spent by its announcement. A program that prints crafted markers (a `cat` of a
-//! file) has neither key. When the bootstrap cannot work it starts the shell exactly as the
-//! program would have, and the command's record says why ([`reason`]).
+//! spent by its request; `N` is in a 0600 file under a 0700 directory and spent by its
+//! announcement; `F` is in 0600 files under that directory while the far shell lives, good for
+//! announcing shells nested in it and nothing else, and dead once it ends (a directory left
+//! behind by a SIGKILL of the whole far session holds only keys omnish no longer accepts). A
+//! program that prints crafted markers (a `cat` of a file) has none of them. When the bootstrap
+//! cannot work it starts the shell exactly as the program would have, and the command's record
+//! says why ([`reason`]).
 
-use crate::record::shell::fish::{FISH_HOOKS, FISH_NEST};
+use crate::record::shell::fish::{FISH_HOOKS, FISH_NEST, FISH_VENDOR, VENDOR_FILE};
 use crate::record::shell::nu::NU_HOOKS;
-use crate::record::shell::{BASH_HOOKS, BASH_NEST, ZLOGIN, ZPROFILE, ZSH_HOOKS, ZSH_NEST};
+use crate::record::shell::{
+    BASH_EXEC, BASH_HOOKS, BASH_NEST, ZLOGIN, ZPROFILE, ZSH_HOOKS, ZSH_NEST,
+};
 use crate::record::shell::{ZSHENV, ZSHRC};
 
 const BOOT: &str = include_str!("../../shell/nest/boot.sh");
@@ -93,11 +105,12 @@ pub const NO_TTY: &str = "notty";
 
 /// Whether the relay answers a request about `shell` (every one but [`NO_TTY`]).
 pub fn answered(shell: &str) -> bool {
-    shell != NO_TTY
+    split_request(shell).0 != NO_TTY
 }
 
 /// Why a bootstrap that asked about `shell` starts it without hooks, if it does.
 pub fn unhooked(shell: &str) -> Option<String> {
+    let shell = split_request(shell).0;
     if shell == NO_TTY {
         Some(reason(NO_TTY))
     } else if supported(shell) {
@@ -109,7 +122,7 @@ pub fn unhooked(shell: &str) -> Option<String> {
 
 /// Whether omnish has hooks for the shell a bootstrap asked about (its program's name).
 pub fn supported(shell: &str) -> bool {
-    shell_kind(shell).is_some()
+    shell_kind(split_request(shell).0).is_some()
 }
 
 fn shell_kind(shell: &str) -> Option<&'static str> {
@@ -153,17 +166,30 @@ pub fn reason(code: &str) -> String {
     }
 }
 
-/// What the relay types to a bootstrap that asked for `shell`'s hooks: a newline (after
-/// whatever was typed before), `#omnish-hooks <N>`, and N bytes of sh ending in `# omnish-end`,
-/// each line behind a `#` the bootstrap takes off (typed to a shell, it is comments). With
-/// a nest key and a shell omnish has hooks for, that sh starts it hooked; otherwise it is
-/// that line alone, and the bootstrap starts the shell as it is.
+/// What a bootstrap asked for: `<shell>-<have>` (`bash-bzf`), the shell it starts and which of
+/// bash (`b`), zsh (`z`) and fish (`f`) the far side has. A request without `-` (an older
+/// bootstrap, `notty`) names the shell alone; the far side is then taken to have all three.
+pub fn split_request(code: &str) -> (&str, &str) {
+    code.split_once('-').unwrap_or((code, "bzf"))
+}
+
+/// The keys a shell of each kind binds as the far ask and fix keys (see `record::farkey`).
+pub type FarKeysOf<'a> = &'a dyn Fn(&str) -> Option<(String, String)>;
+
+/// What the relay types to a bootstrap that asked for `shell`'s hooks (a request code: see
+/// [`split_request`]): a newline (after whatever was typed before), `#omnish-hooks <N>`, and N
+/// bytes of sh ending in `# omnish-end`, each line behind a `#` the bootstrap takes off (typed
+/// to a shell, it is comments). With keys (the nest key and the far key) and a shell omnish has
+/// hooks for, that sh starts it hooked, with the hooks of a bash, zsh or fish started inside it
+/// beside its own (those the far side has); otherwise it is that line alone, and the bootstrap
+/// starts the shell as it is.
 ///
-/// `keys`: the ask and fix keys the far shell binds (bash, zsh, fish, nu), answered by the relay
+/// `far_keys`: the ask and fix keys each kind of far shell binds, answered by the relay
 /// (`record::farkey`).
-pub fn reply(shell: &str, nest_key: Option<&str>, keys: Option<(&str, &str)>) -> Vec<u8> {
-    let script = match (shell_kind(shell), nest_key) {
-        (Some(kind), Some(key)) => stage2(kind, key, keys),
+pub fn reply(shell: &str, keys: Option<(&str, &str)>, far_keys: FarKeysOf<'_>) -> Vec<u8> {
+    let (name, have) = split_request(shell);
+    let script = match (shell_kind(name), keys) {
+        (Some(kind), Some((key, far_key))) => stage2(kind, key, far_key, have, far_keys),
         _ => END.to_string(),
     };
     let commented: String = script.lines().map(|l| format!("#{l}\n")).collect();
@@ -173,123 +199,127 @@ pub fn reply(shell: &str, nest_key: Option<&str>, keys: Option<(&str, &str)>) ->
     out
 }
 
-fn stage2(kind: &str, key: &str, keys: Option<(&str, &str)>) -> String {
-    let mut s = format!("__k={key}\n__s={kind}\n__omnish_files() {{\n");
-    // `cat` of a here-document, to standard output or to a file of the directory ($1).
-    let doc = |s: &mut String, target: Option<&str>, parts: &[&str]| {
-        match target {
-            Some(t) => s.push_str(&format!("cat >\"$1/{t}\" <<'{EOF_MARK}' &&\n")),
-            None => s.push_str(&format!("cat <<'{EOF_MARK}'\n")),
+/// Appends to `s` a `cat` of a here-document holding `parts`, to `target` (a shell word).
+fn doc(s: &mut String, target: &str, parts: &[&str]) {
+    s.push_str(&format!("cat >{target} <<'{EOF_MARK}' &&\n"));
+    for p in parts {
+        s.push_str(p);
+        if !p.is_empty() && !p.ends_with('\n') {
+            s.push('\n');
         }
-        for p in parts {
-            s.push_str(p);
-            if !p.ends_with('\n') {
-                s.push('\n');
-            }
-        }
-        s.push_str(EOF_MARK);
-        s.push('\n');
-    };
-    if kind == "bash" {
-        // The header, then the removal of the directory: bash reads an rc file whole before it
-        // runs a line of it.
-        s.push_str(
-            "{\nprintf '__omnish_key=%s\\n__omnish_dir=%s\\n__omnish_nested=1\\n__omnish_login=%s\\n__omnish_rcfile=\\n__omnish_norc=0\\n__omnish_sysrc=1\\n' \"$__k\" \"$1\" \"${l:-0}\"\n",
-        );
+    }
+    s.push_str(EOF_MARK);
+    s.push('\n');
+}
+
+fn stage2(kind: &str, key: &str, far_key: &str, have: &str, far_keys: FarKeysOf<'_>) -> String {
+    // Hooks for the far shell's kind, and for every kind of shell that may start inside it.
+    let bash = kind == "bash" || have.contains('b');
+    let zsh = kind == "zsh" || have.contains('z');
+    let fish = kind == "fish" || have.contains('f');
+    let mut s = format!("__k={key}\n__f={far_key}\n__s={kind}\n__omnish_files() {{\n");
+    let again = crate::record::shell::AGAIN_PROMPTS;
+    if bash {
         // The far keys: their values hold no quote (record::farkey checks).
-        let far = keys
+        let far = far_keys("bash")
             .map(|(ask, fix)| {
                 format!("__omnish_ask_key='{ask}'\n__omnish_fix_key='{fix}'\n{FAR_BASH}")
             })
             .unwrap_or_default();
-        doc(
-            &mut s,
-            None,
-            &[
-                "command rm -rf -- \"$__omnish_dir\"\n",
-                BASH_NEST,
-                BASH_HOOKS,
-                &far,
-            ],
-        );
-        s.push_str("} >\"$1/rc\"\n");
-    } else if kind == "fish" {
-        // The header, then the removal of the directory: fish reads a sourced file whole before
-        // it runs a line of it.
-        s.push_str("{\nprintf 'set -g __omnish_key %s\\nset -g __omnish_dir %s\\nset -g __omnish_nested 1\\n' \"$__k\" \"$1\"\n");
-        // The far keys, set unquoted so that fish reads their notation (bind_notation's
-        // output: no quote, no space).
-        let far = keys
-            .map(|(ask, fix)| {
-                format!("set -g __omnish_ask_key {ask}\nset -g __omnish_fix_key {fix}\n{FAR_FISH}")
-            })
-            .unwrap_or_default();
-        doc(
-            &mut s,
-            None,
-            &[
-                "command rm -rf -- $__omnish_dir\n",
-                FISH_NEST,
-                FISH_HOOKS,
-                &far,
-            ],
-        );
-        s.push_str("} >\"$1/omnish.fish\"\n");
-    } else if kind == "nu" {
-        // The nest key in a file the hooks read once (nu keeps it out of `$env`); the hooks,
-        // the call that names this directory, then its removal: nu parses a sourced file whole
-        // before it runs a line of it. The directory's name holds only [A-Za-z0-9_./-]
-        // (stage2.sh checks), so it goes in double quotes as it is.
-        s.push_str("printf '%s\\n' \"$__k\" >\"$1/nu.token\" &&\n{\n");
-        doc(&mut s, None, &[NU_HOOKS]);
-        // With the far keys, a record of their keybindings (no quote in it: record::farkey).
-        let far = keys
-            .map(|(ask, fix)| format!(" {{ask: {ask}, fix: {fix}}}"))
-            .unwrap_or_default();
+        // Each part once (the answer travels through the terminal), put together below.
+        doc(&mut s, "\"$1/b.nest\"", &[BASH_NEST]);
+        doc(&mut s, "\"$1/b.hooks\"", &[BASH_HOOKS, &far]);
+        if kind == "bash" {
+            s.push_str(
+                "{ printf '__omnish_key=%s\\n__omnish_dir=%s\\n__omnish_nested=1\\n__omnish_login=%s\\n__omnish_rcfile=\\n__omnish_norc=0\\n__omnish_sysrc=1\\n' \"$__k\" \"$1\" \"${l:-0}\" && cat \"$1/b.nest\" \"$1/b.hooks\"; } >\"$1/rc\" &&\n",
+            );
+        }
+        // A bash started inside the far shell (a typed `bash`, or `exec bash` there) reads
+        // nest.bash as $ENV, as a local nested shell does, with the far key.
         s.push_str(&format!(
-            "printf '\\n__omnish_hooks \"%s\" nest%s\\n^rm -rf -- \"%s\"\\n' \"$1\" '{far}' \"$1\"\n"
+            "{{ printf '__omnish_key=%s\\n__omnish_dir=%s\\n__omnish_nested=1\\n__omnish_again_prompts={again}\\n' \"$__f\" \"$1\" && cat \"$1/b.nest\" && cat <<'{EOF_MARK}' && cat \"$1/b.hooks\"; }} >\"$1/nest.bash\" &&\n{BASH_EXEC}"
         ));
-        s.push_str("} >\"$1/omnish.nu\"\n");
-    } else {
-        s.push_str("__zs=0\n[ -n \"${ZDOTDIR+x}\" ] && __zs=1\n{\n");
-        s.push_str(
-            "printf 'typeset -g __omnish_key=%s __omnish_dir=%s __omnish_user_zdotdir=%s __omnish_user_zdotdir_set=%s __omnish_nested=1\\n' \"$__k\" \"$1\" \"$__z\" \"$__zs\"\n",
-        );
-        // Each of omnish's files removes the directory when no file of its is read after it.
-        doc(
-            &mut s,
-            None,
-            &[
-                ZSH_NEST,
-                ZSHENV,
-                "[[ -o interactive && -o rcs ]] || command rm -rf -- $__omnish_dir\n",
-            ],
-        );
-        s.push_str("} >\"$1/.zshenv\" &&\n");
-        doc(&mut s, Some(".zprofile"), &[ZPROFILE]);
-        let far = keys
+        if !BASH_EXEC.ends_with('\n') {
+            s.push('\n');
+        }
+        s.push_str(EOF_MARK);
+        s.push('\n');
+        s.push_str("rm -f -- \"$1/b.nest\" \"$1/b.hooks\" &&\n");
+    }
+    if zsh {
+        let far = far_keys("zsh")
             .map(|(ask, fix)| {
                 format!("__omnish_ask_key='{ask}'\n__omnish_fix_key='{fix}'\n{FAR_ZSH}")
             })
             .unwrap_or_default();
-        doc(
-            &mut s,
-            Some(".zshrc"),
-            &[
-                ZSHRC,
-                ZSH_HOOKS,
-                &far,
-                "[[ -o login ]] || command rm -rf -- $__omnish_dir\n",
-            ],
-        );
-        doc(
-            &mut s,
-            Some(".zlogin"),
-            &[ZLOGIN, "command rm -rf -- $__omnish_dir\n"],
-        );
-        s.push_str("true\n");
+        doc(&mut s, "\"$1/z.env\"", &[ZSH_NEST, ZSHENV]);
+        let header = |k: &str, extra: &str| {
+            format!(
+                "printf 'typeset -g __omnish_key=%s __omnish_dir=%s __omnish_user_zdotdir=%s __omnish_user_zdotdir_set=%s __omnish_nested=1{extra}\\n' \"${k}\" \"$1\" \"$__z\" \"$__zs\""
+            )
+        };
+        if kind == "zsh" {
+            s.push_str(&format!(
+                "{{ {} && cat \"$1/z.env\"; }} >\"$1/.zshenv\" &&\n",
+                header("__k", "")
+            ));
+        }
+        // A zsh started inside the far shell: ZDOTDIR=$1/nest, whose .zshenv names $1 for the
+        // rest, as locally.
+        s.push_str(&format!(
+            "mkdir -- \"$1/nest\" && {{ {} && cat \"$1/z.env\"; }} >\"$1/nest/.zshenv\" &&\nrm -f -- \"$1/z.env\" &&\n",
+            header("__f", &format!(" __omnish_again_prompts={again}"))
+        ));
+        doc(&mut s, "\"$1/.zprofile\"", &[ZPROFILE]);
+        doc(&mut s, "\"$1/.zshrc\"", &[ZSHRC, ZSH_HOOKS, &far]);
+        doc(&mut s, "\"$1/.zlogin\"", &[ZLOGIN]);
     }
-    s.push_str("}\n");
+    if fish {
+        // The far keys, set unquoted so that fish reads their notation (bind_notation's
+        // output: no quote, no space).
+        let far = far_keys("fish")
+            .map(|(ask, fix)| {
+                format!("set -g __omnish_ask_key {ask}\nset -g __omnish_fix_key {fix}\n{FAR_FISH}")
+            })
+            .unwrap_or_default();
+        doc(&mut s, "\"$1/f.hooks\"", &[FISH_NEST, FISH_HOOKS, &far]);
+        if kind == "fish" {
+            s.push_str("{ printf 'set -g __omnish_key %s\\nset -g __omnish_dir %s\\nset -g __omnish_nested 1\\n' \"$__k\" \"$1\" && cat \"$1/f.hooks\"; } >\"$1/omnish.fish\" &&\n");
+        }
+        // A fish started inside the far shell reads vendor_conf.d under $1/fish/nest (put in
+        // XDG_DATA_DIRS for that command), as locally.
+        s.push_str(&format!(
+            "mkdir -p -- \"$1/fish/nest/fish/vendor_conf.d\" && {{ printf 'set -g __omnish_self %s/fish/nest\\nset -g __omnish_key %s\\nset -g __omnish_nested 1\\nset -g __omnish_again_prompts {again}\\nset -g __omnish_dir %s\\n' \"$1\" \"$__f\" \"$1\" && cat <<'{EOF_MARK}' && cat \"$1/f.hooks\"; }} >\"$1/fish/nest/fish/vendor_conf.d/{VENDOR_FILE}\" &&\n{FISH_VENDOR}"
+        ));
+        if !FISH_VENDOR.ends_with('\n') {
+            s.push('\n');
+        }
+        s.push_str(EOF_MARK);
+        s.push('\n');
+        s.push_str("rm -f -- \"$1/f.hooks\" &&\n");
+    }
+    if kind == "nu" {
+        // The nest key in a file the hooks read once (nu keeps it out of `$env`); the hooks,
+        // then the call that names this directory: nu parses a sourced file whole before it
+        // runs a line of it. The directory's name holds only [A-Za-z0-9_./-] (stage2.sh
+        // checks), so it goes in double quotes as it is.
+        s.push_str("printf '%s\\n' \"$__k\" >\"$1/nu.token\" &&\n{\n");
+        s.push_str(&format!("cat <<'{EOF_MARK}'\n{NU_HOOKS}"));
+        if !NU_HOOKS.ends_with('\n') {
+            s.push('\n');
+        }
+        s.push_str(EOF_MARK);
+        s.push('\n');
+        // With the far keys, a record of their keybindings (no quote in it: record::farkey).
+        let far = far_keys("nu")
+            .map(|(ask, fix)| format!(" {{ask: {ask}, fix: {fix}}}"))
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "printf '\\n__omnish_hooks \"%s\" nest%s\\n' \"$1\" '{far}'\n"
+        ));
+        s.push_str("} >\"$1/omnish.nu\" &&\n");
+    }
+    s.push_str("true\n}\n");
     s.push_str(STAGE2);
     if !s.ends_with('\n') {
         s.push('\n');
@@ -319,8 +349,12 @@ mod tests {
 
     #[test]
     fn a_reply_is_framed_and_holds_no_ssh_escape_and_no_end_of_document_inside() {
-        for shell in ["bash", "zsh", "bash5.2", "fish", "nu"] {
-            let r = reply(shell, Some(&"b".repeat(32)), Some(("\\C-xa", "\\C-xf")));
+        let keys = |_: &str| Some(("\\C-xa".to_string(), "\\C-xf".to_string()));
+        let (nk, fk) = ("b".repeat(32), "f".repeat(32));
+        for shell in [
+            "bash", "zsh", "bash5.2", "fish", "nu", "bash-bzf", "zsh-z", "fish-b", "nu-",
+        ] {
+            let r = reply(shell, Some((&nk, &fk)), &keys);
             let text = String::from_utf8(r).unwrap();
             let (head, body) = text[1..].split_once('\n').unwrap();
             assert_eq!(head, format!("#omnish-hooks {}", body.len()));
@@ -335,22 +369,46 @@ mod tests {
             let ends = body.lines().filter(|l| *l == EOF_MARK).count();
             let starts = body.matches(&format!("<<'{EOF_MARK}'")).count();
             assert_eq!(ends, starts);
-            // The nest key is in the answer once, where the bootstrap sets it; no other key.
-            assert_eq!(body.matches(&"b".repeat(32)).count(), 1, "{shell}");
-            assert!(
-                body.contains(&format!("__k={}\n", "b".repeat(32))),
-                "{shell}"
-            );
+            // The nest key and the far key are in the answer once each, where the bootstrap
+            // sets them; no other key.
+            assert_eq!(body.matches(&nk).count(), 1, "{shell}");
+            assert!(body.contains(&format!("__k={nk}\n")), "{shell}");
+            assert_eq!(body.matches(&fk).count(), 1, "{shell}");
+            assert!(body.contains(&format!("__f={fk}\n")), "{shell}");
+            // Nothing removes the directory but the sh the shell runs under, once it ends.
+            let rms = |t: &str| t.matches("rm -rf").count();
+            assert_eq!(rms(body), rms(STAGE2), "{shell}");
+            // The hooks of the shells the far side has, for the shells started inside it.
+            let (name, have) = split_request(shell);
+            for (c, file) in [
+                ('b', "$1/nest.bash"),
+                ('z', "$1/nest/.zshenv"),
+                ('f', "$1/fish/nest"),
+            ] {
+                let own = name.starts_with(c);
+                assert_eq!(
+                    body.contains(file),
+                    own || have.contains(c),
+                    "{shell} {file}"
+                );
+            }
         }
-        let plain = String::from_utf8(reply("tcsh", Some("k"), None)).unwrap();
+        let none = |_: &str| None;
+        let plain = String::from_utf8(reply("tcsh-bzf", Some(("k", "f")), &none)).unwrap();
         assert_eq!(plain, format!("\n#omnish-hooks {}\n#{END}", END.len() + 1));
-        assert_eq!(String::from_utf8(reply("bash", None, None)).unwrap(), plain);
+        assert_eq!(
+            String::from_utf8(reply("bash", None, &none)).unwrap(),
+            plain
+        );
     }
 
     #[test]
     fn shells_are_known_by_name() {
         assert!(supported("bash") && supported("zsh") && supported("zsh5.9"));
         assert!(supported("fish") && supported("fish4.0") && supported("nu"));
+        assert!(supported("bash-bzf") && supported("nu-") && !supported("tcsh-b"));
+        assert!(answered("bash-b") && !answered(NO_TTY));
+        assert!(unhooked("tcsh-bz").unwrap().contains("is tcsh,"));
         assert!(
             !supported("bashful")
                 && !supported("fishy")

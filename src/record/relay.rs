@@ -446,14 +446,25 @@ impl<T: Tty, P: Pty> Relay<T, P> {
                 // A bootstrap asked for hooks: they are typed to it, ahead of any key typed
                 // since (see record::nest).
                 for shell in requests.drain(..).filter(|s| nest::answered(s)) {
-                    let key = nest::supported(&shell)
-                        .then(|| crate::store::secret_hex(16).ok())
-                        .flatten();
-                    if let Some(key) = &key {
-                        sc.allow_nest_key(key);
+                    // The nest key, and the far key of the shell it will announce (for the
+                    // shells started inside that one).
+                    let keys_of = || -> Option<(String, String)> {
+                        Some((
+                            crate::store::secret_hex(16).ok()?,
+                            crate::store::secret_hex(16).ok()?,
+                        ))
+                    };
+                    let key = nest::supported(&shell).then(keys_of).flatten();
+                    if let Some((key, far_key)) = &key {
+                        sc.allow_nest_key(key, Some(far_key));
                     }
-                    let far_keys = far.as_ref().and_then(|f| f.keys(&shell));
-                    to_shell.extend_from_slice(&nest::reply(&shell, key.as_deref(), far_keys));
+                    let far_keys = |kind: &str| {
+                        far.as_ref()
+                            .and_then(|f| f.keys(kind))
+                            .map(|(a, f)| (a.to_string(), f.to_string()))
+                    };
+                    let key = key.as_ref().map(|(k, f)| (k.as_str(), f.as_str()));
+                    to_shell.extend_from_slice(&nest::reply(&shell, key, &far_keys));
                 }
                 for action in keys.drain(..) {
                     if let Some(f) = far.as_ref() {

@@ -31,8 +31,8 @@ pub(crate) const BASH_HOOKS: &str = include_str!("../../shell/omnish.bash");
 /// the first output away (`pipenv shell` drains everything up to its own activation, four
 /// commands of its own, through pexpect). omnish hears it once and ignores the rest. Shells on
 /// the far side of `omnish nest` say it once: their key is good for one marker.
-const AGAIN_PROMPTS: u32 = 10;
-const BASH_EXEC: &str = include_str!("../../shell/exec.bash");
+pub(crate) const AGAIN_PROMPTS: u32 = 10;
+pub(crate) const BASH_EXEC: &str = include_str!("../../shell/exec.bash");
 pub(crate) const BASH_NEST: &str = include_str!("../../shell/nest.bash");
 pub(crate) const ZSH_NEST: &str = include_str!("../../shell/zsh/nest.zsh");
 pub(crate) const ZSHENV: &str = include_str!("../../shell/zsh/zshenv.zsh");

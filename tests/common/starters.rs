@@ -1,5 +1,6 @@
-//! Programs that start an interactive shell of their own for a project (`poetry shell`, `nix
-//! develop`, `nix-shell`), for the tests that type them in a recorded shell (issue 16).
+//! Programs that start an interactive shell of their own for a project (`poetry shell`, `pipenv
+//! shell`, `hatch shell`, `nix develop`, `nix-shell`), for the tests that type them in a
+//! recorded shell (issue 16).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -29,6 +30,11 @@ exec bash --rcfile "$dir/rc"
 pub const PYPROJECT: &str = "[tool.poetry]\nname = \"proj\"\nversion = \"0.1.0\"\ndescription = \"\"\n\
 authors = [\"a <a@example.com>\"]\npackage-mode = false\n\n[tool.poetry.dependencies]\n\
 python = \">=3.8\"\n";
+
+/// hatch's project: nothing to install, its default environment a virtualenv `.venv` in the
+/// project, so that `hatch shell` only makes that virtualenv.
+pub const HATCH_PYPROJECT: &str = "[project]\nname = \"proj\"\nversion = \"0.1.0\"\n\n\
+[tool.hatch.envs.default]\nskip-install = true\npath = \".venv\"\n";
 
 /// pipenv's project: no package, so that `pipenv shell` only makes a virtualenv.
 pub const PIPFILE: &str = "[packages]\n\n[requires]\n";
