@@ -104,6 +104,31 @@ fn a_value_learned_from_a_later_command_is_redacted_in_an_earlier_one() {
     }
 }
 
+/// A private key block printed by one command is the marker, whole, in every format, and the
+/// lines around it are kept: HTML writes the lines learning rendered and checked without
+/// checking them again, but a block's lines (in which the detectors find nothing on their
+/// own) are still found by the block around them.
+#[test]
+fn a_private_key_block_is_redacted_whole_in_every_format() {
+    const BODY: &str = "plainkeybodyline";
+    let mut h = Harness::bash(&[]);
+    h.run("echo before the key");
+    h.run(&format!(
+        "printf '%s\\n' 'header' '-----BEGIN OPENSSH PRIVATE KEY-----' {BODY}one {BODY}two \
+         '-----END OPENSSH PRIVATE KEY-----' 'footer'"
+    ));
+    for format in ["markdown", "json", "html", "asciicast"] {
+        let out = ok(export(&h, &["--format", format]));
+        assert!(!out.contains(BODY), "{format}: {out}");
+        assert!(out.contains("[REDACTED:private-key]"), "{format}: {out}");
+        assert!(
+            out.contains("footer") && out.contains("header"),
+            "{format}: {out}"
+        );
+        assert!(out.contains("before the key"), "{format}: {out}");
+    }
+}
+
 #[test]
 fn json_is_contexts_document_with_whole_outputs() {
     let h = session();

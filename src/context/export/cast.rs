@@ -391,21 +391,30 @@ fn sequences(s: &str) -> Vec<std::ops::Range<usize>> {
 }
 
 fn redact_line(line: &str, redactor: &Redactor, in_key: &mut bool, out: &mut String) {
-    let seqs = sequences(line);
+    // Most lines have no sequence: their text is the line itself (nothing is allocated).
+    let seqs = match memchr::memchr(0x1b, line.as_bytes()) {
+        Some(_) => sequences(line),
+        None => Vec::new(),
+    };
     // The text: the line without its sequences, and where each text piece lies in both.
-    let mut text = String::with_capacity(line.len());
     let mut pieces: Vec<(usize, std::ops::Range<usize>)> = Vec::new(); // (text start, raw range)
-    let mut at = 0;
-    for s in seqs
-        .iter()
-        .chain(std::iter::once(&(line.len()..line.len())))
-    {
-        if s.start > at {
-            pieces.push((text.len(), at..s.start));
-            text.push_str(&line[at..s.start]);
+    let text = if seqs.is_empty() {
+        std::borrow::Cow::Borrowed(line)
+    } else {
+        let mut text = String::with_capacity(line.len());
+        let mut at = 0;
+        for s in seqs
+            .iter()
+            .chain(std::iter::once(&(line.len()..line.len())))
+        {
+            if s.start > at {
+                pieces.push((text.len(), at..s.start));
+                text.push_str(&line[at..s.start]);
+            }
+            at = s.end;
         }
-        at = s.end;
-    }
+        std::borrow::Cow::Owned(text)
+    };
     let body = text.trim_end_matches(['\n', '\r']);
     if read::key_block_state(in_key, body, "") {
         out.push_str("[REDACTED:private-key]");
@@ -422,6 +431,9 @@ fn redact_line(line: &str, redactor: &Redactor, in_key: &mut bool, out: &mut Str
     if secrets.is_empty() {
         out.push_str(line);
         return;
+    }
+    if seqs.is_empty() && !line.is_empty() {
+        pieces.push((0, 0..line.len()));
     }
     // Walk the raw line: sequences copied, text copied unless inside a secret, each secret's
     // marker written where its text starts.

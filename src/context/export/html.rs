@@ -503,7 +503,27 @@ struct HtmlLines<'a> {
 /// The inline style of each pen seen lately (a page uses few; building one is several
 /// allocations, and runs of colour are many).
 #[derive(Default)]
-struct Styles(std::collections::HashMap<Pen, Option<String>>);
+struct Styles(
+    std::collections::HashMap<Pen, Option<String>, std::hash::BuildHasherDefault<PenHasher>>,
+);
+
+/// A hasher for the few bytes of a pen, cheaper than the default one (looked up once per run
+/// of colour). Keys come from recorded output, but the map is bounded ([`Styles::MAX`]): a
+/// crafted run of colliding pens costs at most that many comparisons per lookup.
+#[derive(Default)]
+struct PenHasher(u64);
+
+impl std::hash::Hasher for PenHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+}
 
 impl Styles {
     /// Pens remembered at most.

@@ -13,8 +13,11 @@
 //! Two passes, each over worker threads in command order ([`ordered`]): learning reads every
 //! output's digest (rendered, or loaded from its cache) and keeps only its shape; writing
 //! renders and redacts each command's part on a worker while this thread writes the parts in
-//! order. So an output is rendered twice at most (once when not redacting and its digest is
-//! cached), never three times, and both passes use every core.
+//! order. Markdown and json write the lines learning rendered, spooled ([`spool`]), and check
+//! again only the lines that may hold something to redact ([`scan`]); HTML and asciicast,
+//! whose writers read the recorded bytes their own way, read them again and check every line
+//! they write, once: learning checks only the digest's lines for them. Both passes use every
+//! core.
 
 mod cast;
 mod html;
@@ -79,13 +82,20 @@ pub(crate) fn export(req: &Request, format: ExportFormat, out: &mut dyn Write) -
             && req.parts != crate::context::model::Parts::CommandsOnly
         {
             let whole = markdown::line_cap(&req);
-            return super::run_with(&req, Some(&|picked| learn(picked, Some(whole))), out);
+            return super::run_with(
+                &req,
+                Some(&|picked| learn(picked, scan::Keep::Lines(whole))),
+                out,
+            );
         }
         return super::run(&req, out);
     }
     // Markdown writes the lines learning renders: they are spooled, not rendered again.
-    let whole = (format == ExportFormat::Markdown).then(|| markdown::line_cap(req));
-    let (outcome, items) = selected(req, whole)?;
+    let keep = match format {
+        ExportFormat::Markdown => scan::Keep::Lines(markdown::line_cap(req)),
+        _ => scan::Keep::Nothing,
+    };
+    let (outcome, items) = selected(req, keep)?;
     if outcome.nothing_matched.is_some() {
         return Ok(outcome);
     }
@@ -102,7 +112,7 @@ pub(crate) fn export(req: &Request, format: ExportFormat, out: &mut dyn Write) -
 
 /// The commands `req` selects, oldest first (grouped by session), each with its context and
 /// redactor.
-fn selected(req: &Request, whole: Option<usize>) -> Result<(Outcome, Vec<Item>)> {
+fn selected(req: &Request, keep: scan::Keep) -> Result<(Outcome, Vec<Item>)> {
     let mut outcome = Outcome::default();
     let sessions = req.sessions(&mut outcome.warnings)?;
     let picked = super::pick(req, &sessions, &mut outcome)?;
@@ -111,7 +121,7 @@ fn selected(req: &Request, whole: Option<usize>) -> Result<(Outcome, Vec<Item>)>
     }
     let (redactors, mut shapes, mut known, mut spooled) = match req.redact {
         true => {
-            let l = learn(&picked, whole)?;
+            let l = learn(&picked, keep)?;
             (Some(l.redactors), l.shapes, l.known, l.spooled)
         }
         false => (None, Vec::new(), Vec::new(), Vec::new()),
@@ -161,14 +171,14 @@ pub(crate) struct Learned {
 /// command. Each output is rendered, and the detectors run over its lines, on worker threads,
 /// oldest first ([`scan`]); the lines with findings are learned from on this one in the same
 /// order ([`ordered`]).
-pub(crate) fn learn(picked: &[Candidate], whole: Option<usize>) -> Result<Learned> {
+pub(crate) fn learn(picked: &[Candidate], keep: scan::Keep) -> Result<Learned> {
     let mut redactors = redact::session::Redactors::learn_commands(picked);
     let mut shapes: Vec<Option<Digest>> = vec![None; picked.len()];
     let mut hits: Vec<Option<Vec<u64>>> = vec![None; picked.len()];
     let mut spooled: Vec<Option<Arc<spool::Spooled>>> = Vec::new();
     spooled.resize_with(picked.len(), || None);
-    let spool = match (whole, picked.first()) {
-        (Some(_), Some(c)) => spool::Spool::create(&c.session_dir),
+    let spool = match (keep, picked.first()) {
+        (scan::Keep::Lines(_), Some(c)) => spool::Spool::create(&c.session_dir),
         _ => None,
     };
     ordered::run(
@@ -180,7 +190,7 @@ pub(crate) fn learn(picked: &[Candidate], whole: Option<usize>) -> Result<Learne
             if c.record.private {
                 return Ok(());
             }
-            let s = scan::scan(c, spool.as_ref(), whole.unwrap_or(0));
+            let s = scan::scan(c, spool.as_ref(), keep);
             // The lines to learn in messages of about a chunk each: what waits stays bounded.
             let mut batch = Vec::new();
             let mut bytes = 0;

@@ -48,28 +48,45 @@ pub(crate) struct Found {
     pub spooled: Option<Spooled>,
 }
 
+/// What learning keeps of each output for writing it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// Its lines whole up to this many chars, spooled (markdown, json), and the lines the
+    /// detectors found something in.
+    Lines(usize),
+    /// Nothing: the writer reads the output and checks every line itself (HTML and
+    /// asciicast, whose writers render the recorded bytes their own way). Only the digest's
+    /// lines are checked here, to learn from.
+    Nothing,
+}
+
 /// Renders `c`'s output once (its digest cached as [`read::cached_digest`] caches it), running
 /// the detectors over every line; or, when its digest is cached and there is no `spool`, over
 /// the digest's lines only. With a `spool`, a finished output's lines are also rendered whole
-/// up to `whole` chars and kept there for writing ([`super::spool`]).
-pub(crate) fn scan(c: &Candidate, spool: Option<&Arc<Spool>>, whole: usize) -> Found {
+/// up to the chars [`Keep::Lines`] says and kept there for writing ([`super::spool`]). With
+/// [`Keep::Nothing`], only the digest's lines are checked (the writer checks every line it
+/// writes: what the detectors find in the other lines here would never be looked up).
+pub(crate) fn scan(c: &Candidate, spool: Option<&Arc<Spool>>, keep: Keep) -> Found {
     let finished = !c.open_ended() && !c.record.recording_stopped;
     let mut spooled = None;
-    let (d, hits) = match (spool, read::digest_if_cached(c)) {
-        (None, Some(d)) => (d, None),
-        (Some(spool), _) if finished && whole >= LINE_CAP => {
-            let mut lines = Findings::default();
-            let mut writer = super::spool::Writer::new(spool);
-            let mut both = Pair(&mut lines, &mut writer);
-            match read::digest_and_whole_lines(c, whole, &mut both) {
-                Some(d) => {
-                    spooled = writer.finish();
-                    (d, (!lines.dense).then_some(lines.hits))
+    let (d, hits) = match keep {
+        Keep::Nothing => (read::cached_digest(c), None),
+        Keep::Lines(whole) => match (spool, read::digest_if_cached(c)) {
+            (None, Some(d)) => (d, None),
+            (Some(spool), _) if finished && whole >= LINE_CAP => {
+                let mut lines = Findings::default();
+                let mut writer = super::spool::Writer::new(spool);
+                let mut both = Pair(&mut lines, &mut writer);
+                match read::digest_and_whole_lines(c, whole, &mut both) {
+                    Some(d) => {
+                        spooled = writer.finish();
+                        (d, (!lines.dense).then_some(lines.hits))
+                    }
+                    None => rendered(c),
                 }
-                None => rendered(c),
             }
-        }
-        _ => rendered(c),
+            _ => rendered(c),
+        },
     };
     let hits_of = |i: u64, l: &StoredLine| match &hits {
         // A line the digest keeps as head and tail: learning saw it whole.
@@ -162,7 +179,10 @@ impl LineSink for Findings {
     fn line(&mut self, line: Line<'_>) {
         let i = self.next;
         self.next += 1;
-        if self.dense {
+        // A line longer than learning's line cap is checked in full when written
+        // ([`Known::may_hold_secret`]), and the digest keeps it as head and tail, checked
+        // apart when taught: what the detectors find in it whole is never looked up.
+        if self.dense || line.omitted > 0 || !line.tail.is_empty() || over_cap(line.head) {
             return;
         }
         if has_secret(line.head) || has_secret(line.tail) {
@@ -259,9 +279,15 @@ impl Known {
             return true;
         }
         // Learning saw the line whole when it was at most LINE_CAP chars.
-        if head.len() > LINE_CAP && head.chars().count() > LINE_CAP {
+        if over_cap(head) {
             return true;
         }
         self.hits.binary_search(&i).is_ok() || self.values.may_occur_in(head)
     }
+}
+
+/// Whether `s` has more than [`LINE_CAP`] chars (the digest keeps it as head and tail).
+fn over_cap(s: &str) -> bool {
+    // A char is at most 4 bytes.
+    s.len() > LINE_CAP && (s.len() > 4 * LINE_CAP || s.chars().count() > LINE_CAP)
 }
