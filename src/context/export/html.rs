@@ -131,7 +131,7 @@ fn write_output(item: &Item, out: &mut dyn Write) -> Result<()> {
             screen: &mut screen,
             sink: &mut sink,
         };
-        parser.advance(&mut active, &rest);
+        crate::term::render::advance(&mut parser, &mut active, &rest);
     }
     screen.finish(&mut sink, false);
     if let Some(e) = sink.err.take() {
@@ -160,12 +160,12 @@ fn feed(
         carry.extend_from_slice(chunk);
         let joined = std::mem::take(carry);
         let keep = crate::term::render::incomplete_utf8_tail(&joined);
-        parser.advance(&mut active, &joined[..joined.len() - keep]);
+        crate::term::render::advance(parser, &mut active, &joined[..joined.len() - keep]);
         carry.extend_from_slice(&joined[joined.len() - keep..]);
         return;
     }
     let keep = crate::term::render::incomplete_utf8_tail(chunk);
-    parser.advance(&mut active, &chunk[..chunk.len() - keep]);
+    crate::term::render::advance(parser, &mut active, &chunk[..chunk.len() - keep]);
     carry.extend_from_slice(&chunk[chunk.len() - keep..]);
 }
 
