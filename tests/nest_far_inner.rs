@@ -32,24 +32,6 @@ fn shown(h: &Harness, r: &CommandRecord) -> String {
     omnish::term::render::render(&h.output(r), 80, 24).join("\n")
 }
 
-/// A user whose login shell is `shell`; for fish, with the directory of fish's generated
-/// completions made (without it, fish parses every man page in the background at a first
-/// start).
-fn user_with(shell: &str) -> Option<TestUser> {
-    let user = TestUser::create(shell)?;
-    let generated = user.home.join(".local/share/fish/generated_completions");
-    std::fs::create_dir_all(&generated).unwrap();
-    for d in [
-        user.home.join(".local"),
-        user.home.join(".local/share"),
-        user.home.join(".local/share/fish"),
-        generated,
-    ] {
-        std::os::unix::fs::chown(&d, Some(user.uid), Some(user.gid)).unwrap();
-    }
-    Some(user)
-}
-
 /// The far shell's private directories (omnish.XXXXXXXXXX in /tmp, the user's).
 fn far_dirs(user: &TestUser) -> Vec<PathBuf> {
     user.files()
@@ -63,26 +45,10 @@ fn far_dirs(user: &TestUser) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Nothing of omnish's on the far side once the far shell has ended: no file of the user's in
-/// the temporary directories (fish's universal variables' notifier, /tmp/fish.USER, is fish's
-/// own, as without omnish), nothing in the home but /etc/skel and what the shells keep.
+/// Nothing of omnish's on the far side once the far shell has ended: nothing in the home but
+/// /etc/skel and what the shells keep.
 fn nothing_left(user: &TestUser) {
-    let mut allowed: Vec<String> = std::fs::read_dir("/etc/skel")
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    allowed.extend([".bash_history", ".zsh_history", ".config", ".local"].map(String::from));
-    let left: Vec<String> = user
-        .files()
-        .into_iter()
-        .filter(|f| !f.starts_with("/tmp/fish."))
-        .filter(|f| {
-            !allowed
-                .iter()
-                .any(|a| f == a || f.starts_with(&format!("{a}/")))
-        })
-        .collect();
-    assert!(left.is_empty(), "left on the far side: {left:?}");
+    user.assert_nothing_left(&[".bash_history", ".zsh_history", ".config", ".local"]);
 }
 
 /// The lines each kind of inner shell runs: an echo, a failure, a cd, forged markers.
@@ -236,7 +202,7 @@ fn over_ssh(login: &str, far: &str, inner: &str) {
             return;
         }
     }
-    let Some(user) = user_with(login) else {
+    let Some(user) = TestUser::create_for_fish(login) else {
         return;
     };
     let Some(sshd) = Sshd::start(&[&user]) else {
@@ -274,7 +240,7 @@ fn a_fish_typed_in_a_bash_from_sudo_is_followed_and_its_ask_key_works() {
     if !require("fish") {
         return;
     }
-    let Some(user) = user_with("/bin/bash") else {
+    let Some(user) = TestUser::create_for_fish("/bin/bash") else {
         return;
     };
     let (_llm_dir, llm) = farkeys::llm_stand_in("echo fixed-by-omnish");
@@ -314,7 +280,7 @@ fn a_fish_typed_in_a_bash_from_sudo_is_followed_and_its_ask_key_works() {
 /// removes its directory all the same, and passes its status on (137, as a shell reports it).
 #[test]
 fn a_far_shell_killed_with_sigkill_leaves_nothing_behind() {
-    let Some(user) = user_with("/bin/bash") else {
+    let Some(user) = TestUser::create_for_fish("/bin/bash") else {
         return;
     };
     let Some(sshd) = Sshd::start(&[&user]) else {

@@ -113,17 +113,7 @@ fn followed(
 /// Nothing of omnish's on the far side: the home holds /etc/skel and the shell's history, no
 /// file of the user's is left in the temporary directories.
 fn nothing_left(user: &TestUser) {
-    let mut allowed: Vec<String> = std::fs::read_dir("/etc/skel")
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    allowed.extend([".bash_history".to_string(), ".zsh_history".to_string()]);
-    let left: Vec<String> = user
-        .files()
-        .into_iter()
-        .filter(|f| !allowed.contains(f))
-        .collect();
-    assert!(left.is_empty(), "left on the far side: {left:?}");
+    user.assert_nothing_left(&[".bash_history", ".zsh_history"]);
 }
 
 fn ssh_login(shell: &str, comm: &str) {
@@ -185,6 +175,24 @@ fn a_shell_in_a_container_has_the_container_as_its_host() {
     let mut h = recorded(Some(bin.path()), &[]);
     let line = format!("omnish nest -- docker exec -it -u {} ctr1 bash", user.name);
     followed(&mut h, &user, "bash", &line, Some("ctr1"));
+    nothing_left(&user);
+}
+
+/// `kubectl exec -it POD -- bash` (a stand-in that runs the command in a namespace whose
+/// hostname is the pod's, as the user the test names) is followed as `docker exec` is; its
+/// records carry the pod as their host.
+#[test]
+fn a_shell_in_a_kubernetes_pod_has_the_pod_as_its_host() {
+    let Some(user) = TestUser::create("/bin/bash") else {
+        return;
+    };
+    let bin = tempfile::tempdir().unwrap();
+    if fake_container_bin(bin.path()).is_none() {
+        return;
+    }
+    let mut h = recorded(Some(bin.path()), &[("OMNISH_TEST_POD_USER", &user.name)]);
+    let line = "omnish nest -- kubectl exec -it -n prod pod1 -- bash";
+    followed(&mut h, &user, "bash", line, Some("pod1"));
     nothing_left(&user);
 }
 

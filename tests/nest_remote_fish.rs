@@ -16,29 +16,12 @@ fn shown(h: &Harness, r: &CommandRecord) -> String {
     omnish::term::render::render(&h.output(r), 80, 24).join("\n")
 }
 
-/// A user whose login shell is fish, with the directory of fish's generated completions made
-/// (without it, fish parses every man page in the background at a first start).
-fn fish_user() -> Option<TestUser> {
-    let user = TestUser::create("/usr/bin/fish")?;
-    let generated = user.home.join(".local/share/fish/generated_completions");
-    std::fs::create_dir_all(&generated).unwrap();
-    for d in [
-        user.home.join(".local"),
-        user.home.join(".local/share"),
-        user.home.join(".local/share/fish"),
-        generated,
-    ] {
-        std::os::unix::fs::chown(&d, Some(user.uid), Some(user.gid)).unwrap();
-    }
-    Some(user)
-}
-
 #[test]
 fn ssh_to_a_fish_login_is_followed_command_by_command() {
     if !require("fish") {
         return;
     }
-    let Some(user) = fish_user() else {
+    let Some(user) = TestUser::create_for_fish("/usr/bin/fish") else {
         return;
     };
     let Some(sshd) = Sshd::start(&[&user]) else {
@@ -108,22 +91,7 @@ fn ssh_to_a_fish_login_is_followed_command_by_command() {
     );
     // Nothing of omnish's on the far side: /etc/skel and what fish keeps (.config, .local in
     // the home, and its universal variables' notifier in /tmp/fish.USER, as without omnish).
-    let mut allowed: Vec<String> = std::fs::read_dir("/etc/skel")
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    allowed.extend([".config".to_string(), ".local".to_string()]);
-    let left: Vec<String> = user
-        .files()
-        .into_iter()
-        .filter(|f| !f.starts_with("/tmp/fish."))
-        .filter(|f| {
-            !allowed
-                .iter()
-                .any(|a| f == a || f.starts_with(&format!("{a}/")))
-        })
-        .collect();
-    assert!(left.is_empty(), "left on the far side: {left:?}");
+    user.assert_nothing_left(&[".config", ".local"]);
     let after = h.run("echo back-home");
     assert_eq!((after.depth, after.user.as_deref()), (0, None));
 }
@@ -135,7 +103,7 @@ fn the_ask_and_fix_keys_in_a_far_fish_are_answered_by_the_recording_omnish() {
     if !require("fish") {
         return;
     }
-    let Some(user) = fish_user() else {
+    let Some(user) = TestUser::create_for_fish("/usr/bin/fish") else {
         return;
     };
     let Some(sshd) = Sshd::start(&[&user]) else {

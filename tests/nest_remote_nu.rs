@@ -84,25 +84,7 @@ fn ssh_to_a_nu_login_is_followed_command_by_command() {
         "{rec:?}"
     );
     // Nothing of omnish's on the far side: /etc/skel and what nu keeps in .config (its history).
-    let mut allowed: Vec<String> = std::fs::read_dir("/etc/skel")
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    allowed.extend([
-        ".config".to_string(),
-        ".local".to_string(),
-        ".cache".to_string(),
-    ]);
-    let left: Vec<String> = user
-        .files()
-        .into_iter()
-        .filter(|f| {
-            !allowed
-                .iter()
-                .any(|a| f == a || f.starts_with(&format!("{a}/")))
-        })
-        .collect();
-    assert!(left.is_empty(), "left on the far side: {left:?}");
+    user.assert_nothing_left(&[".config", ".local", ".cache"]);
     let after = h.run("echo back-home");
     assert_eq!((after.depth, after.user.as_deref()), (0, None));
 }

@@ -135,6 +135,12 @@ fn empty_enter_and_ctrl_c(f: Fish) {
     h.send(b"\r");
     h.wait_prompts(2);
     h.keys(b"half typed");
+    // At its line editor with the keys read (before that, a Ctrl-C is the terminal's, and the
+    // line cleared below would be the one not yet echoed).
+    h.wait_until("the keys echoed", || {
+        let screen = omnish::term::render::render(h.screen().as_bytes(), 80, 24);
+        screen.iter().any(|l| l.trim_end() == "READY> half typed")
+    });
     if f.major() == 3 {
         // fish 3.6 draws a new prompt below the cancelled line.
         h.send(b"\x03");

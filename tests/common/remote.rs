@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 /// The `docker exec` stand-in (a POSIX sh script, checked by tests/shell_scripts.rs).
 const FAKE_DOCKER: &str = include_str!("../fixtures/fake-docker.sh");
+const FAKE_KUBECTL: &str = include_str!("../fixtures/fake-kubectl.sh");
 
 /// Serialises this process's changes to the user database (the tests of a file run in parallel
 /// threads); another process holding its lock is met by retrying.
@@ -229,6 +230,46 @@ impl TestUser {
             });
         }
         panic!("useradd: twenty random uids and names were all taken");
+    }
+
+    /// As [`TestUser::create`], with the directory of fish's generated completions made in the
+    /// home (without it, a first fish parses every man page in the background).
+    pub fn create_for_fish(shell: &str) -> Option<TestUser> {
+        let user = TestUser::create(shell)?;
+        let generated = user.home.join(".local/share/fish/generated_completions");
+        std::fs::create_dir_all(&generated).unwrap();
+        for d in [
+            user.home.join(".local"),
+            user.home.join(".local/share"),
+            user.home.join(".local/share/fish"),
+            generated,
+        ] {
+            std::os::unix::fs::chown(&d, Some(user.uid), Some(user.gid)).unwrap();
+        }
+        Some(user)
+    }
+
+    /// Asserts that nothing of omnish's is left on the far side: the home holds /etc/skel and
+    /// `kept` (names in the home, each with all below it: what the shells keep, their history),
+    /// and no file of the user's is in the temporary directories (but fish's universal
+    /// variables' notifier, /tmp/fish.USER, which fish leaves without omnish too).
+    pub fn assert_nothing_left(&self, kept: &[&str]) {
+        let mut allowed: Vec<String> = std::fs::read_dir("/etc/skel")
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        allowed.extend(kept.iter().map(|k| k.to_string()));
+        let left: Vec<String> = self
+            .files()
+            .into_iter()
+            .filter(|f| !f.starts_with("/tmp/fish."))
+            .filter(|f| {
+                !allowed
+                    .iter()
+                    .any(|a| f == a || f.starts_with(&format!("{a}/")))
+            })
+            .collect();
+        assert!(left.is_empty(), "left on the far side: {left:?}");
     }
 
     /// What the user has on this machine, for "nothing is left" checks: every path under its
@@ -637,8 +678,10 @@ impl Drop for Sshd {
 /// [-w DIR] [-e K=V]... CONTAINER CMD [ARGS...]` runs CMD as USER (default root) with USER's
 /// HOME, USER, LOGNAME and SHELL, PATH and TERM kept, in DIR (default the home), in a new UTS
 /// namespace whose hostname is CONTAINER, on the same terminal; anything else is an error,
-/// status 125. None, through [`skip`], when not root, without unshare or setpriv, or where a UTS
-/// namespace cannot be made.
+/// status 125. Beside it `dir/kubectl` (tests/fixtures/fake-kubectl.sh): `kubectl exec -it
+/// [-n NS] [-c C] POD -- CMD [ARGS...]` runs CMD through it in POD as the user named by
+/// `OMNISH_TEST_POD_USER`. None, through [`skip`], when not root, without unshare or setpriv,
+/// or where a UTS namespace cannot be made.
 pub fn fake_container_bin(dir: &Path) -> Option<PathBuf> {
     if !root_or_skip("the docker exec stand-in") {
         return None;
@@ -661,5 +704,8 @@ pub fn fake_container_bin(dir: &Path) -> Option<PathBuf> {
     let docker = dir.join("docker");
     let _ = std::fs::remove_file(&docker);
     write_file(&docker, FAKE_DOCKER, 0o755);
+    let kubectl = dir.join("kubectl");
+    let _ = std::fs::remove_file(&kubectl);
+    write_file(&kubectl, FAKE_KUBECTL, 0o755);
     Some(docker)
 }
