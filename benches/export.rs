@@ -10,7 +10,9 @@
 //!   counter; a few hundred lines changed, inserted or removed), `omnish diff` and
 //!   `omnish diff --normalize`.
 //!
-//! Peak RSS by `/usr/bin/time -f %M`. It prints figures; it asserts nothing.
+//! Peak RSS and CPU seconds (user + system, all threads) by `/usr/bin/time`: CPU over wall is
+//! the cores an export used, which the machine's load bounds (printed at the start). It prints
+//! figures; it asserts nothing.
 //!
 //! Run with: `cargo bench --bench export`. Smaller or narrower runs (for profiling):
 //! `OMNISH_BENCH_COMMANDS=1000` (commands in the session; the huge outputs keep their places
@@ -39,13 +41,23 @@ fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
-/// Runs `omnish ARGS` on `root` with stdout to `out`; wall seconds and peak RSS in KiB.
-fn measure(bin: &Path, root: &Path, args: &[&str], out: &Path) -> (f64, Option<u64>, i32) {
+/// What one run cost.
+struct Cost {
+    secs: f64,
+    /// Peak RSS, KiB.
+    rss: Option<u64>,
+    /// User and system CPU seconds.
+    cpu: Option<f64>,
+    code: i32,
+}
+
+/// Runs `omnish ARGS` on `root` with stdout to `out`: what it cost.
+fn measure(bin: &Path, root: &Path, args: &[&str], out: &Path) -> Cost {
     let time = Path::new("/usr/bin/time");
     let start = Instant::now();
     let mut cmd = if time.exists() {
         let mut c = Command::new(time);
-        c.args(["-f", "%M", "--"]).arg(bin);
+        c.args(["-f", "%M %U %S", "--"]).arg(bin);
         c
     } else {
         Command::new(bin)
@@ -61,8 +73,19 @@ fn measure(bin: &Path, root: &Path, args: &[&str], out: &Path) -> (f64, Option<u
         .expect("run omnish");
     let secs = start.elapsed().as_secs_f64();
     let stderr = String::from_utf8_lossy(&o.stderr);
-    let rss = stderr.lines().last().and_then(|l| l.trim().parse().ok());
-    (secs, rss, o.status.code().unwrap_or(-1))
+    let last: Vec<&str> = stderr
+        .lines()
+        .last()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    let num = |i: usize| last.get(i).and_then(|v| v.parse::<f64>().ok());
+    Cost {
+        secs,
+        rss: last.first().and_then(|v| v.parse().ok()),
+        cpu: num(1).zip(num(2)).map(|(u, s)| u + s),
+        code: o.status.code().unwrap_or(-1),
+    }
 }
 
 /// Two commands of ~`bytes` each: the same lines but for a few, each with volatile tokens.
@@ -185,13 +208,16 @@ fn export_each(bin: &Path, root: &Path, formats: &str, out: &Path, passes: &[&st
                 continue;
             }
             let args = ["export", "--session", "all", "--format", format];
-            let (secs, rss, code) = measure(bin, root, &args, out);
-            assert_eq!(code, 0, "export {format} failed");
+            let c = measure(bin, root, &args, out);
+            assert_eq!(c.code, 0, "export {format} failed");
             let size = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
             println!(
-                "{:<44} {secs:>9.2} {:>11} {:>8.1} MiB",
+                "{:<44} {:>9.2} {:>9} {:>11} {:>8.1} MiB",
                 format!("--format {format} ({pass} cache)"),
-                rss.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0)),
+                c.secs,
+                c.cpu.map_or("n/a".into(), |s| format!("{s:.2}")),
+                c.rss
+                    .map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0)),
                 mib(size)
             );
         }
@@ -208,6 +234,15 @@ fn main() {
     let out = tmp.path().join("out");
     let formats = setting("FORMATS").unwrap_or("markdown,html,asciicast,asciicast-v2,json".into());
     println!("binary: {}", bin.display());
+    // What else runs bounds the cores an export can use: CPU over wall says nothing without it.
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "load average: {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     if setting("LARGE").as_deref() != Some("0") {
         let root = tmp.path().join("large");
         let start = Instant::now();
@@ -220,11 +255,11 @@ fn main() {
             start.elapsed().as_secs_f64()
         );
         println!(
-            "\n{:<44} {:>9} {:>11} {:>11}",
-            "omnish export --session all ...", "seconds", "peak RSS", "output"
+            "\n{:<44} {:>9} {:>9} {:>11} {:>11}",
+            "omnish export --session all ...", "seconds", "CPU s", "peak RSS", "output"
         );
         export_each(&bin, &root, &formats, &out, &["cold", "warm"]);
-        let (secs, rss, _) = measure(
+        let c = measure(
             &bin,
             &root,
             &[
@@ -238,9 +273,12 @@ fn main() {
             &out,
         );
         println!(
-            "{:<44} {secs:>9.2} {:>11}",
+            "{:<44} {:>9.2} {:>9} {:>11}",
             "--format markdown --no-redact",
-            rss.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
+            c.secs,
+            c.cpu.map_or("n/a".into(), |s| format!("{s:.2}")),
+            c.rss
+                .map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0))
         );
     }
     if setting("LONG").as_deref() != Some("0") {
@@ -270,12 +308,15 @@ fn main() {
         &["diff", "--session", &did][..],
         &["diff", "--session", &did, "--normalize"][..],
     ] {
-        let (secs, rss, code) = measure(&bin, &droot, args, &out);
+        let c = measure(&bin, &droot, args, &out);
         let size = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
         println!(
-            "omnish {:<40} {secs:>7.2} s, peak RSS {}, exit {code}, diff {:.1} MiB",
+            "omnish {:<40} {:>7.2} s, peak RSS {}, exit {}, diff {:.1} MiB",
             args.join(" ").replace(&did, "ID"),
-            rss.map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0)),
+            c.secs,
+            c.rss
+                .map_or("n/a".into(), |k| format!("{:.1} MiB", k as f64 / 1024.0)),
+            c.code,
             mib(size)
         );
     }

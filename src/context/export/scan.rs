@@ -51,8 +51,9 @@ pub(crate) struct Found {
 /// What learning keeps of each output for writing it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Keep {
-    /// Its lines whole up to this many chars, spooled (markdown, json), and the lines the
-    /// detectors found something in.
+    /// Its lines as a renderer with this line cap renders them (whole up to it, head and
+    /// tail past it: what the writer renders at that cap), spooled (markdown, json), and the
+    /// lines the detectors found something in.
     Lines(usize),
     /// Nothing: the writer reads the output and checks every line itself (HTML and
     /// asciicast, whose writers render the recorded bytes their own way). Only the digest's
@@ -62,8 +63,9 @@ pub(crate) enum Keep {
 
 /// Renders `c`'s output once (its digest cached as [`read::cached_digest`] caches it), running
 /// the detectors over every line; or, when its digest is cached and there is no `spool`, over
-/// the digest's lines only. With a `spool`, a finished output's lines are also rendered whole
-/// up to the chars [`Keep::Lines`] says and kept there for writing ([`super::spool`]). With
+/// the digest's lines only. With a `spool`, a finished output's lines are also rendered at
+/// the line cap [`Keep::Lines`] says and kept there for writing ([`super::spool`]), in the
+/// same pass, a line longer than that cap too. With
 /// [`Keep::Nothing`], only the digest's lines are checked (the writer checks every line it
 /// writes: what the detectors find in the other lines here would never be looked up).
 pub(crate) fn scan(c: &Candidate, spool: Option<&Arc<Spool>>, keep: Keep) -> Found {

@@ -19,6 +19,9 @@ use crate::term::render::{Line, LineSink};
 /// Bytes of lines gathered before they are written to the spool.
 const BUFFER: usize = 256 * 1024;
 
+/// Set in a spooled line's length: the line is clipped (see [`Spooled`]).
+const CLIPPED: u32 = 1 << 31;
+
 /// The file, and where its end is.
 pub(crate) struct Spool {
     file: File,
@@ -52,7 +55,9 @@ impl Spool {
 }
 
 /// The lines of one output in a spool: extents of whole lines, each line its length (4 bytes,
-/// little-endian) and its text.
+/// little-endian) and its text; a line clipped to head and tail (longer than the writer's line
+/// cap) has [`CLIPPED`] set in its length, which is its head's, and after the head the chars
+/// omitted (8 bytes) and its tail's length (4 bytes) and text.
 pub(crate) struct Spooled {
     spool: Arc<Spool>,
     extents: Vec<(u64, usize)>,
@@ -101,18 +106,31 @@ impl Writer {
 }
 
 impl LineSink for Writer {
-    /// Takes lines whole (a line kept as head and tail is not spooled: see
-    /// [`crate::context::stages::read::digest_and_whole_lines`]).
+    /// Takes lines as rendered: whole, or clipped to head and tail.
     fn line(&mut self, line: Line<'_>) {
         if self.err.is_some() {
             return;
         }
-        let Ok(len) = u32::try_from(line.head.len()) else {
+        let clipped = line.omitted > 0 || !line.tail.is_empty();
+        let (Ok(len), Ok(tail_len)) = (
+            u32::try_from(line.head.len()),
+            u32::try_from(line.tail.len()),
+        ) else {
             self.err = Some(io::Error::other("line too long to spool"));
             return;
         };
-        self.buf.extend_from_slice(&len.to_le_bytes());
+        if len >= CLIPPED {
+            self.err = Some(io::Error::other("line too long to spool"));
+            return;
+        }
+        let flag = if clipped { CLIPPED } else { 0 };
+        self.buf.extend_from_slice(&(len | flag).to_le_bytes());
         self.buf.extend_from_slice(line.head.as_bytes());
+        if clipped {
+            self.buf.extend_from_slice(&line.omitted.to_le_bytes());
+            self.buf.extend_from_slice(&tail_len.to_le_bytes());
+            self.buf.extend_from_slice(line.tail.as_bytes());
+        }
         if self.buf.len() >= BUFFER {
             self.flush();
         }
@@ -136,26 +154,88 @@ impl Spooled {
             buf.resize(len, 0);
             self.spool.file.read_exact_at(&mut buf, at)?;
             let mut rest = &buf[..];
-            while rest.len() >= 4 {
-                let n = u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")) as usize;
-                let text = rest
-                    .get(4..4 + n)
-                    .ok_or_else(|| io::Error::other("spool cut short"))?;
-                let text = std::str::from_utf8(text).map_err(io::Error::other)?;
+            while !rest.is_empty() {
+                let len = u32::from_le_bytes(take(&mut rest, 4)?.try_into().expect("4 bytes"));
+                let head = text(take(&mut rest, (len & !CLIPPED) as usize)?)?;
+                let (omitted, tail) = match len & CLIPPED {
+                    0 => (0, ""),
+                    _ => {
+                        let omitted =
+                            u64::from_le_bytes(take(&mut rest, 8)?.try_into().expect("8 bytes"));
+                        let n =
+                            u32::from_le_bytes(take(&mut rest, 4)?.try_into().expect("4 bytes"));
+                        (omitted, text(take(&mut rest, n as usize)?)?)
+                    }
+                };
                 if seen >= erased {
                     f(
                         seen - erased,
                         Line {
-                            head: text,
-                            omitted: 0,
-                            tail: "",
+                            head,
+                            omitted,
+                            tail,
                         },
                     );
                 }
                 seen += 1;
-                rest = &rest[4 + n..];
             }
         }
         Ok(())
+    }
+}
+
+/// The first `n` bytes of `rest`, taken off it.
+fn take<'a>(rest: &mut &'a [u8], n: usize) -> io::Result<&'a [u8]> {
+    if rest.len() < n {
+        return Err(io::Error::other("spool cut short"));
+    }
+    let (taken, left) = rest.split_at(n);
+    *rest = left;
+    Ok(taken)
+}
+
+fn text(bytes: &[u8]) -> io::Result<&str> {
+    std::str::from_utf8(bytes).map_err(io::Error::other)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_come_back_as_spooled_clipped_or_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = Spool::create(dir.path()).unwrap();
+        let big = "y".repeat(3 * BUFFER);
+        let lines = [
+            ("", 0, ""),
+            ("whole line é", 0, ""),
+            ("head of a long line ", 1 << 40, " its tail"),
+            (big.as_str(), 0, ""),
+            ("h", 3, ""),
+            ("", 7, "t"),
+            ("after", 0, ""),
+        ];
+        let mut w = Writer::new(&spool);
+        for (head, omitted, tail) in lines {
+            w.line(Line {
+                head,
+                omitted,
+                tail,
+            });
+        }
+        let spooled = w.finish().unwrap();
+        let mut got = Vec::new();
+        spooled
+            .for_each_line(1, &mut |i, l| {
+                got.push((i, l.head.to_string(), l.omitted, l.tail.to_string()));
+            })
+            .unwrap();
+        let want: Vec<_> = lines[1..]
+            .iter()
+            .enumerate()
+            .map(|(i, (h, o, t))| (i as u64, h.to_string(), *o, t.to_string()))
+            .collect();
+        assert_eq!(got, want);
     }
 }

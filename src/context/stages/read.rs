@@ -758,8 +758,9 @@ impl LineSink for NoLines {
 }
 
 /// Hands every line to both sinks; with `whole`, lines are rendered whole up to a cap above
-/// the digest's: `also` gets them whole, the builder as rendering at its cap would have made
-/// them ([`crate::term::render::clip_whole`]), and a line longer than the cap sets `over`.
+/// the digest's: `also` gets them as rendered, the builder as rendering at its cap would have
+/// made them ([`crate::term::render::clip_whole`], [`reclip`]), and a line whose clip at the
+/// builder's cap cannot be told sets `over`.
 struct Both<'a> {
     b: &'a mut Builder,
     also: &'a mut dyn LineSink,
@@ -777,8 +778,23 @@ impl LineSink for Both<'_> {
             self.b.line(line);
             return;
         }
-        if self.over || line.omitted > 0 || !line.tail.is_empty() {
-            self.over = true;
+        if self.over {
+            return;
+        }
+        let cap = self.b.d.caps.line_cap;
+        if line.omitted > 0 || !line.tail.is_empty() {
+            // Longer than `whole`: `also` gets it clipped as a renderer at `whole` clips it
+            // (what a writer at that cap renders), the builder as one at its own cap would.
+            let Some((head, omitted, tail)) = reclip(line, cap) else {
+                self.over = true;
+                return;
+            };
+            self.also.line(line);
+            self.b.line(Line {
+                head: &head,
+                omitted,
+                tail: &tail,
+            });
             return;
         }
         self.also.line(Line {
@@ -786,7 +802,6 @@ impl LineSink for Both<'_> {
             omitted: 0,
             tail: "",
         });
-        let cap = self.b.d.caps.line_cap;
         if line.head.len() <= cap {
             self.b.line(line);
         } else {
@@ -802,6 +817,31 @@ impl LineSink for Both<'_> {
         self.b.erase_scrollback();
         self.also.erase_scrollback();
     }
+}
+
+/// What a renderer with line cap `cap` hands over for a line that one with a larger cap
+/// handed over as `line` (clipped: `head`, `omitted` chars, `tail`); `None` when `line` keeps
+/// too little of either end to tell (its cap is not above `cap` by more than the chars a cut
+/// word leaves out, see [`crate::term::render::clip_whole`]).
+///
+/// The clip at `cap` depends only on the line's first `cap / 2 + 1` chars, its last
+/// `cap / 2 + 1` chars and its length: clipping those ends, joined, and adding the chars
+/// between them to what is omitted gives the same as clipping the whole line.
+fn reclip(line: Line<'_>, cap: usize) -> Option<(String, u64, String)> {
+    let half = cap / 2;
+    let head_end = line
+        .head
+        .char_indices()
+        .map(|(i, c)| i + c.len_utf8())
+        .nth(half)?;
+    let tail_start = line.tail.char_indices().rev().nth(half)?.0;
+    let mut ends = String::with_capacity(head_end + line.tail.len() - tail_start);
+    ends.push_str(&line.head[..head_end]);
+    ends.push_str(&line.tail[tail_start..]);
+    let kept = 2 * (half as u64 + 1);
+    let chars = line.head.chars().count() as u64 + line.omitted + line.tail.chars().count() as u64;
+    let (head, omitted, tail) = crate::term::render::clip_whole(&ends, cap);
+    Some((head, omitted + (chars - kept), tail))
 }
 
 /// [`digest`], also handing every line to `also` (one rendering pass for both).
@@ -863,9 +903,11 @@ fn digest_rendered(
     (d, over)
 }
 
-/// [`digest_and_lines`], handing `also` every line whole (up to `whole` chars, at least
-/// [`LINE_CAP`]) while the digest keeps them as usual. `None` when a line was longer than
-/// `whole` (reading stopped there; nothing is cached).
+/// [`digest_and_lines`], handing `also` every line whole up to `whole` chars (at least
+/// [`LINE_CAP`]), a longer one as a renderer with line cap `whole` clips it, while the digest
+/// keeps them as usual. `None` when a line was longer than `whole` and `whole` is too close to
+/// [`LINE_CAP`] for the digest's clip of it to be known from that one ([`reclip`]; reading
+/// stopped there; nothing is cached).
 pub(crate) fn digest_and_whole_lines(
     c: &Candidate,
     whole: usize,

@@ -484,3 +484,52 @@ fn full_screen_visits_are_named_after_the_program_the_line_runs() {
         Some(64)
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Learning renders lines whole up to a larger cap than the digest's and hands the digest
+    /// its own clip of each (`Both`, `reclip`): the digest and the lines are what rendering at
+    /// each cap gives, for lines longer than both caps too (words cut at either edge, wide and
+    /// multibyte chars, words longer than what a cut leaves out).
+    #[test]
+    fn rendering_at_a_larger_cap_gives_the_digest_and_the_lines_of_each_cap(
+        lines in proptest::collection::vec(
+            proptest::collection::vec("[a-z\u{e9}\u{6f22}]{1,400}", 0..40), 1..5),
+        extra in 600usize..3 * LINE_CAP,
+    ) {
+        let whole = LINE_CAP + extra;
+        let text: String = lines.iter().map(|w| format!("{}\r\n", w.join(" "))).collect();
+        let (_t, src) = stream(&[(O, text.as_bytes())], None);
+        struct Collect(Vec<(String, u64, String)>);
+        impl LineSink for Collect {
+            fn line(&mut self, l: Line<'_>) {
+                self.0.push((l.head.to_string(), l.omitted, l.tail.to_string()));
+            }
+            fn erase_scrollback(&mut self) {}
+        }
+        let mut got = Collect(Vec::new());
+        let (d, over) = digest_rendered(&src, Caps::STANDARD, Some(whole), &mut got);
+        proptest::prop_assert!(!over);
+        proptest::prop_assert_eq!(d, digest(&src, Caps::STANDARD));
+        let mut want = Vec::new();
+        for_each_line(&src, whole, 0, &mut |_, l| {
+            want.push((l.head.to_string(), l.omitted, l.tail.to_string()));
+        });
+        proptest::prop_assert_eq!(got.0, want);
+    }
+}
+
+#[test]
+fn a_line_over_a_cap_too_close_to_the_digests_stops_the_whole_line_rendering() {
+    // At a cap of LINE_CAP the head kept may be shorter than the digest's head (a cut word is
+    // left out): its clip cannot be told, and the caller renders again.
+    let line = format!(
+        "{} {}\r\n",
+        "w".repeat(LINE_CAP / 2 - 10),
+        "x".repeat(LINE_CAP)
+    );
+    let (_t, src) = stream(&[(O, line.as_bytes())], None);
+    let (_, over) = digest_rendered(&src, Caps::STANDARD, Some(LINE_CAP), &mut NoLines);
+    assert!(over);
+}
