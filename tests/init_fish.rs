@@ -10,7 +10,7 @@ mod common;
 #[path = "common/tmux.rs"]
 mod tmux;
 
-use common::fish::Fish;
+use common::fish::{Fish, in_fish};
 use common::*;
 use std::path::Path;
 use std::process::Command;
@@ -427,18 +427,6 @@ fn wrap_falls_back_to_the_plain_fish_with_one_line_when_omnish_cannot_record(f: 
     t.type_text("echo \"plain-$OMNISH_SESSION_ID-shell\"");
     t.keys(&["Enter"]);
     t.wait("the plain shell", |s| s.contains("\nplain--shell"));
-}
-
-/// Runs each scenario named, in the fish named (the scenarios' own name is the test's).
-macro_rules! in_fish {
-    ($fish:ident: $($name:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $name() {
-                super::$name(Fish::$fish);
-            }
-        )*
-    };
 }
 
 /// Every scenario, in Debian's fish 3.6.

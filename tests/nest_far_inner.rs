@@ -208,12 +208,8 @@ fn over_ssh(login: &str, far: &str, inner: &str) {
     let Some(sshd) = Sshd::start(&[&user]) else {
         return;
     };
-    let mut h = recorded(&[]);
-    sshd.client_config(h.home.path());
+    let mut h = farkeys::ssh_session(&user, &sshd, far, "false");
     let start = format!("omnish ssh {}", user.name);
-    h.type_line(&start);
-    user.wait_line_editor(&h, far);
-    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
     let key = inner_followed(&mut h, &user, far, inner, None);
     far_ends(&mut h, &user, far, &start, &key);
 }
@@ -286,12 +282,9 @@ fn a_far_shell_killed_with_sigkill_leaves_nothing_behind() {
     let Some(sshd) = Sshd::start(&[&user]) else {
         return;
     };
-    let mut h = recorded(&[]);
-    sshd.client_config(h.home.path());
+    let h = farkeys::ssh_session(&user, &sshd, "bash", "false");
     let start = format!("omnish ssh {}", user.name);
-    h.type_line(&start);
     let far = user.wait_line_editor(&h, "bash");
-    h.wait_until("the far shell in meta.json", || h.meta().nest.len() == 1);
     assert_eq!(far_dirs(&user).len(), 1);
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(far.pid),

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::fish::Fish;
+use common::fish::{Fish, in_fish};
 use common::*;
 
 const CONFIG: &str = ".config/fish/config.fish";
@@ -784,18 +784,6 @@ fn poetry_shell_and_nix_shell_in_fish_record_each_inner_command(f: Fish) {
         assert_eq!(shown(&h, &probe), want);
         assert!(h.meta().nest.is_empty());
     }
-}
-
-/// Runs each scenario named, in the fish named (the scenarios' own name is the test's).
-macro_rules! in_fish {
-    ($fish:ident: $($name:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $name() {
-                super::$name(Fish::$fish);
-            }
-        )*
-    };
 }
 
 /// Every scenario, in Debian's fish 3.6.

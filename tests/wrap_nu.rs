@@ -587,6 +587,18 @@ fn after_rehook(h: &Harness, before: usize) {
     });
 }
 
+/// Runs `line` (an assignment to `$env.config` that drops omnish's hooks), waits for the prompt
+/// after the rehook, and checks that `print after` is then a record with its output.
+fn assign_then_print_after(h: &mut Harness, line: &str) {
+    let rehooks = h.screen().matches(REHOOK).count();
+    let r = h.run(line);
+    assert_eq!(line_and_status(&r), (line, Some(0)));
+    after_rehook(h, rehooks);
+    let r = h.run("print after");
+    assert_eq!(line_and_status(&r), ("print after", Some(0)));
+    assert_eq!(shown(h, &r), "after\r\n");
+}
+
 /// `$env.config = {...}` typed at the prompt with hook lists in it replaces those lists whole,
 /// omnish's hooks with them: the prompt (a closure around the user's, outside `$env.config`)
 /// ends that command and has nushell put the hooks back before the next line, with the user's
@@ -599,13 +611,7 @@ fn a_config_assignment_typed_at_the_prompt_loses_no_command() {
     let mut h = nu(&[]);
     h.run("print before");
     let line = "$env.config = {show_banner: false, hooks: {pre_prompt: [{|| 'pp\n' | save -a ~/pp.log }], pre_execution: []}}";
-    let rehooks = h.screen().matches(REHOOK).count();
-    let r = h.run(line);
-    assert_eq!(line_and_status(&r), (line, Some(0)));
-    after_rehook(&h, rehooks);
-    let r = h.run("print after");
-    assert_eq!(line_and_status(&r), ("print after", Some(0)));
-    assert_eq!(shown(&h, &r), "after\r\n");
+    assign_then_print_after(&mut h, line);
     let r = h.run("^sh -c 'exit 4'");
     assert_eq!(line_and_status(&r), ("^sh -c 'exit 4'", Some(4)));
     let lines: Vec<String> = h.records().into_iter().map(|r| r.command_line).collect();
@@ -669,13 +675,7 @@ fn starship_installed_as_its_docs_say() {
     assert_eq!(shown(&h, &r), "star-out\r\n");
     h.wait_screen("in:/tmp READY>");
     let line = "$env.config = {hooks: {pre_prompt: [], pre_execution: []}}";
-    let rehooks = h.screen().matches(REHOOK).count();
-    let r = h.run(line);
-    assert_eq!(line_and_status(&r), (line, Some(0)));
-    after_rehook(&h, rehooks);
-    let r = h.run("print after");
-    assert_eq!(line_and_status(&r), ("print after", Some(0)));
-    assert_eq!(shown(&h, &r), "after\r\n");
+    assign_then_print_after(&mut h, line);
     let lines: Vec<String> = h.records().into_iter().map(|r| r.command_line).collect();
     assert_eq!(lines.len(), 4, "{lines:?}");
     let screen = h.screen();

@@ -51,3 +51,20 @@ impl Fish {
         }
     }
 }
+
+/// Tests that run each scenario named, in the fish named (`in_fish!(V4: a, b)` in a module whose
+/// parent holds the scenarios `fn a(f: Fish)`, ...): the scenarios' own names are the tests'.
+/// (Unused in the test binaries without fish scenarios, as the rest of `common` may be.)
+#[allow(unused_macros)]
+macro_rules! in_fish {
+    ($fish:ident: $($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                super::$name($crate::common::fish::Fish::$fish);
+            }
+        )*
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use in_fish;
