@@ -25,7 +25,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use support::{binary, build_session, command_record, finished_meta};
+use support::{binary, build_session, command_record, finished_meta, load_average};
 
 use omnish::store::{self, StreamWriter};
 
@@ -235,14 +235,7 @@ fn main() {
     let formats = setting("FORMATS").unwrap_or("markdown,html,asciicast,asciicast-v2,json".into());
     println!("binary: {}", bin.display());
     // What else runs bounds the cores an export can use: CPU over wall says nothing without it.
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!(
-        "load average: {}",
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
-    );
+    println!("load average: {}", load_average());
     if setting("LARGE").as_deref() != Some("0") {
         let root = tmp.path().join("large");
         let start = Instant::now();

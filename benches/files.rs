@@ -11,7 +11,7 @@ use omnish::store::{self, CommandRecord, StreamWriter};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Instant;
-use support::{binary, command_record, finished_meta, median};
+use support::{binary, command_record, finished_meta, load_average, median};
 
 const RUNS: usize = 5;
 const TOP: usize = 20;
@@ -134,13 +134,9 @@ fn main() {
         &["--last", "--no-notes", "--files", "--budget", "2000"],
         &["--last", "--no-notes", "--files", "--depth", "2"],
     ];
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "\nmedian of {RUNS} runs after one warm-up (load average {}; on a busy machine wall time is mostly waiting for a CPU):",
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        load_average()
     );
     let mut worst: f64 = 0.0;
     for args in cases {

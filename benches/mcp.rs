@@ -17,7 +17,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
-use support::{binary, build_session, median};
+use support::{binary, build_session, load_average, median};
 
 const COMMANDS: u64 = 10_000;
 /// Commands with an output of several MB, none among the last 20.
@@ -187,13 +187,9 @@ fn main() {
     println!(
         "\nrecent_commands (default: 10 commands, budget 4000) on {COMMANDS} commands: median {recent_median:.2} ms round trip, {recent_cpu:.2} ms of server CPU per call (target: under 20 ms)"
     );
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
         "load average while measuring: {} (2 cores here; wall times grow with load, CPU time much less)",
-        load.split_whitespace()
-            .take(3)
-            .collect::<Vec<_>>()
-            .join(" ")
+        load_average()
     );
     println!("reproduce: cargo bench --bench mcp");
 }

@@ -3,8 +3,11 @@
 //! no candidate, some hold secret-sounding names and a few hold secrets; and of a session
 //! `Redactor` that has learned 100 values (detectors plus the learned-value search).
 //!
-//! Run with: `cargo bench --bench redact` (plain std::time, no harness). Set
-//! `OMNISH_BENCH_LINES` to change the number of lines (default 400,000).
+//! Run with: `cargo bench --bench redact` (plain std::time, no harness). Each figure is the
+//! median of `OMNISH_BENCH_ROUNDS` passes over the lines (default 7), with the slowest and
+//! fastest pass beside it and the load average before: on a shared machine of 2 cores one pass
+//! can take twice as long as the next. Set `OMNISH_BENCH_LINES` to change the number of lines
+//! (default 400,000).
 //!
 //! `OMNISH_REDACT_DIFF=FILE cargo bench --bench redact` times nothing: it writes what `redact`
 //! and a session `Redactor` make of ~100,000 generated texts (the redaction corpora's lines and
@@ -15,7 +18,7 @@
 mod support;
 use std::hint::black_box;
 use std::time::Instant;
-use support::{CRATES, Rng};
+use support::{CRATES, Rng, load_average, median};
 
 use omnish::context::stages::redact::redact;
 
@@ -83,6 +86,7 @@ fn main() {
     }
     let input = lines(n);
     let bytes: usize = input.iter().map(|l| l.len() + 1).sum();
+    println!("load average before: {}", load_average());
     // Warm up: compile the patterns.
     black_box(redact("warm up TOKEN=abc"));
 
@@ -106,27 +110,44 @@ fn session(input: &[String], bytes: usize) {
     throughput("Redactor (100 learned): ", input, bytes, |l| r.redact(l));
 }
 
-/// Times `redact` over every line of `input` (`bytes` in all) and prints the rate after `label`.
+/// Times `redact` over every line of `input` (`bytes` in all), as many times as asked, and
+/// prints the median rate after `label`, with the slowest and fastest pass.
 fn throughput<'a>(
     label: &str,
     input: &'a [String],
     bytes: usize,
     redact: impl Fn(&'a str) -> std::borrow::Cow<'a, str>,
 ) {
+    let rounds: usize = std::env::var("OMNISH_BENCH_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|&r| r > 0)
+        .unwrap_or(7);
     let n = input.len();
-    let start = Instant::now();
+    let mut secs = Vec::with_capacity(rounds);
     let mut changed = 0usize;
-    for l in input {
-        if matches!(black_box(redact(l)), std::borrow::Cow::Owned(_)) {
-            changed += 1;
+    for _ in 0..rounds {
+        let start = Instant::now();
+        changed = 0;
+        for l in input {
+            if matches!(black_box(redact(l)), std::borrow::Cow::Owned(_)) {
+                changed += 1;
+            }
         }
+        secs.push(start.elapsed().as_secs_f64());
     }
-    let secs = start.elapsed().as_secs_f64();
+    let rate = |s: f64| n as f64 / s / 1e6;
+    let (fastest, slowest) = secs
+        .iter()
+        .fold((f64::MAX, 0f64), |(lo, hi), &s| (lo.min(s), hi.max(s)));
+    let mid = median(secs);
     println!(
-        "{label} {n} lines, {:.1} MB in {secs:.3} s: {:.0} lines/s, {:.1} MB/s ({changed} lines changed)",
+        "{label} {n} lines, {:.1} MB: {:.2} M lines/s, {:.1} MB/s (median of {rounds}; passes {:.2} to {:.2} M lines/s; {changed} lines changed)",
         bytes as f64 / 1e6,
-        n as f64 / secs,
-        bytes as f64 / 1e6 / secs
+        rate(mid),
+        bytes as f64 / 1e6 / mid,
+        rate(slowest),
+        rate(fastest),
     );
 }
 

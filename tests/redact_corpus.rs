@@ -1,6 +1,6 @@
 //! Corpus and property tests for `omnish::context::stages::redact`.
 
-use omnish::context::stages::redact::{Redactor, find_secrets, redact};
+use omnish::context::stages::redact::{Redactor, find_secrets, learnable, redact};
 use proptest::prelude::*;
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -497,6 +497,49 @@ proptest! {
         let once = redact(&input).into_owned();
         let twice = redact(&once);
         prop_assert!(matches!(twice, Cow::Borrowed(_)), "{input:?} -> {once:?} -> {twice:?}");
+    }
+
+    /// A learned value is redacted wherever it is printed: at any offset (a line's gate reads 8
+    /// bytes at a time), next to a marker, beside other learned values sharing its first bytes,
+    /// in text that is not ASCII. The redactor searches for learned values only where its gate
+    /// saw the first 8 bytes of one; debug builds (these tests) also check on every call that
+    /// the search would have found nothing elsewhere.
+    #[test]
+    fn learned_values_are_redacted_wherever_they_are_printed(
+        values in prop::collection::vec(
+            prop_oneof![
+                "[a-z]{2}[A-Z]{2}[0-9]{2}[a-zA-Z0-9_.@-]{2,24}",
+                "Pw-[0-9]{3}-[a-zA-Z0-9]{2,10}",
+                "[a-zé]{3}[A-Z0-9]{3}[a-zA-Z0-9é]{2,12}",
+            ],
+            1..6,
+        ),
+        parts in prop::collection::vec((0usize..6, "[a-zA-Z0-9 .,:=é-]{0,9}"), 0..8),
+    ) {
+        let values: Vec<String> = values.into_iter().filter(|v| learnable(v)).collect();
+        let mut r = Redactor::new();
+        for v in &values {
+            r.learn(&format!("export SERVICE_PASSWORD='{v}'"));
+        }
+        prop_assert_eq!(r.learned(), values.iter().collect::<BTreeSet<_>>().len());
+        // Values, their first 7 bytes (no value), text and markers, glued together.
+        let mut input = String::new();
+        for (pick, text) in &parts {
+            match (values.get(*pick), pick) {
+                (Some(v), _) => input.push_str(v),
+                (None, 5) => input.push_str("[REDACTED:token]"),
+                _ => {}
+            }
+            if let Some(v) = values.get(pick / 2) {
+                input.push_str(&v[..v.char_indices().nth(7).map_or(v.len(), |(i, _)| i)]);
+            }
+            input.push_str(text);
+        }
+        let out = r.redact(&input);
+        for v in &values {
+            prop_assert!(!out.contains(v.as_str()), "{v:?} in {input:?} -> {out:?}");
+        }
+        prop_assert_eq!(r.redact(&out), out.clone(), "idempotent");
     }
 
     #[test]

@@ -66,6 +66,16 @@ pub fn run_once(bin: &Path, root: &Path, args: &[&str]) -> (f64, usize) {
     (ms, out.stdout.len())
 }
 
+/// The 1, 5 and 15 minute load averages (`/proc/loadavg`), as `"0.12 0.30 0.25"`: what else ran
+/// bounds what a wall-clock figure means on a machine of 2 cores.
+pub fn load_average() -> String {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    load.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 pub fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();

@@ -20,6 +20,7 @@
 pub(super) type Mask = u128;
 
 /// A literal given as `(?i)text` is matched in any ASCII case; otherwise exactly.
+#[derive(Clone)]
 struct Lit {
     bytes: Vec<u8>,
     nocase: bool,
@@ -27,8 +28,11 @@ struct Lit {
     mask: Mask,
     /// Whether it is one of the prefilter's literals.
     prefilter: bool,
+    /// Whether it is the first 8 bytes of a value a session learned ([`Gate::with_values`]).
+    learned: bool,
 }
 
+#[derive(Clone)]
 pub(super) struct Gate {
     lits: Vec<Lit>,
     /// For each pair of bytes `b0 b1`, read as a little-endian `u16`, the literals starting
@@ -44,6 +48,7 @@ pub(super) struct Gate {
 
 /// A literal as the scan compares it: its first (up to) 8 bytes as one word, so that a
 /// comparison is a load, an or, an and and a compare rather than a loop over bytes.
+#[derive(Clone)]
 struct Entry {
     /// The first bytes, lower case where the literal is matched in any case, little-endian.
     want: u64,
@@ -57,6 +62,16 @@ struct Entry {
     lit: u16,
     mask: Mask,
     prefilter: bool,
+    learned: bool,
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gate")
+            .field("literals", &self.lits.len())
+            .field("buckets", &self.buckets.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// What [`Gate::scan`] found in a text.
@@ -66,6 +81,8 @@ pub(super) struct Found {
     pub prefilter: bool,
     /// The patterns whose gate literal is there.
     pub mask: Mask,
+    /// The first 8 bytes of a learned value are there (only with [`Gate::with_values`]).
+    pub learned: bool,
 }
 
 impl Gate {
@@ -96,6 +113,7 @@ impl Gate {
                     nocase,
                     mask,
                     prefilter,
+                    learned: false,
                 }),
             }
         };
@@ -108,6 +126,34 @@ impl Gate {
                 add(l, 1 << i, false);
             }
         }
+        Gate::index(lits)
+    }
+
+    /// This gate, also finding where `values` (learned values: ASCII, 8 bytes or more, matched
+    /// exactly) may start: [`Found::learned`] is set where the first 8 bytes of one are in the
+    /// text. Values that are not ASCII are left out: they cannot be in the ASCII text the gate
+    /// reads.
+    pub fn with_values<'v>(&self, values: impl IntoIterator<Item = &'v str>) -> Gate {
+        let mut lits = self.lits.clone();
+        let mut seen = std::collections::HashSet::new();
+        for v in values {
+            let v = v.as_bytes();
+            if v.len() < 8 || !v.is_ascii() || !seen.insert(&v[..8]) {
+                continue;
+            }
+            lits.push(Lit {
+                bytes: v[..8].to_vec(),
+                nocase: false,
+                mask: 0,
+                prefilter: false,
+                learned: true,
+            });
+        }
+        Gate::index(lits)
+    }
+
+    /// The gate over `lits`: the tables the scan reads.
+    fn index(lits: Vec<Lit>) -> Gate {
         let mut bucket_of: Box<[u16; 1 << 16]> = vec![0u16; 1 << 16]
             .into_boxed_slice()
             .try_into()
@@ -154,6 +200,7 @@ impl Gate {
                         lit: u16::try_from(n).expect("literals"),
                         mask: l.mask,
                         prefilter: l.prefilter,
+                        learned: l.learned,
                     });
                 }
             }
@@ -171,6 +218,7 @@ impl Gate {
         let mut found = Found {
             prefilter: false,
             mask: 0,
+            learned: false,
         };
         let n = text.len();
         let mut at = 0;
@@ -230,6 +278,7 @@ impl Gate {
             if (word | e.fold) & e.keep == e.want && self.rest_matches(e, &text[at..]) {
                 found.prefilter |= e.prefilter;
                 found.mask |= e.mask;
+                found.learned |= e.learned;
             }
         }
     }
@@ -328,7 +377,8 @@ mod tests {
             found("...AKI"),
             Found {
                 prefilter: false,
-                mask: 0
+                mask: 0,
+                learned: false,
             }
         );
         assert_eq!(found("toke").mask, 0, "a literal cut short by the end");
@@ -350,6 +400,33 @@ mod tests {
                 assert_eq!(g.scan(text.as_bytes()).mask, 0, "{text:?}");
             }
         }
+    }
+
+    #[test]
+    fn learned_values_are_found_by_their_first_8_bytes_at_every_offset() {
+        let base = gate();
+        let g = base.with_values([
+            "S3cr3t-pa55",
+            "S3cr3t-pa99-more",
+            "caf\u{e9}-S3cr3t",
+            "short1",
+        ]);
+        let learned = |t: &str| g.scan(t.as_bytes()).learned;
+        for before in 0..20 {
+            let pad = "ab".repeat(before)[..before].to_string();
+            assert!(learned(&format!("{pad}S3cr3t-p")), "{pad}");
+            assert!(learned(&format!("{pad}S3cr3t-pa55 and on")), "{pad}");
+            assert!(!learned(&format!("{pad}S3cr3t- x")), "{pad}: 7 bytes");
+            assert!(!learned(&format!("{pad}s3cr3t-pa55")), "{pad}: exact case");
+        }
+        assert!(!learned("short1 short1"), "under 8 bytes: never learned");
+        assert!(
+            !learned("caf-S3cr"),
+            "a value that is not ASCII is left out"
+        );
+        // The detectors' literals are still found, and the base gate finds no learned value.
+        assert_eq!(g.scan(b"x ToKeN S3cr3t-pa55").mask, 0b01);
+        assert!(!base.scan(b"S3cr3t-pa55").learned);
     }
 
     #[test]

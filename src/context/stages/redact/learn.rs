@@ -23,12 +23,15 @@
 //! # Bounds
 //!
 //! At most [`MAX_LEARNED`] values per session (later ones are ignored); matching is one pass of
-//! the `regex` crate's literal search over the text.
+//! the `regex` crate's literal search over the text, and only over a text where the gate found
+//! the first 8 bytes of a learned value (or a text that is not ASCII): [`Learned::gate`] is the
+//! detectors' gate with those added, so a line with no learned value costs no pass of its own.
 
 use regex::Regex;
 use std::collections::HashSet;
 use std::sync::{LazyLock, OnceLock};
 
+use super::gate::Gate;
 use super::values::is_non_secret;
 use super::{Cand, cand};
 
@@ -86,7 +89,10 @@ pub fn learnable(value: &str) -> bool {
 pub(crate) struct Learned {
     values: Vec<String>,
     seen: HashSet<String>,
+    /// The values as one alternation of literals, built on first use.
     matcher: OnceLock<Option<Regex>>,
+    /// The gate of [`Learned::gate`], built on first use.
+    gate: OnceLock<Option<Gate>>,
 }
 
 impl Learned {
@@ -103,6 +109,7 @@ impl Learned {
             if self.values.len() < cap && learnable(v) && self.seen.insert(v.to_string()) {
                 self.values.push(v.to_string());
                 self.matcher = OnceLock::new();
+                self.gate = OnceLock::new();
             }
         }
     }
@@ -113,6 +120,17 @@ impl Learned {
 
     pub fn values(&self) -> &[String] {
         &self.values
+    }
+
+    /// `base` (the detectors' gate) with the first 8 bytes of every learned value added: where
+    /// its scan of a text finds none ([`super::gate::Found::learned`]), [`Learned::find`] finds
+    /// nothing. `base` is the same at every call.
+    pub fn gate<'g>(&'g self, base: &'g Gate) -> &'g Gate {
+        let values = || self.values.iter().map(String::as_str);
+        let gate = self
+            .gate
+            .get_or_init(|| (!self.values.is_empty()).then(|| base.with_values(values())));
+        gate.as_ref().unwrap_or(base)
     }
 
     /// Every occurrence of a learned value in `text` (the longest one where several start at

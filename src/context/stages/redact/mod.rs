@@ -157,8 +157,10 @@
 //! hand rather than by a capture search. The unknown-token scan (`tokens::detect_bare`) reads
 //! only the stretches of 20 or more word bytes that are not all hex (`runs`: 64 bytes
 //! classified at a time into bit masks, with SSE2 on x86_64), and checks a word's shape before
-//! its filters (a word of hex digits and separators is never a token). `cargo bench --bench
-//! redact` prints the throughput (see the README's Benchmarks). Only the linear-time `regex`
+//! its filters (a word of hex digits and separators is never a token). A [`Redactor`]'s gate
+//! also holds the first 8 bytes of each learned value, so the learned-value search runs only on
+//! a text where one of those is (or a text that is not ASCII). `cargo bench --bench redact`
+//! prints the throughput (see the README's Benchmarks). Only the linear-time `regex`
 //! crate is used, with ASCII `\b` so the lazy DFA handles non-ASCII output; context checks (what
 //! precedes or follows a match, value rules) are done in code. A match a check rejects does not
 //! hide matches that start inside it.
@@ -195,7 +197,9 @@ pub fn redact(text: &str) -> Cow<'_, str> {
 
 /// The secrets [`redact`] replaces in `text`: sorted, non-overlapping, non-empty ranges.
 pub fn find_secrets(text: &str) -> Vec<Secret> {
-    settle(text, detect_all)
+    settle(text, |t, cands| {
+        detect_all(t, &rules::GATE, cands);
+    })
 }
 
 /// Redaction for one session: the detectors plus the secret values the session has shown
@@ -241,9 +245,23 @@ impl Redactor {
 
     /// What [`Redactor::redact`] replaces in `text`.
     pub fn find_secrets(&self, text: &str) -> Vec<Secret> {
+        // The detectors' gate with the learned values' first 8 bytes: the learned-value search
+        // runs only where one of those is.
+        let gate = self.learned.gate(&rules::GATE);
         settle(text, |t, cands| {
-            detect_all(t, cands);
-            self.learned.find(t, cands);
+            if detect_all(t, gate, cands) {
+                self.learned.find(t, cands);
+            } else {
+                #[cfg(debug_assertions)]
+                {
+                    let mut missed = Vec::new();
+                    self.learned.find(t, &mut missed);
+                    assert!(
+                        missed.is_empty(),
+                        "the gate missed a learned value in {t:?}"
+                    );
+                }
+            }
         })
     }
 }
@@ -326,18 +344,21 @@ fn settle(text: &str, detect: impl Fn(&str, &mut Vec<Cand>)) -> Vec<Secret> {
     secrets
 }
 
-/// Every detector's candidates in `text`. Text already redacted is a barrier: detectors run on
-/// the stretches between markers, so no match starts in, spans or swallows a marker, and
-/// `redact` is idempotent.
-fn detect_all(text: &str, cands: &mut Vec<Cand>) {
+/// Every detector's candidates in `text`, read through `gate` ([`rules::GATE`], or it with a
+/// session's learned values); returns whether a learned value may be in `text` (see
+/// [`rules::detect`]). Text already redacted is a barrier: detectors run on the stretches
+/// between markers, so no match starts in, spans or swallows a marker, and `redact` is
+/// idempotent (a learned value is not matched across a marker either).
+fn detect_all(text: &str, gate: &gate::Gate, cands: &mut Vec<Cand>) -> bool {
     let mut pos = 0;
+    let mut learned = false;
     if has_marker(text) {
         for m in MARKER.find_iter(text) {
-            rules::detect(text, pos..m.start(), true, cands);
+            learned |= rules::detect(text, pos..m.start(), true, gate, cands);
             pos = m.end();
         }
     }
-    rules::detect(text, pos..text.len(), false, cands);
+    learned | rules::detect(text, pos..text.len(), false, gate, cands)
 }
 
 /// A possible secret: where, which kind, and how specific that kind is (see *Overlaps*).

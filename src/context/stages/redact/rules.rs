@@ -759,30 +759,47 @@ fn gates() -> Vec<Vec<String>> {
     detectors.chain(tokens).collect()
 }
 
-static GATE: LazyLock<gate::Gate> = LazyLock::new(|| gate::Gate::new(PREFILTER_LITERALS, &gates()));
+/// The detectors' gate (see `gate`); a session's redactor holds this plus its learned values
+/// ([`gate::Gate::with_values`]).
+pub(super) static GATE: LazyLock<gate::Gate> =
+    LazyLock::new(|| gate::Gate::new(PREFILTER_LITERALS, &gates()));
 
 /// Run every detector that can match `text[seg]`, with ranges relative to `text`.
-/// `marker_follows`: the stretch ends where an existing marker begins.
-pub(super) fn detect(text: &str, seg: Range<usize>, marker_follows: bool, out: &mut Vec<Cand>) {
+/// `marker_follows`: the stretch ends where an existing marker begins. `gate` is [`GATE`],
+/// or it with a session's learned values; returns whether the stretch may hold one of those
+/// (the first 8 bytes of one are there, or the stretch is not ASCII and the gate was not read).
+pub(super) fn detect(
+    text: &str,
+    seg: Range<usize>,
+    marker_follows: bool,
+    gate: &gate::Gate,
+    out: &mut Vec<Cand>,
+) -> bool {
     let part = &text[seg.clone()];
     let first = out.len();
     tokens::detect_bare(part, out);
-    if part.is_ascii() {
+    let learned = if part.is_ascii() {
         // The gate: which patterns can match (see `gate`).
-        let found = GATE.scan(part.as_bytes());
+        let found = gate.scan(part.as_bytes());
         #[cfg(debug_assertions)]
         check_gate(part, found);
         if found.prefilter && found.mask != 0 {
             run_patterns(part, marker_follows, bits(found.mask), out);
         }
-    } else if PREFILTER_RE.is_match(part) {
-        // Unicode case folding (`K` KELVIN SIGN is a `k` to `(?i)key`): the whole set decides.
-        let hits = SET.matches(part);
-        run_patterns(part, marker_follows, hits.iter(), out);
-    }
+        found.learned
+    } else {
+        if PREFILTER_RE.is_match(part) {
+            // Unicode case folding (`K` KELVIN SIGN is a `k` to `(?i)key`): the whole set
+            // decides.
+            let hits = SET.matches(part);
+            run_patterns(part, marker_follows, hits.iter(), out);
+        }
+        true
+    };
     for c in &mut out[first..] {
         c.range = c.range.start + seg.start..c.range.end + seg.start;
     }
+    learned
 }
 
 /// The indices of the set bits of `mask`, lowest first.
