@@ -392,6 +392,27 @@ impl Proc {
         self.state == 'S' && self.syscall().is_some_and(|(nr, _)| nr == libc::SYS_write)
     }
 
+    /// How many threads it has (/proc/PID/task).
+    pub fn threads(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/task", self.pid)).map_or(0, |d| d.count())
+    }
+
+    /// Whether one of its eventfds holds a count not read yet: a thread of its has posted
+    /// something to it (fish's background workers so wake its main thread with their results)
+    /// that it has not taken.
+    pub fn eventfd_posted(&self) -> bool {
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{}/fdinfo", self.pid)) else {
+            return false;
+        };
+        fds.flatten().any(|fd| {
+            std::fs::read_to_string(fd.path())
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.strip_prefix("eventfd-count:"))
+                .any(|c| u64::from_str_radix(c.trim(), 16).is_ok_and(|c| c != 0))
+        })
+    }
+
     /// Bytes it has read so far with read(2) and the like (/proc/PID/io `rchar`).
     pub fn bytes_read(&self) -> Option<u64> {
         let io = std::fs::read_to_string(format!("/proc/{}/io", self.pid)).ok()?;
@@ -540,6 +561,25 @@ impl Harness {
                 && !self
                     .shell_terminal_modes()
                     .intersects(LocalFlags::ICANON | LocalFlags::ECHO)
+        });
+    }
+
+    /// Waits until the program reading the terminal is idle: its only thread asleep waiting for
+    /// input, nothing posted to it that would wake it (an eventfd's count). Only then does a
+    /// key the terminal turns into a signal surely reach a line editor that takes signals only
+    /// in its wait for input, as fish does: fish leaves ISIG on at its prompt, so Ctrl-C is
+    /// SIGINT, and it acts on SIGINT only when the signal interrupts its wait for keys. One that
+    /// lands while it is out of that wait (after echoing keys it repaints, then takes its
+    /// background workers' results, highlighting and autosuggestion, each with a repaint) is
+    /// left until the next signal, and the line stays. The workers end a moment after their
+    /// last job: with one thread left, none is working.
+    pub fn wait_reader_idle(&self) {
+        self.wait_until("the line editor idle", || {
+            self.input_reader().is_some_and(|p| {
+                p.threads() == 1
+                    && !p.eventfd_posted()
+                    && process(p.pid).is_some_and(|p| p.waiting_for_input())
+            })
         });
     }
 
