@@ -29,8 +29,10 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/omnish-bench-hooks.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 printf "PS1='RDY> '\nHISTFILE=/dev/null\n" >"$TMP/.bashrc"
 printf "PROMPT='RDY> '\nHISTFILE=/dev/null\n" >"$TMP/.zshrc"
-# (An existing generated_completions keeps fish from parsing man pages in the background.)
-mkdir -p "$TMP/.config/fish" "$TMP/.local/share/fish/generated_completions"
+# (An existing generated_completions keeps fish from parsing man pages in the background: fish 3
+# looks in ~/.local/share/fish, fish 4 in ~/.cache/fish.)
+mkdir -p "$TMP/.config/fish" "$TMP/.local/share/fish/generated_completions" \
+    "$TMP/.cache/fish/generated_completions"
 printf "set -g fish_greeting\nset -g fish_history ''\nfunction fish_prompt; printf 'RDY> '; end\n" \
     >"$TMP/.config/fish/config.fish"
 mkdir -p "$TMP/.config/nushell"

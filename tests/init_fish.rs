@@ -10,7 +10,7 @@ mod common;
 #[path = "common/tmux.rs"]
 mod tmux;
 
-use common::fish::{Fish, in_fish};
+use common::fish::{Fish, NO_GENERATED, in_fish};
 use common::*;
 use std::path::Path;
 use std::process::Command;
@@ -18,14 +18,10 @@ use tmux::Tmux;
 
 const CONFIG: &str = ".config/fish/config.fish";
 
-/// A file in fish's generated_completions: with the directory there, a new fish does not parse
-/// every man page in the background at its first start (which would load the machine).
-const NO_GENERATED: (&str, &str) = (".local/share/fish/generated_completions/.omnish-test", "");
-
 /// A HOME with `files` and fish's generated completions in place.
 fn home(files: &[(&str, &str)]) -> tempfile::TempDir {
     let mut all = files.to_vec();
-    all.push(NO_GENERATED);
+    all.extend_from_slice(NO_GENERATED);
     home_with(&all)
 }
 
@@ -391,7 +387,7 @@ fn inside_a_recorded_fish_init_wrap_installs_the_keys_only(f: Fish) {
     }
     let mut h = Harness::start_with(
         &["fish"],
-        &[(CONFIG, &wrap_config("")), NO_GENERATED],
+        &[&[(CONFIG, wrap_config("").as_str())][..], NO_GENERATED].concat(),
         &[("PATH", &f.path())],
     );
     h.wait_prompts(1);

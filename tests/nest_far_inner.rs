@@ -48,7 +48,13 @@ fn far_dirs(user: &TestUser) -> Vec<PathBuf> {
 /// Nothing of omnish's on the far side once the far shell has ended: nothing in the home but
 /// /etc/skel and what the shells keep.
 fn nothing_left(user: &TestUser) {
-    user.assert_nothing_left(&[".bash_history", ".zsh_history", ".config", ".local"]);
+    user.assert_nothing_left(&[
+        ".bash_history",
+        ".zsh_history",
+        ".config",
+        ".local",
+        ".cache",
+    ]);
 }
 
 /// The lines each kind of inner shell runs: an echo, a failure, a cd, forged markers.

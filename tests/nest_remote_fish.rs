@@ -91,7 +91,7 @@ fn ssh_to_a_fish_login_is_followed_command_by_command() {
     );
     // Nothing of omnish's on the far side: /etc/skel and what fish keeps (.config, .local in
     // the home, and its universal variables' notifier in /tmp/fish.USER, as without omnish).
-    user.assert_nothing_left(&[".config", ".local"]);
+    user.assert_nothing_left(&[".config", ".local", ".cache"]);
     let after = h.run("echo back-home");
     assert_eq!((after.depth, after.user.as_deref()), (0, None));
 }

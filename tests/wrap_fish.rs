@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::fish::{Fish, in_fish};
+use common::fish::{Fish, NO_GENERATED, in_fish};
 use common::*;
 
 const CONFIG: &str = ".config/fish/config.fish";
@@ -19,15 +19,11 @@ fn shown(h: &Harness, r: &omnish::store::CommandRecord) -> String {
     omnish::term::render::render(&h.output(r), 80, 24).join("\n")
 }
 
-/// A file in fish's generated_completions: with the directory there, a new fish does not parse
-/// every man page in the background at its first start (which would load the machine).
-pub const NO_GENERATED: (&str, &str) = (".local/share/fish/generated_completions/.omnish-test", "");
-
 /// `omnish wrap ARGV` with HOME holding `files`, and fish's generated completions in place, `f`
 /// the `fish` on PATH.
 fn start(f: Fish, argv: &[&str], files: &[(&str, &str)]) -> Harness {
     let mut all = files.to_vec();
-    all.push(NO_GENERATED);
+    all.extend_from_slice(NO_GENERATED);
     Harness::start_with(argv, &all, &[("PATH", &f.path())])
 }
 
@@ -751,7 +747,7 @@ fn poetry_shell_and_nix_shell_in_fish_record_each_inner_command(f: Fish) {
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let mut files = ALL_RC.to_vec();
     files.push(("proj/pyproject.toml", starters::PYPROJECT));
-    files.push(NO_GENERATED);
+    files.extend_from_slice(NO_GENERATED);
     let mut h = Harness::start_with(&["fish"], &files, &env);
     h.wait_prompts(1);
     h.run("cd proj");

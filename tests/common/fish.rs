@@ -6,6 +6,15 @@
 
 use std::path::Path;
 
+/// Files that keep a new interactive fish from parsing every man page in the background at its
+/// first start (an orphaned python that loads the machine for minutes after the test): one in
+/// the directory of generated completions, where fish 3 looks (`~/.local/share/fish`) and
+/// where fish 4 does (`~/.cache/fish`).
+pub const NO_GENERATED: &[(&str, &str)] = &[
+    (".local/share/fish/generated_completions/.omnish-test", ""),
+    (".cache/fish/generated_completions/.omnish-test", ""),
+];
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fish {
     V3,

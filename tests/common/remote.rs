@@ -232,19 +232,18 @@ impl TestUser {
         panic!("useradd: twenty random uids and names were all taken");
     }
 
-    /// As [`TestUser::create`], with the directory of fish's generated completions made in the
-    /// home (without it, a first fish parses every man page in the background).
+    /// As [`TestUser::create`], with the directories of fish's generated completions made in
+    /// the home, the user's (without them, a first fish parses every man page in the
+    /// background: [`super::fish::NO_GENERATED`]).
     pub fn create_for_fish(shell: &str) -> Option<TestUser> {
         let user = TestUser::create(shell)?;
-        let generated = user.home.join(".local/share/fish/generated_completions");
-        std::fs::create_dir_all(&generated).unwrap();
-        for d in [
-            user.home.join(".local"),
-            user.home.join(".local/share"),
-            user.home.join(".local/share/fish"),
-            generated,
-        ] {
-            std::os::unix::fs::chown(&d, Some(user.uid), Some(user.gid)).unwrap();
+        for (file, _) in super::fish::NO_GENERATED {
+            let generated = Path::new(file).parent().unwrap();
+            std::fs::create_dir_all(user.home.join(generated)).unwrap();
+            for d in generated.ancestors().filter(|d| !d.as_os_str().is_empty()) {
+                std::os::unix::fs::chown(user.home.join(d), Some(user.uid), Some(user.gid))
+                    .unwrap();
+            }
         }
         Some(user)
     }
