@@ -9,10 +9,8 @@
 //! (Unicode case folding matches `K` KELVIN SIGN for `k`); `rules` takes another way for the
 //! rest.
 //!
-//! The cost: per byte, one bit read from a bitmap of the literals' first two bytes (8 KiB, so
-//! it stays in the first-level cache; seven pairs read from one load of 8 bytes, with no
-//! bounds checks); on a hit (about one pair in ten of ordinary output), the pair's bucket and
-//! a look-up of the third
+//! The cost: per byte, one look-up in a table of the literals' first two bytes (seven pairs
+//! read from one load of 8 bytes, with no bounds checks); on a hit, a look-up of the third
 //! byte among those that follow the pair in a literal; on a hit of both (rare in ordinary
 //! output), a comparison of the text's next 8 bytes, read as one word, with each literal that
 //! starts so (one `or`, `and` and compare each; bytes past the 8th, in a few long literals,
@@ -40,9 +38,6 @@ pub(super) struct Gate {
     /// For each pair of bytes `b0 b1`, read as a little-endian `u16`, the literals starting
     /// with it (index into `buckets`, plus one; 0: none).
     bucket_of: Box<[u16; 1 << 16]>,
-    /// One bit per pair: whether `bucket_of` has a bucket for it (8 KiB, which stays in the
-    /// first-level cache where `bucket_of`'s 128 KiB do not).
-    starts: Box<[u64; 1 << 10]>,
     buckets: Vec<Box<[Entry]>>,
     /// For each bucket, the bytes that can follow its pair in a literal, as 256 bits (all of
     /// them where a literal is just the pair; 0 stands for the text's end): most pairs of
@@ -210,16 +205,9 @@ impl Gate {
                 }
             }
         }
-        let mut starts: Box<[u64; 1 << 10]> = Box::new([0; 1 << 10]);
-        for (pair, &b) in bucket_of.iter().enumerate() {
-            if b != 0 {
-                starts[pair >> 6] |= 1 << (pair & 63);
-            }
-        }
         Gate {
             lits,
             bucket_of,
-            starts,
             buckets: buckets.into_iter().map(Vec::into_boxed_slice).collect(),
             thirds,
         }
@@ -237,18 +225,18 @@ impl Gate {
         // The pairs starting at `at..at + 7`, from one load of 8 bytes: most are in no bucket.
         while at + 8 <= n {
             let word = u64::from_le_bytes(text[at..at + 8].try_into().expect("8 bytes"));
+            let buckets: [u16; 7] =
+                std::array::from_fn(|k| self.bucket_of[usize::from((word >> (8 * k)) as u16)]);
             let mut hits = 0u32;
-            for k in 0..7 {
-                let pair = usize::from((word >> (8 * k)) as u16);
-                hits |= ((self.starts[pair >> 6] >> (pair & 63)) as u32 & 1) << k;
+            for (k, &b) in buckets.iter().enumerate() {
+                hits |= u32::from(b != 0) << k;
             }
             while hits != 0 {
                 let k = hits.trailing_zeros() as usize;
                 hits &= hits - 1;
-                let bucket = self.bucket_of[usize::from((word >> (8 * k)) as u16)];
                 // The third byte, in the word but for the last pair (`at` reads it).
-                if k == 6 || self.follows(bucket, (word >> (8 * (k + 2))) as u8) {
-                    self.at(text, at + k, bucket, &mut found);
+                if k == 6 || self.follows(buckets[k], (word >> (8 * (k + 2))) as u8) {
+                    self.at(text, at + k, buckets[k], &mut found);
                 }
             }
             at += 7;
