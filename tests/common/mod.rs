@@ -413,6 +413,22 @@ impl Proc {
         })
     }
 
+    /// Bytes waiting unread on its standard input (FIONREAD on /proc/PID/fd/0, opened for a
+    /// look: not as a controlling terminal, without blocking); None when that cannot be asked.
+    pub fn unread_input(&self) -> Option<usize> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let input = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOCTTY | libc::O_NONBLOCK)
+            .open(format!("/proc/{}/fd/0", self.pid))
+            .ok()?;
+        let mut n: libc::c_int = 0;
+        // SAFETY: FIONREAD writes one c_int through the pointer, to a live local.
+        let r = unsafe { libc::ioctl(input.as_raw_fd(), libc::FIONREAD, &mut n) };
+        (r == 0).then_some(n as usize)
+    }
+
     /// Bytes it has read so far with read(2) and the like (/proc/PID/io `rchar`).
     pub fn bytes_read(&self) -> Option<u64> {
         let io = std::fs::read_to_string(format!("/proc/{}/io", self.pid)).ok()?;
@@ -586,7 +602,9 @@ impl Harness {
     /// Sends keys to the program reading the terminal (the shell's line editor, mostly) and
     /// waits until it has read every one and waits for the next: it has done what they ask
     /// and redrawn the line. Not for keys the terminal turns into signals (Ctrl-C, Ctrl-Z),
-    /// which no program reads.
+    /// which no program reads. Read means both: its reads count as many bytes more (`rchar`,
+    /// which also counts what it reads elsewhere, as fish 4's 8-byte eventfd reads), and
+    /// nothing is left unread on its terminal.
     pub fn keys(&mut self, bytes: &[u8]) {
         let mut reader = None;
         self.wait_until("a program waiting for keys", || {
@@ -605,7 +623,9 @@ impl Harness {
             ),
             || {
                 process(reader.pid).is_some_and(|p| {
-                    p.bytes_read().is_some_and(|n| n >= want) && p.waiting_for_input()
+                    p.bytes_read().is_some_and(|n| n >= want)
+                        && p.unread_input().unwrap_or(0) == 0
+                        && p.waiting_for_input()
                 })
             },
         );
