@@ -188,6 +188,24 @@ fn a_value_learned_in_one_session_protects_another() {
     let h = session();
     // Learned in the first session (a context call on it keeps what it taught).
     ok_stdout(h.context(&["--recent", "3"]));
+    a_second_session_prints_the_password(&h);
+}
+
+/// A session nobody asked about teaches too: the first call about another session learns from
+/// it (and keeps what it taught beside it).
+#[test]
+fn a_session_nobody_asked_about_protects_another() {
+    let h = session();
+    let first = h.session_dir();
+    assert!(!first.join("cache").join("learned.bin").exists());
+    a_second_session_prints_the_password(&h);
+    let (_, values) = learned_cache(&first).expect("the first session's cache, started");
+    assert!(values.contains(&db_password()), "{values:?}");
+}
+
+/// A second session, in the same store as `h`'s, prints the password with nothing in it to
+/// teach it; `context` on it shows the password redacted.
+fn a_second_session_prints_the_password(h: &Harness) {
     // A second session, in the same store, prints the password with nothing to teach it.
     let mut second = std::process::Command::new(omnish_bin());
     second

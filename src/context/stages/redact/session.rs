@@ -19,9 +19,10 @@
 //! is. The first call on a session learns as above (the newest records, backwards) and starts the
 //! cache.
 //!
-//! A value learned in one session protects the others: each session's redactor also holds the
-//! values cached beside the [`SHARED_SESSIONS`] newest sessions of the store (read, not
-//! learned: a session nobody asked about yet teaches nothing until it is asked about).
+//! A value learned in one session protects the others: each session's redactor also holds what
+//! the [`SHARED_SESSIONS`] newest sessions of the store taught, each brought up to date the same
+//! way (a session nobody asked about yet is learned from on the first call that reads it, and
+//! its cache started; a finished session whose cache covers it costs the cache's read).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -108,10 +109,10 @@ impl Redactors {
         for c in picked {
             let r = by_session.entry(c.session_dir.clone()).or_insert_with(|| {
                 let mut r = Redactor::new();
-                for v in session_values(c) {
+                for v in session_values(&c.session_dir, c.rows) {
                     r.add_value(&v);
                 }
-                let others = shared.get_or_insert_with(|| shared_values(&c.session_dir));
+                let others = shared.get_or_insert_with(|| shared_values(&c.session_dir, c.rows));
                 for v in others.iter() {
                     r.add_value(v);
                 }
@@ -180,18 +181,22 @@ fn learn_line(r: &mut Redactor, l: &StoredLine) {
     }
 }
 
-/// The values the session of `c` taught: those cached beside it, plus what the records
+/// The values the session in `dir` taught: those cached beside it, plus what the records
 /// appended since teach (their command lines, and the short outputs of the newest
-/// [`LEARN_OUTPUTS`] of them); on a first call, what the newest [`LEARN_RECORDS`] records teach
-/// (read backwards). The cache is brought up to date (best effort: a store that cannot be
-/// written learns again next time).
-fn session_values(c: &Candidate) -> Vec<String> {
-    let dir = &c.session_dir;
+/// [`LEARN_OUTPUTS`] of them, their digests rendered `rows` high); on a first call, what the
+/// newest [`LEARN_RECORDS`] records teach (read backwards). The cache is brought up to date
+/// (best effort: a store that cannot be written learns again next time).
+fn session_values(dir: &Path, rows: u16) -> Vec<String> {
     let path = dir.join(store::COMMANDS);
     let cache = store::cache::dir(dir).join(LEARNED_FILE);
     let key = LEARNED_VERSION;
     let cached: Option<(u64, Vec<String>)> = store::cache::load(&cache, &key);
     let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    if len == 0 && cached.is_none() {
+        // No command yet (or no session here): nothing to learn, no cache to start.
+        return Vec::new();
+    }
+    let before = cache_dir_id(dir, true);
     let mut r = Redactor::new();
     let covered = match cached {
         Some((covered, values)) if covered <= len => {
@@ -216,21 +221,39 @@ fn session_values(c: &Candidate) -> Vec<String> {
                 }
             }
             for rec in short {
-                learn_output_of(rec, c, &mut r);
+                learn_output_of(rec, dir, rows, &mut r);
             }
             new.complete_to()
         }
-        _ => learn_newest(c, &path, &mut r),
+        _ => learn_newest(dir, rows, &path, &mut r),
     };
     let values = r.values();
-    let _ = store::cache::save(dir, &cache, &key, &(covered, &values));
+    // Kept only if the cache directory is the one that was there before learning: `omnish
+    // forget` removes it once it has destroyed what it was asked to, so values learned from
+    // what it destroyed are not written after (a save racing the removal fails, or is removed
+    // with the directory).
+    if before.is_some() && cache_dir_id(dir, false) == before {
+        let _ = store::cache::save(dir, &cache, &key, &(covered, &values));
+    }
     values
 }
 
-/// Learns from the newest [`LEARN_RECORDS`] command lines of the session of `c`, read
+/// The device and inode of the session's cache directory (made first when `make`), if it is a
+/// directory.
+fn cache_dir_id(dir: &Path, make: bool) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    let cache = store::cache::dir(dir);
+    if make {
+        let _ = store::create_store_dir(&cache);
+    }
+    let m = std::fs::symlink_metadata(&cache).ok()?;
+    m.is_dir().then(|| (m.dev(), m.ino()))
+}
+
+/// Learns from the newest [`LEARN_RECORDS`] command lines of the session in `dir`, read
 /// backwards, and from the short outputs of the newest [`LEARN_OUTPUTS`] of them; returns where
 /// the complete lines it covers end.
-fn learn_newest(c: &Candidate, path: &Path, r: &mut Redactor) -> u64 {
+fn learn_newest(dir: &Path, rows: u16, path: &Path, r: &mut Redactor) -> u64 {
     let covered = complete_end(path);
     let Ok(mut scan) = store::RecordsBackwards::open(path) else {
         return 0;
@@ -246,15 +269,15 @@ fn learn_newest(c: &Candidate, path: &Path, r: &mut Redactor) -> u64 {
         r.learn(&rec.command_line);
         if outputs < LEARN_OUTPUTS && rec.stream_length <= LEARN_OUTPUT_BYTES {
             outputs += 1;
-            learn_output_of(rec, c, r);
+            learn_output_of(rec, dir, rows, r);
         }
     }
     covered
 }
 
-/// Learns from the digest of `rec`'s output (a command of `c`'s session).
-fn learn_output_of(rec: store::CommandRecord, c: &Candidate, r: &mut Redactor) {
-    let other = Candidate::new(rec, c.session_dir.clone(), c.rows);
+/// Learns from the digest of `rec`'s output (a command of the session in `dir`).
+fn learn_output_of(rec: store::CommandRecord, dir: &Path, rows: u16, r: &mut Redactor) {
+    let other = Candidate::new(rec, dir.to_path_buf(), rows);
     let d = read::cached_digest(&other);
     if d.note().is_none() {
         for l in d.head.iter().chain(&d.tail) {
@@ -286,9 +309,10 @@ fn complete_end(path: &Path) -> u64 {
     0
 }
 
-/// The values cached beside the [`SHARED_SESSIONS`] newest sessions of the store that holds
-/// `session_dir` (itself included: its values are added once).
-fn shared_values(session_dir: &Path) -> Vec<String> {
+/// What the [`SHARED_SESSIONS`] newest sessions of the store that holds `session_dir` taught
+/// ([`session_values`] of each: its cache, brought up to date or started; itself included, its
+/// values are added once).
+fn shared_values(session_dir: &Path, rows: u16) -> Vec<String> {
     let Some(sessions) = session_dir.parent() else {
         return Vec::new();
     };
@@ -301,16 +325,8 @@ fn shared_values(session_dir: &Path) -> Vec<String> {
         .filter(|n| n.to_str().is_some_and(store::is_session_id))
         .collect();
     ids.sort_unstable_by(|a, b| b.cmp(a));
-    let key = LEARNED_VERSION;
     ids.into_iter()
         .take(SHARED_SESSIONS)
-        .filter_map(|id| {
-            let dir = sessions.join(id);
-            store::cache::load::<_, (u64, Vec<String>)>(
-                &store::cache::dir(&dir).join(LEARNED_FILE),
-                &key,
-            )
-        })
-        .flat_map(|(_, values)| values)
+        .flat_map(|id| session_values(&sessions.join(id), rows))
         .collect()
 }
