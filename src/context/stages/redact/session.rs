@@ -253,45 +253,6 @@ fn cache_dir_id(dir: &Path, make: bool) -> Option<(u64, u64, i64, i64)> {
         .then(|| (m.dev(), m.ino(), m.ctime(), m.ctime_nsec()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::testing::command_record;
-
-    #[test]
-    fn learning_is_kept_only_in_the_cache_directory_it_started_with() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("20250615T150640.000Z-a6978e");
-        std::fs::create_dir(&dir).unwrap();
-        assert!(session_values(&dir, 24).is_empty());
-        assert!(
-            !store::cache::dir(&dir).exists(),
-            "no command: no cache started"
-        );
-        let secret = ["S3cr3t", "-Pa55", "w0rd!x"].concat();
-        let rec = store::CommandRecord {
-            command_line: format!("export DB_PASSWORD='{secret}'"),
-            ..command_record("s", 1)
-        };
-        let line = serde_json::to_string(&rec).unwrap() + "\n";
-        std::fs::write(dir.join(store::COMMANDS), line).unwrap();
-        assert_eq!(session_values(&dir, 24), [secret.clone()]);
-        let cache = store::cache::dir(&dir).join(LEARNED_FILE);
-        assert!(cache.exists(), "learned and kept");
-        // `omnish forget` removes the directory; one made again is another.
-        let before = cache_dir_id(&dir, false).unwrap();
-        std::fs::remove_dir_all(store::cache::dir(&dir)).unwrap();
-        assert_eq!(cache_dir_id(&dir, false), None);
-        let again = cache_dir_id(&dir, true).unwrap();
-        assert_ne!(again, before);
-        assert_eq!(
-            cache_dir_id(&dir, false),
-            Some(again),
-            "stable while untouched"
-        );
-    }
-}
-
 /// Learns from the newest [`LEARN_RECORDS`] command lines of the session in `dir`, read
 /// backwards, and from the short outputs of the newest [`LEARN_OUTPUTS`] of them; returns where
 /// the complete lines it covers end.
@@ -371,4 +332,43 @@ fn shared_values(session_dir: &Path, rows: u16) -> Vec<String> {
         .take(SHARED_SESSIONS)
         .flat_map(|id| session_values(&sessions.join(id), rows))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing::command_record;
+
+    #[test]
+    fn learning_is_kept_only_in_the_cache_directory_it_started_with() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("20250615T150640.000Z-a6978e");
+        std::fs::create_dir(&dir).unwrap();
+        assert!(session_values(&dir, 24).is_empty());
+        assert!(
+            !store::cache::dir(&dir).exists(),
+            "no command: no cache started"
+        );
+        let secret = ["S3cr3t", "-Pa55", "w0rd!x"].concat();
+        let rec = store::CommandRecord {
+            command_line: format!("export DB_PASSWORD='{secret}'"),
+            ..command_record("s", 1)
+        };
+        let line = serde_json::to_string(&rec).unwrap() + "\n";
+        std::fs::write(dir.join(store::COMMANDS), line).unwrap();
+        assert_eq!(session_values(&dir, 24), std::slice::from_ref(&secret));
+        let cache = store::cache::dir(&dir).join(LEARNED_FILE);
+        assert!(cache.exists(), "learned and kept");
+        // `omnish forget` removes the directory; one made again is another.
+        let before = cache_dir_id(&dir, false).unwrap();
+        std::fs::remove_dir_all(store::cache::dir(&dir)).unwrap();
+        assert_eq!(cache_dir_id(&dir, false), None);
+        let again = cache_dir_id(&dir, true).unwrap();
+        assert_ne!(again, before);
+        assert_eq!(
+            cache_dir_id(&dir, false),
+            Some(again),
+            "stable while untouched"
+        );
+    }
 }
