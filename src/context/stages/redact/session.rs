@@ -105,15 +105,21 @@ impl Redactors {
     /// [`Redactors::learn_output`]).
     pub fn learn_commands(picked: &[Candidate]) -> Redactors {
         let mut by_session: HashMap<PathBuf, Redactor> = HashMap::new();
-        let mut shared: Option<Vec<String>> = None;
+        let mut shared: Option<Vec<(PathBuf, Vec<String>)>> = None;
         for c in picked {
             let r = by_session.entry(c.session_dir.clone()).or_insert_with(|| {
+                let shared = shared.get_or_insert_with(|| shared_values(&c.session_dir, c.rows));
+                // Its own values first (they are kept when the values held reach their cap):
+                // learned with the others when it is one of the newest.
+                let own = match shared.iter().find(|(dir, _)| *dir == c.session_dir) {
+                    Some((_, values)) => values.clone(),
+                    None => session_values(&c.session_dir, c.rows),
+                };
                 let mut r = Redactor::new();
-                for v in session_values(&c.session_dir, c.rows) {
-                    r.add_value(&v);
-                }
-                let others = shared.get_or_insert_with(|| shared_values(&c.session_dir, c.rows));
-                for v in others.iter() {
+                for v in own
+                    .iter()
+                    .chain(shared.iter().flat_map(|(_, values)| values))
+                {
                     r.add_value(v);
                 }
                 r
@@ -190,21 +196,24 @@ fn session_values(dir: &Path, rows: u16) -> Vec<String> {
     let path = dir.join(store::COMMANDS);
     let cache = store::cache::dir(dir).join(LEARNED_FILE);
     let key = LEARNED_VERSION;
+    // The cache directory read from (see the save below), before reading it.
+    let before = cache_dir_id(dir, false);
     let cached: Option<(u64, Vec<String>)> = store::cache::load(&cache, &key);
     let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-    if len == 0 && cached.is_none() {
+    let cached = match cached {
+        // Nothing appended since (every call but the first on a finished session).
+        Some((covered, values)) if covered == len => return values,
         // No command yet (or no session here): nothing to learn, no cache to start.
-        return Vec::new();
-    }
-    let before = cache_dir_id(dir, true);
+        None if len == 0 => return Vec::new(),
+        cached => cached,
+    };
+    // No cache directory yet: nothing was read from one, so the one made now is the one.
+    let before = before.or_else(|| cache_dir_id(dir, true));
     let mut r = Redactor::new();
     let covered = match cached {
-        Some((covered, values)) if covered <= len => {
+        Some((covered, values)) if covered < len => {
             for v in &values {
                 r.add_value(v);
-            }
-            if covered == len {
-                return values;
             }
             let mut new = store::Records::<store::CommandRecord>::open_at(&path, covered);
             let mut short = std::collections::VecDeque::new();
@@ -312,10 +321,9 @@ fn complete_end(path: &Path) -> u64 {
     0
 }
 
-/// What the [`SHARED_SESSIONS`] newest sessions of the store that holds `session_dir` taught
-/// ([`session_values`] of each: its cache, brought up to date or started; itself included, its
-/// values are added once).
-fn shared_values(session_dir: &Path, rows: u16) -> Vec<String> {
+/// What each of the [`SHARED_SESSIONS`] newest sessions of the store that holds `session_dir`
+/// taught ([`session_values`] of each: its cache, brought up to date or started), by directory.
+fn shared_values(session_dir: &Path, rows: u16) -> Vec<(PathBuf, Vec<String>)> {
     let Some(sessions) = session_dir.parent() else {
         return Vec::new();
     };
@@ -330,7 +338,11 @@ fn shared_values(session_dir: &Path, rows: u16) -> Vec<String> {
     ids.sort_unstable_by(|a, b| b.cmp(a));
     ids.into_iter()
         .take(SHARED_SESSIONS)
-        .flat_map(|id| session_values(&sessions.join(id), rows))
+        .map(|id| {
+            let dir = sessions.join(id);
+            let values = session_values(&dir, rows);
+            (dir, values)
+        })
         .collect()
 }
 
