@@ -113,12 +113,7 @@ fn inner_followed(
     assert!(shown(h, &forged).contains("forged-done"), "{forged:?}");
     assert_eq!(forged.exit_code, Some(0));
     assert_eq!(h.meta().nest.len(), 2);
-    for r in [&echo, &fail, &cd, &forged] {
-        assert_eq!(r.depth, 2, "{r:?}");
-        assert_eq!(r.nested_in.as_deref(), Some(inner_id.as_str()), "{r:?}");
-        assert_eq!(r.user.as_deref(), Some(user.name.as_str()), "{r:?}");
-        assert_eq!(r.host.as_deref(), host, "{r:?}");
-    }
+    user.assert_ran_here(&[&echo, &fail, &cd, &forged], 2, &inner_id, host);
     assert_eq!(echo.cwd, user.home.to_string_lossy());
     assert_eq!(forged.cwd, "/tmp");
     // The far key, as a program of the far user could read it.
@@ -168,15 +163,9 @@ fn far_ends(h: &mut Harness, user: &TestUser, far: &str, start: &str, key: &str)
     user.wait_line_editor(h, far);
     h.type_line("exit 3");
     h.wait_until("the far shell's end", || h.meta().nest.is_empty());
-    let mut rec = None;
-    h.wait_until("the record of the starting command", || {
-        rec = h
-            .records()
-            .into_iter()
-            .find(|r| r.command_line == start && r.exit_code.is_some());
-        rec.is_some()
+    let rec = h.wait_record("the record of the starting command", |r| {
+        r.command_line == start && r.exit_code.is_some()
     });
-    let rec = rec.unwrap();
     assert_eq!(
         (rec.exit_code, rec.unsplit.as_deref()),
         (Some(3), None),
@@ -298,15 +287,10 @@ fn a_far_shell_killed_with_sigkill_leaves_nothing_behind() {
     )
     .unwrap();
     h.wait_until("the far shell's end", || h.meta().nest.is_empty());
-    let mut rec = None;
-    h.wait_until("the record of the starting command", || {
-        rec = h
-            .records()
-            .into_iter()
-            .find(|r| r.command_line == start && r.exit_code.is_some());
-        rec.is_some()
+    let rec = h.wait_record("the record of the starting command", |r| {
+        r.command_line == start && r.exit_code.is_some()
     });
-    assert_eq!(rec.unwrap().exit_code, Some(137));
+    assert_eq!(rec.exit_code, Some(137));
     h.wait_until("the far side's processes to end", || {
         user.processes().is_empty()
     });

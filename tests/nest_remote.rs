@@ -83,23 +83,15 @@ fn followed(
     );
     assert!(h.output_text(&forged).contains("forged-done"));
     assert_eq!(h.meta().nest.len(), 1);
-    for r in [&echo, &who, &fail, &cd, &forged] {
-        assert_eq!(r.depth, 1, "{r:?}");
-        assert_eq!(r.nested_in.as_deref(), Some(parent_id.as_str()), "{r:?}");
-        assert_eq!(r.user.as_deref(), Some(user.name.as_str()), "{r:?}");
-        assert_eq!(r.host.as_deref(), host, "{r:?}");
-    }
+    user.assert_ran_here(&[&echo, &who, &fail, &cd, &forged], 1, &parent_id, host);
     assert_eq!(echo.cwd, user.home.to_string_lossy());
     assert_eq!(forged.cwd, "/tmp");
     user.wait_line_editor(h, comm);
     h.type_line("exit 3");
     h.wait_prompts(prompts + 1);
-    let mut rec = None;
-    h.wait_until("the record of the starting command", || {
-        rec = h.records().into_iter().find(|r| r.command_line == start);
-        rec.is_some()
+    let rec = h.wait_record("the record of the starting command", |r| {
+        r.command_line == start
     });
-    let rec = rec.unwrap();
     assert_eq!(
         (rec.exit_code, rec.unsplit.as_deref()),
         (Some(3), None),

@@ -72,12 +72,9 @@ fn ssh_to_a_nu_login_is_followed_command_by_command() {
     user.wait_line_editor(&h, "nu");
     h.type_line("exit 3");
     h.wait_prompts(prompts + 1);
-    let mut rec = None;
-    h.wait_until("the record of the starting command", || {
-        rec = h.records().into_iter().find(|r| r.command_line == start);
-        rec.is_some()
+    let rec = h.wait_record("the record of the starting command", |r| {
+        r.command_line == start
     });
-    let rec = rec.unwrap();
     assert_eq!(
         (rec.exit_code, rec.unsplit.as_deref()),
         (Some(3), None),

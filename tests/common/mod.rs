@@ -267,6 +267,20 @@ impl Harness {
         }
     }
 
+    /// Waits for the first record that `matches` (`what` names it in a timeout) and returns it.
+    pub fn wait_record(
+        &self,
+        what: &str,
+        matches: impl Fn(&CommandRecord) -> bool,
+    ) -> CommandRecord {
+        let mut rec = None;
+        self.wait_until(what, || {
+            rec = self.records().into_iter().find(&matches);
+            rec.is_some()
+        });
+        rec.unwrap()
+    }
+
     pub fn wait_records(&self, n: usize) -> Vec<CommandRecord> {
         self.wait_until(&format!("{n} records"), || self.records().len() >= n);
         self.records()

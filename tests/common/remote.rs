@@ -248,6 +248,23 @@ impl TestUser {
         Some(user)
     }
 
+    /// Asserts that each of `records` ran as this user on `host`, in a shell `depth` deep whose
+    /// own record's command id is `nested_in`.
+    pub fn assert_ran_here(
+        &self,
+        records: &[&omnish::store::CommandRecord],
+        depth: u32,
+        nested_in: &str,
+        host: Option<&str>,
+    ) {
+        for r in records {
+            assert_eq!(r.depth, depth, "{r:?}");
+            assert_eq!(r.nested_in.as_deref(), Some(nested_in), "{r:?}");
+            assert_eq!(r.user.as_deref(), Some(self.name.as_str()), "{r:?}");
+            assert_eq!(r.host.as_deref(), host, "{r:?}");
+        }
+    }
+
     /// Asserts that nothing of omnish's is left on the far side: the home holds /etc/skel and
     /// `kept` (names in the home, each with all below it: what the shells keep, their history),
     /// and no file of the user's is in the temporary directories (but fish's universal
