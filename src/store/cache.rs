@@ -19,6 +19,24 @@ pub fn dir(session_dir: &Path) -> PathBuf {
     session_dir.join("cache")
 }
 
+/// Which cache directory a session has (made first when `make`), if it is a directory: its
+/// device, inode and change time. `omnish forget` removes the directory once it has destroyed
+/// what it was asked to, so a value derived from what it destroyed is written only if the
+/// identity taken before reading is still the one (a save racing the removal fails, or is
+/// removed with the directory). The change time tells a directory removed and made again from
+/// the old one where the inode is reused at once; an entry written into it meanwhile also
+/// changes it, and the value is then derived again next time.
+pub fn identity(session_dir: &Path, make: bool) -> Option<(u64, u64, i64, i64)> {
+    use std::os::unix::fs::MetadataExt;
+    let cache = dir(session_dir);
+    if make {
+        let _ = crate::store::create_store_dir(&cache);
+    }
+    let m = std::fs::symlink_metadata(&cache).ok()?;
+    m.is_dir()
+        .then(|| (m.dev(), m.ino(), m.ctime(), m.ctime_nsec()))
+}
+
 /// Where the cache entry of command `seq` lives.
 pub fn path(session_dir: &Path, seq: u64) -> PathBuf {
     dir(session_dir).join(format!("{seq}.digest"))

@@ -197,7 +197,7 @@ fn session_values(dir: &Path, rows: u16) -> Vec<String> {
     let cache = store::cache::dir(dir).join(LEARNED_FILE);
     let key = LEARNED_VERSION;
     // The cache directory read from (see the save below), before reading it.
-    let before = cache_dir_id(dir, false);
+    let before = store::cache::identity(dir, false);
     let cached: Option<(u64, Vec<String>)> = store::cache::load(&cache, &key);
     let len = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let cached = match cached {
@@ -208,7 +208,7 @@ fn session_values(dir: &Path, rows: u16) -> Vec<String> {
         cached => cached,
     };
     // No cache directory yet: nothing was read from one, so the one made now is the one.
-    let before = before.or_else(|| cache_dir_id(dir, true));
+    let before = before.or_else(|| store::cache::identity(dir, true));
     let mut r = Redactor::new();
     let covered = match cached {
         Some((covered, values)) if covered < len => {
@@ -237,29 +237,12 @@ fn session_values(dir: &Path, rows: u16) -> Vec<String> {
         _ => learn_newest(dir, rows, &path, &mut r),
     };
     let values = r.values();
-    // Kept only if the cache directory is the one that was there before learning: `omnish
-    // forget` removes it once it has destroyed what it was asked to, so values learned from
-    // what it destroyed are not written after (a save racing the removal fails, or is removed
-    // with the directory).
-    if before.is_some() && cache_dir_id(dir, false) == before {
+    // Kept only in the cache directory learning started with (see `store::cache::identity`):
+    // never values learned from what a concurrent `omnish forget` destroyed.
+    if before.is_some() && store::cache::identity(dir, false) == before {
         let _ = store::cache::save(dir, &cache, &key, &(covered, &values));
     }
     values
-}
-
-/// The session's cache directory (made first when `make`), if it is a directory: its device,
-/// inode and change time, so that one removed and made again differs even where the inode is
-/// reused (an entry written into it meanwhile also changes it: that learning is not kept, the
-/// next call learns again).
-fn cache_dir_id(dir: &Path, make: bool) -> Option<(u64, u64, i64, i64)> {
-    use std::os::unix::fs::MetadataExt;
-    let cache = store::cache::dir(dir);
-    if make {
-        let _ = store::create_store_dir(&cache);
-    }
-    let m = std::fs::symlink_metadata(&cache).ok()?;
-    m.is_dir()
-        .then(|| (m.dev(), m.ino(), m.ctime(), m.ctime_nsec()))
 }
 
 /// Learns from the newest [`LEARN_RECORDS`] command lines of the session in `dir`, read
@@ -372,13 +355,13 @@ mod tests {
         let cache = store::cache::dir(&dir).join(LEARNED_FILE);
         assert!(cache.exists(), "learned and kept");
         // `omnish forget` removes the directory; one made again is another.
-        let before = cache_dir_id(&dir, false).unwrap();
+        let before = store::cache::identity(&dir, false).unwrap();
         std::fs::remove_dir_all(store::cache::dir(&dir)).unwrap();
-        assert_eq!(cache_dir_id(&dir, false), None);
-        let again = cache_dir_id(&dir, true).unwrap();
+        assert_eq!(store::cache::identity(&dir, false), None);
+        let again = store::cache::identity(&dir, true).unwrap();
         assert_ne!(again, before);
         assert_eq!(
-            cache_dir_id(&dir, false),
+            store::cache::identity(&dir, false),
             Some(again),
             "stable while untouched"
         );
